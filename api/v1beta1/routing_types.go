@@ -1,0 +1,129 @@
+package v1beta1
+
+import (
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// ProbeMethod is the HTTP method a routing probe sends.
+// +kubebuilder:validation:Enum=GET;HEAD;POST
+type ProbeMethod string
+
+// The methods a routing probe may send.
+const (
+	ProbeMethodGet  ProbeMethod = "GET"
+	ProbeMethodHead ProbeMethod = "HEAD"
+	ProbeMethodPost ProbeMethod = "POST"
+)
+
+// AllFailedPolicy says what happens to a service's traffic when every one of its homes is
+// gated by the probe.
+// +kubebuilder:validation:Enum=PreserveTraffic;Drain
+type AllFailedPolicy string
+
+const (
+	// AllFailedPreserveTraffic ignores the gates and weights the homes as if there were no
+	// probe, because a failure on the prober's side can fail every home at once.
+	AllFailedPreserveTraffic AllFailedPolicy = "PreserveTraffic"
+	// AllFailedDrain leaves every weight at zero.
+	AllFailedDrain AllFailedPolicy = "Drain"
+)
+
+// HTTPStatus is an HTTP status code a probe can receive.
+// +kubebuilder:validation:Minimum=100
+// +kubebuilder:validation:Maximum=599
+type HTTPStatus int32
+
+
+// Routing holds a service's multi-cluster routing settings.
+type Routing struct {
+	// enabled opts the service in or out of routing. Unset inherits the installation's
+	// setting; false takes the service out of routing and deletes its TrafficMap; true
+	// cannot turn on routing that the installation has off.
+	// +optional
+	Enabled *bool `json:"enabled,omitempty"`
+
+	// probe is the service's own routing health probe. It replaces the installation's
+	// probe as a whole; `disabled: true` turns probing off for this service.
+	// +optional
+	Probe *RoutingProbe `json:"probe,omitempty"`
+
+	// capacityFactors multiplies a cluster's servable replicas when weights are computed,
+	// keyed by WorkloadCluster name. Each factor must be positive.
+	// +optional
+	// +kubebuilder:validation:MaxProperties=256
+	CapacityFactors map[string]resource.Quantity `json:"capacityFactors,omitempty"`
+}
+
+// RoutingProbe is an end-to-end HTTP probe of a service's endpoint on each of its homes.
+// It has no defaults: an enabled probe sets all nine fields.
+//
+// +kubebuilder:validation:XValidation:rule="!(has(self.disabled) && self.disabled) || !(has(self.path) || has(self.method) || has(self.acceptStatuses) || has(self.gateStatuses) || has(self.period) || has(self.timeout) || has(self.failureThreshold) || has(self.successThreshold) || has(self.allFailedPolicy))",message="disabled must not be combined with probe configuration fields"
+// +kubebuilder:validation:XValidation:rule="(has(self.disabled) && self.disabled) || (has(self.path) && has(self.method) && has(self.acceptStatuses) && has(self.gateStatuses) && has(self.period) && has(self.timeout) && has(self.failureThreshold) && has(self.successThreshold) && has(self.allFailedPolicy))",message="an enabled probe must specify path, method, acceptStatuses, gateStatuses, period, timeout, failureThreshold, successThreshold, and allFailedPolicy"
+// +kubebuilder:validation:XValidation:rule="!has(self.period) || duration(self.period) > duration('0s')",message="period must be positive"
+// +kubebuilder:validation:XValidation:rule="!has(self.timeout) || duration(self.timeout) > duration('0s')",message="timeout must be positive"
+// +kubebuilder:validation:XValidation:rule="!has(self.period) || !has(self.timeout) || duration(self.timeout) < duration(self.period)",message="timeout must be shorter than period"
+// +kubebuilder:validation:XValidation:rule="!has(self.gateStatuses) || !self.gateStatuses.exists(s, s == 401 || s == 403 || s == 429)",message="gateStatuses must not contain 401, 403, or 429"
+// +kubebuilder:validation:XValidation:rule="!has(self.acceptStatuses) || !has(self.gateStatuses) || !self.acceptStatuses.exists(s, s in self.gateStatuses)",messageExpression="'status ' + string(self.acceptStatuses.filter(s, s in self.gateStatuses)[0]) + ' is in both acceptStatuses and gateStatuses'"
+type RoutingProbe struct {
+	// disabled turns probing off for this service, whatever the installation sets. It
+	// cannot be combined with any other field.
+	// +optional
+	Disabled bool `json:"disabled,omitempty"`
+
+	// path is appended to the home's endpoint to form the probe URL. It starts with "/".
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=2048
+	// +kubebuilder:validation:Pattern=`^/`
+	Path string `json:"path,omitempty"`
+
+	// method is the HTTP method of the probe: GET, HEAD or POST.
+	// +optional
+	Method ProbeMethod `json:"method,omitempty"`
+
+	// acceptStatuses are the HTTP statuses that count as Passing.
+	// +optional
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=500
+	AcceptStatuses []HTTPStatus `json:"acceptStatuses,omitempty"`
+
+	// gateStatuses are the HTTP statuses that count as Failing. They must not overlap
+	// acceptStatuses and must not contain 401, 403 or 429, which mean the endpoint is up
+	// but busy or wants credentials.
+	// +optional
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=500
+	GateStatuses []HTTPStatus `json:"gateStatuses,omitempty"`
+
+	// period is how often each home is probed, such as "10s". It must be positive and at
+	// least the installation's routing.observer.minPeriod.
+	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Pattern=`^([0-9]+(\.[0-9]+)?(ns|us|ms|s|m|h))+$`
+	// +kubebuilder:validation:MaxLength=32
+	Period *metav1.Duration `json:"period,omitempty"`
+
+	// timeout is how long one attempt may take once it has a request slot. It must be
+	// positive and shorter than period.
+	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Pattern=`^([0-9]+(\.[0-9]+)?(ns|us|ms|s|m|h))+$`
+	// +kubebuilder:validation:MaxLength=32
+	Timeout *metav1.Duration `json:"timeout,omitempty"`
+
+	// failureThreshold is how many Failing results in a row gate a home.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	FailureThreshold *int32 `json:"failureThreshold,omitempty"`
+
+	// successThreshold is how many Passing results in a row lift a home's gate.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	SuccessThreshold *int32 `json:"successThreshold,omitempty"`
+
+	// allFailedPolicy says what happens when every home is gated: PreserveTraffic weights
+	// the homes as if there were no probe, Drain leaves every weight at zero.
+	// +optional
+	AllFailedPolicy AllFailedPolicy `json:"allFailedPolicy,omitempty"`
+}

@@ -1,0 +1,120 @@
+package v1beta1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// WorkloadClusterReady is the condition type that says whether the control plane can reach
+// the member cluster's API server with the registered kubeconfig.
+const WorkloadClusterReady = "Ready"
+
+// Reasons of the WorkloadCluster Ready condition.
+const (
+	// ReasonReachable (True): the kubeconfig is valid and the member's /version answered.
+	ReasonReachable = "Reachable"
+	// ReasonProbeFailedRetrying (True): a healthy connection is failing inside its grace
+	// period; it turns ConnectionFailed if it does not recover.
+	ReasonProbeFailedRetrying = "ProbeFailedRetrying"
+	// ReasonConnectionFailed (False): the member's API server did not answer.
+	ReasonConnectionFailed = "ConnectionFailed"
+	// ReasonSecretNotFound (False): the kubeconfig Secret or its key is missing.
+	ReasonSecretNotFound = "SecretNotFound"
+	// ReasonBadKubeConfig (False): the kubeconfig does not parse or uses a refused form
+	// (insecure TLS, file paths, basic auth, auth-provider, exec).
+	ReasonBadKubeConfig = "BadKubeConfig"
+)
+
+// DefaultKubeConfigKey is the Secret key read when spec.clusterSource.kubeConfig.key is
+// not set.
+const DefaultKubeConfigKey = "kubeconfig"
+
+// SecretReference names a Secret on the control plane.
+type SecretReference struct {
+	// name is the Secret's name.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name"`
+
+	// namespace is the Secret's namespace.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	Namespace string `json:"namespace"`
+}
+
+// KubeConfigSource points at a kubeconfig stored in a Secret.
+type KubeConfigSource struct {
+	// secretRef names the Secret that holds the kubeconfig.
+	// +required
+	SecretRef SecretReference `json:"secretRef"`
+
+	// key is the Secret data key that holds the kubeconfig.
+	// +optional
+	// +kubebuilder:default=kubeconfig
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Key string `json:"key,omitempty"`
+}
+
+// ClusterSource says how the control plane connects to the member cluster.
+type ClusterSource struct {
+	// kubeConfig is a kubeconfig with inline credentials: an HTTPS server, inline CA
+	// data, and an inline bearer token or client certificate and key.
+	// +required
+	KubeConfig KubeConfigSource `json:"kubeConfig"`
+}
+
+// WorkloadClusterSpec registers a member cluster.
+type WorkloadClusterSpec struct {
+	// clusterSource says how to connect to the member cluster.
+	// +required
+	ClusterSource ClusterSource `json:"clusterSource"`
+}
+
+// WorkloadClusterStatus is what the control plane observed of the member cluster.
+type WorkloadClusterStatus struct {
+	// conditions include Ready.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+
+	// observedGeneration is the generation the conditions were computed for.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+}
+
+// WorkloadCluster registers a member cluster that can serve InferenceServices.
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:scope=Cluster,shortName=wlc
+// +kubebuilder:printcolumn:name="READY",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
+// +kubebuilder:printcolumn:name="REASON",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`
+// +kubebuilder:printcolumn:name="AGE",type=date,JSONPath=`.metadata.creationTimestamp`
+type WorkloadCluster struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// spec registers the member cluster.
+	// +required
+	Spec WorkloadClusterSpec `json:"spec"`
+
+	// status is what the control plane observed.
+	// +optional
+	Status WorkloadClusterStatus `json:"status,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+
+// WorkloadClusterList is a list of WorkloadClusters.
+type WorkloadClusterList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []WorkloadCluster `json:"items"`
+}
+
+func init() {
+	SchemeBuilder.Register(&WorkloadCluster{}, &WorkloadClusterList{})
+}

@@ -1,0 +1,12 @@
+// Command etcd is the etcd server from go.etcd.io/etcd/server/v3, for envtest.
+package main
+
+import (
+	"os"
+
+	"go.etcd.io/etcd/server/v3/etcdmain"
+)
+
+func main() {
+	etcdmain.Main(os.Args)
+}

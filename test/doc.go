@@ -1,0 +1,4 @@
+// Package test holds the project's integration tests: Ginkgo suites under integration/
+// that run against real kube-apiserver and etcd processes started by envtest (one per
+// cluster), and the helpers in framework/ that start them.
+package test

@@ -1,0 +1,77 @@
+package framework
+
+import (
+	"fmt"
+	"path/filepath"
+	"runtime"
+
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+)
+
+// Cluster is one running API server (with its etcd) and the ways to talk to it.
+type Cluster struct {
+	// Name is how tests refer to the cluster, such as "control-plane" or "worker-a".
+	Name string
+	// Env is the envtest environment that owns the processes.
+	Env *envtest.Environment
+	// Config is an admin client configuration for the server.
+	Config *rest.Config
+	// Client is a controller-runtime client built from Config with Scheme.
+	Client client.Client
+	// KubeConfig is a kubeconfig for an admin user that this server issued a client
+	// certificate to. Its server, CA, certificate and key are all inline, the form a
+	// WorkloadCluster Secret must hold.
+	KubeConfig []byte
+}
+
+// RepoRoot is the repository's top folder, found from this file's location so that tests
+// work from any package directory.
+func RepoRoot() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..")
+}
+
+// CRDDir is the folder of the generated CRDs.
+func CRDDir() string {
+	return filepath.Join(RepoRoot(), "config", "crd", "bases")
+}
+
+// StartCluster starts an API server and etcd from KUBEBUILDER_ASSETS with the project's
+// CRDs installed. Call Stop when done.
+func StartCluster(name string) (*Cluster, error) {
+	env := &envtest.Environment{
+		CRDDirectoryPaths:     []string{CRDDir()},
+		ErrorIfCRDPathMissing: true,
+	}
+	cfg, err := env.Start()
+	if err != nil {
+		return nil, fmt.Errorf("start API server for %s: %w", name, err)
+	}
+	c := &Cluster{Name: name, Env: env, Config: cfg}
+	if err := c.init(); err != nil {
+		_ = env.Stop()
+		return nil, fmt.Errorf("set up API server for %s: %w", name, err)
+	}
+	return c, nil
+}
+
+func (c *Cluster) init() error {
+	var err error
+	if c.Client, err = client.New(c.Config, client.Options{Scheme: Scheme}); err != nil {
+		return err
+	}
+	user, err := c.Env.AddUser(envtest.User{Name: "ome-admin-" + c.Name, Groups: []string{"system:masters"}}, nil)
+	if err != nil {
+		return err
+	}
+	c.KubeConfig, err = user.KubeConfig()
+	return err
+}
+
+// Stop stops the API server and etcd.
+func (c *Cluster) Stop() error {
+	return c.Env.Stop()
+}

@@ -1,0 +1,17 @@
+package framework
+
+import (
+	"k8s.io/apimachinery/pkg/runtime"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+
+	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+)
+
+// Scheme knows the built-in kinds and this project's kinds.
+var Scheme = runtime.NewScheme()
+
+func init() {
+	utilruntime.Must(clientgoscheme.AddToScheme(Scheme))
+	utilruntime.Must(omev1beta1.AddToScheme(Scheme))
+}

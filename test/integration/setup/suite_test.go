@@ -1,0 +1,17 @@
+// Package setup proves the integration set-up: envtest starts real API servers from the
+// binaries the Makefile builds, one per cluster, and they can be reached both with the
+// admin configuration and with the inline-credential kubeconfigs that WorkloadCluster
+// Secrets carry.
+package setup
+
+import (
+	"testing"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+)
+
+func TestSetup(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "Integration set-up suite")
+}
