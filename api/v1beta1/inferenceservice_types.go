@@ -258,9 +258,10 @@ type InferenceService struct {
 	// +optional
 	Spec InferenceServiceSpec `json:"spec,omitempty"`
 
-	// status is what the service's copy, or the control plane, observed. Fields that
-	// another OME version writes and this schema does not know are kept, not pruned, so
-	// that reading such a copy never fails.
+	// status is what the service's copy, or the control plane, observed. Top-level
+	// fields that another OME version writes and this schema does not know are kept,
+	// not pruned; unknown fields deeper down are pruned. Either way reading such a copy
+	// never fails.
 	// +optional
 	// +kubebuilder:pruning:PreserveUnknownFields
 	Status InferenceServiceStatus `json:"status,omitempty"`

@@ -34,7 +34,6 @@ const (
 // +kubebuilder:validation:Maximum=599
 type HTTPStatus int32
 
-
 // Routing holds a service's multi-cluster routing settings.
 type Routing struct {
 	// enabled opts the service in or out of routing. Unset inherits the installation's
@@ -64,7 +63,7 @@ type Routing struct {
 // +kubebuilder:validation:XValidation:rule="!has(self.timeout) || duration(self.timeout) > duration('0s')",message="timeout must be positive"
 // +kubebuilder:validation:XValidation:rule="!has(self.period) || !has(self.timeout) || duration(self.timeout) < duration(self.period)",message="timeout must be shorter than period"
 // +kubebuilder:validation:XValidation:rule="!has(self.gateStatuses) || !self.gateStatuses.exists(s, s == 401 || s == 403 || s == 429)",message="gateStatuses must not contain 401, 403, or 429"
-// +kubebuilder:validation:XValidation:rule="!has(self.acceptStatuses) || !has(self.gateStatuses) || !self.acceptStatuses.exists(s, s in self.gateStatuses)",messageExpression="'status ' + string(self.acceptStatuses.filter(s, s in self.gateStatuses)[0]) + ' is in both acceptStatuses and gateStatuses'"
+// +kubebuilder:validation:XValidation:rule="!has(self.acceptStatuses) || !has(self.gateStatuses) || !self.acceptStatuses.exists(s, s in self.gateStatuses)",messageExpression="'status %d is in both acceptStatuses and gateStatuses'.format([self.acceptStatuses.filter(s, s in self.gateStatuses)[0]])"
 type RoutingProbe struct {
 	// disabled turns probing off for this service, whatever the installation sets. It
 	// cannot be combined with any other field.

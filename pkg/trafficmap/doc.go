@@ -1,4 +1,44 @@
 // Package trafficmap builds a service's TrafficMap entries and its Routable condition
 // from its homes, their probe states and the probe policy, as pure functions: the weight
 // algorithm lives here and nowhere else.
+//
+// Build takes the homes in any order and returns entries sorted by cluster name, so the
+// same inputs always give the same table and the writer can compare it with the stored one.
+// ValidateCapacityFactors is meant to run before Build; Build still keeps every weight
+// within 0..MaxWeight if it is handed a factor that is not positive (that home gets 0).
+//
+// # Weights and rounding
+//
+// A home's servable capacity is min(allocated, ready) times its capacity factor (1 when
+// none is set), and 0 while the probe gates it, unless every home is gated and the policy
+// is PreserveTraffic. Capacity is computed exactly, with factors as whole numbers of
+// 1e-9 (the finest precision a Quantity keeps), so "0.333" and "0.0005" are not rounded
+// at all. The capacities are divided by their greatest common divisor, which gives the
+// smallest whole-number ratio. Rounding happens in one place only: when the largest
+// reduced weight is above MaxWeight, all weights are scaled so that the largest is exactly
+// MaxWeight, each rounded half up, with a floor of 1 for any home that has capacity (a
+// home is never silently drained by rounding), and the result is reduced once more.
+// Factors are capped at 2^63-1, the largest value a Quantity documents, and anything
+// below 1e-9 counts as 1e-9, so an absurd factor cannot make the arithmetic unbounded.
+//
+// Healthy is a ready replica and no gate. It reports the home, not the policy: under
+// PreserveTraffic a gated home takes traffic and still shows healthy false.
+//
+// # The Routable condition and which reason wins
+//
+// The condition is derived from the finished entries, and is True exactly when some
+// weight is positive. When several reasons apply, the first that explains the weights wins:
+// NotPlaced (no candidate, no home), NoAddressableHome (candidates, no home),
+// AllHomesProbeFailed (every home gated), Routable, AllHomesUnready, NoRoutableCapacity.
+//
+// Every home gated: under Drain, or with no policy at all, the gates hold, every weight
+// is 0, and the condition is False AllHomesProbeFailed even if no home is ready either,
+// since the gate is what the user has to fix first. Under PreserveTraffic it is True
+// AllHomesProbeFailed while some home has capacity. If none has, the gates were ignored
+// and did not cause the empty table, so the condition is False with the capacity reason
+// (AllHomesUnready or NoRoutableCapacity) and its message adds that the probe fails too;
+// False AllHomesProbeFailed keeps its one meaning, the policy drained the service.
+//
+// With no home, Candidates tells NotPlaced from NoAddressableHome. With homes, the
+// candidate count does not matter.
 package trafficmap

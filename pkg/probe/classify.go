@@ -1,0 +1,66 @@
+package probe
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/pkg/observer"
+)
+
+// MaxMessageBytes is the longest message Classify returns: the CRD's maxLength for the
+// probe record's message. The CRD counts characters, so a byte cap is always within it.
+const MaxMessageBytes = 1024
+
+// Classify turns one attempt's outcome into a result and the message recorded with it.
+// counted is false for a cancelled attempt (shutdown, lost leadership, a home removed):
+// it says nothing about the home, so it must not be recorded or counted as a failure.
+//
+// A response's status decides, accept list first; a status in neither list is Unknown,
+// which moves neither the counts nor the gate. A request or body error is Failing: the
+// client did not get a full answer within the timeout.
+func Classify(r observer.Result, p Policy) (result v1beta1.ProbeResult, message string, counted bool) {
+	switch r.Outcome {
+	case observer.OutcomeCancelled:
+		return "", "", false
+	case observer.OutcomeTransportError:
+		return v1beta1.ProbeFailing, capMessage("transport error: " + errText(r.Err)), true
+	case observer.OutcomeBodyError:
+		return v1beta1.ProbeFailing, capMessage("response body error: " + errText(r.Err)), true
+	case observer.OutcomeResponse:
+		switch {
+		case p.Accepts(r.StatusCode):
+			return v1beta1.ProbePassing, fmt.Sprintf("HTTP %d", r.StatusCode), true
+		case p.Gates(r.StatusCode):
+			return v1beta1.ProbeFailing, fmt.Sprintf("HTTP %d", r.StatusCode), true
+		default:
+			return v1beta1.ProbeUnknown, fmt.Sprintf("HTTP %d (not in accept or gate list)", r.StatusCode), true
+		}
+	default:
+		// An outcome this package does not know cannot justify moving traffic: record it
+		// as Unknown, which leaves the counts and the gate alone, and say what it was.
+		return v1beta1.ProbeUnknown, capMessage(fmt.Sprintf("unrecognized observer outcome %q", r.Outcome)), true
+	}
+}
+
+func errText(err error) string {
+	if err == nil {
+		return "unknown error"
+	}
+	return err.Error()
+}
+
+// capMessage makes msg valid UTF-8 and cuts it to MaxMessageBytes on a character boundary.
+// Error text can quote what a remote server sent, so it is not trusted to be either.
+func capMessage(msg string) string {
+	msg = strings.ToValidUTF8(msg, "\uFFFD")
+	if len(msg) <= MaxMessageBytes {
+		return msg
+	}
+	cut := MaxMessageBytes
+	for cut > 0 && !utf8.RuneStart(msg[cut]) {
+		cut--
+	}
+	return msg[:cut]
+}

@@ -1,0 +1,123 @@
+package trafficmap
+
+import (
+	"cmp"
+	"slices"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+)
+
+// Home is one workload cluster that holds an addressable copy of the service.
+type Home struct {
+	// Cluster is the WorkloadCluster's name. Names are unique within one Input.
+	Cluster string
+	// Endpoint is the copy's status.url.
+	Endpoint string
+	// Allocated is the number of admitted replicas; with a decoder, the lower of the
+	// engine's and the decoder's.
+	Allocated int32
+	// Ready is the number of ready replicas, 0 when the copy is not IngressReady.
+	Ready int32
+	// Probe is the home's probe record, nil until a configured probe has run for it.
+	// Probe.Gated is the gate.
+	Probe *omev1beta1.TrafficMapProbe
+}
+
+// Input is everything the routing table of one service is computed from.
+type Input struct {
+	// Candidates is the number of clusters placement selected. It only tells NotPlaced
+	// from NoAddressableHome when there are no homes.
+	Candidates int
+	// Homes are the candidates that hold a copy with an endpoint, in any order.
+	Homes []Home
+	// CapacityFactors is spec.routing.capacityFactors. Build expects it validated with
+	// ValidateCapacityFactors first.
+	CapacityFactors map[string]resource.Quantity
+	// AllFailedPolicy is the resolved probe's policy, "" when no probe applies.
+	AllFailedPolicy omev1beta1.AllFailedPolicy
+}
+
+// Result is the computed routing table and its Routable condition.
+type Result struct {
+	// Entries has one entry per home, sorted by cluster name, nil when there are no homes.
+	Entries []omev1beta1.TrafficMapEntry
+	// Routable is the Routable condition without its type, generation and time, which the
+	// writer sets.
+	Routable Condition
+}
+
+// Condition is the part of a metav1.Condition that Build decides.
+type Condition struct {
+	Status  metav1.ConditionStatus
+	Reason  string
+	Message string
+}
+
+// Build computes a service's TrafficMap entries and its Routable condition. It does not
+// modify its input, and the same input always gives the same result.
+func Build(in Input) Result {
+	if len(in.Homes) == 0 {
+		return Result{Routable: routableCondition(in.Candidates, in.AllFailedPolicy, nil)}
+	}
+	// Sorting first makes the output independent of the order the caller listed homes in;
+	// the stable sort keeps even a duplicated name deterministic.
+	homes := slices.Clone(in.Homes)
+	slices.SortStableFunc(homes, func(a, b Home) int { return cmp.Compare(a.Cluster, b.Cluster) })
+
+	ignoreGates := allGated(homes) && in.AllFailedPolicy == omev1beta1.AllFailedPreserveTraffic
+	weights := reduceWeights(servableCapacity(homes, in.CapacityFactors, ignoreGates))
+
+	entries := make([]omev1beta1.TrafficMapEntry, len(homes))
+	for i, h := range homes {
+		entries[i] = omev1beta1.TrafficMapEntry{
+			Cluster:  h.Cluster,
+			Endpoint: h.Endpoint,
+			Weight:   weights[i],
+			// Health reports what the home is, not what the all-failed policy makes of it,
+			// so a preserved home still shows its gate.
+			Healthy: h.Ready > 0 && !gated(h),
+			Capacity: omev1beta1.TrafficMapCapacity{
+				// Negative counts are not valid in the API and count as none.
+				Allocated: max(h.Allocated, 0),
+				Ready:     max(h.Ready, 0),
+				Factor:    factorOf(in.CapacityFactors, h.Cluster),
+				Source:    omev1beta1.CapacitySourceControlPlane,
+			},
+			// A copy, so the caller's probe state and the written entry never alias.
+			Probe: h.Probe.DeepCopy(),
+		}
+	}
+	return Result{
+		Entries:  entries,
+		Routable: routableCondition(in.Candidates, in.AllFailedPolicy, entries),
+	}
+}
+
+// factorOf returns a copy of the cluster's factor, nil when none is set, so that the
+// capacity block names a factor only when the user set one.
+func factorOf(factors map[string]resource.Quantity, cluster string) *resource.Quantity {
+	q, ok := factors[cluster]
+	if !ok {
+		return nil
+	}
+	c := q.DeepCopy()
+	return &c
+}
+
+func gated(h Home) bool {
+	return h.Probe != nil && h.Probe.Gated
+}
+
+// allGated reports whether the all-failed policy applies: there is at least one home and
+// the probe gates every one of them.
+func allGated(homes []Home) bool {
+	for _, h := range homes {
+		if !gated(h) {
+			return false
+		}
+	}
+	return len(homes) > 0
+}

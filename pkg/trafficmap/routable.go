@@ -1,0 +1,76 @@
+package trafficmap
+
+import (
+	"fmt"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+)
+
+// routableCondition decides the Routable condition from the finished entries, so that the
+// condition can never disagree with the weights it describes: it is True exactly when some
+// entry has a positive weight.
+//
+// When several reasons apply, the first that explains the zero weights wins:
+//
+//  1. NotPlaced, NoAddressableHome: there is no entry at all.
+//  2. AllHomesProbeFailed: every home is gated. Under any policy but PreserveTraffic the
+//     gates alone zero every weight, whatever the replicas, and the probe is what the user
+//     must look at. Under PreserveTraffic it is True as long as some weight is positive; if
+//     none is, the gates were ignored and are not the cause, so the capacity reasons below
+//     apply, with a note that the probe fails too.
+//  3. Routable: some weight is positive.
+//  4. AllHomesUnready: no home, gated or not, has a ready replica. It comes before
+//     NoRoutableCapacity because it is the more specific, more actionable cause.
+//  5. NoRoutableCapacity: the rest (ready replicas but none allocated, or the only homes
+//     with capacity are gated).
+func routableCondition(candidates int, policy omev1beta1.AllFailedPolicy, entries []omev1beta1.TrafficMapEntry) Condition {
+	if len(entries) == 0 {
+		if candidates <= 0 {
+			return Condition{metav1.ConditionFalse, omev1beta1.ReasonNotPlaced,
+				"no workload cluster matches the placement"}
+		}
+		return Condition{metav1.ConditionFalse, omev1beta1.ReasonNoAddressableHome,
+			fmt.Sprintf("%d placed cluster(s) report no endpoint", candidates)}
+	}
+
+	homes := len(entries)
+	var positive, ready, gatedHomes int
+	for _, e := range entries {
+		if e.Weight > 0 {
+			positive++
+		}
+		if e.Capacity.Ready > 0 {
+			ready++
+		}
+		if e.Probe != nil && e.Probe.Gated {
+			gatedHomes++
+		}
+	}
+
+	note := ""
+	if gatedHomes == homes {
+		if policy != omev1beta1.AllFailedPreserveTraffic {
+			return Condition{metav1.ConditionFalse, omev1beta1.ReasonAllHomesProbeFailed,
+				fmt.Sprintf("%d home(s) have conclusive probe failures; all route weights are zero", homes)}
+		}
+		if positive > 0 {
+			return Condition{metav1.ConditionTrue, omev1beta1.ReasonAllHomesProbeFailed,
+				fmt.Sprintf("%d home(s) have conclusive probe failures; preserving traffic among homes with ready capacity", homes)}
+		}
+		note = fmt.Sprintf(" (all %d home(s) also fail the probe; PreserveTraffic ignores the gates)", homes)
+	}
+
+	switch {
+	case positive > 0:
+		return Condition{metav1.ConditionTrue, omev1beta1.ReasonRoutable,
+			fmt.Sprintf("%d of %d home(s) take traffic", positive, homes)}
+	case ready == 0:
+		return Condition{metav1.ConditionFalse, omev1beta1.ReasonAllHomesUnready,
+			fmt.Sprintf("none of %d home(s) has a ready replica", homes) + note}
+	default:
+		return Condition{metav1.ConditionFalse, omev1beta1.ReasonNoRoutableCapacity,
+			"no home open to traffic has both allocated and ready replicas" + note}
+	}
+}

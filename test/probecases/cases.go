@@ -1,0 +1,151 @@
+// Package probecases is the table of routing probe blocks that both validators must agree
+// on: the API server, through the CRD's OpenAPI and CEL rules on RoutingProbe, and
+// pkg/probe.Validate, which applies the same rules to the installation config and again at
+// reconcile time. Each side has a test that runs every case.
+package probecases
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+// Case is one probe block and the API server's verdict on it.
+type Case struct {
+	// Name names the case in test output.
+	Name string
+	// JSON is the block as it appears under spec.routing.probe.
+	JSON string
+	// CELMessage is empty when the API server accepts the block; otherwise it is a
+	// substring of the rejection: a CEL rule's message, or the OpenAPI rule's wording.
+	CELMessage string
+}
+
+// Messages of the CEL rules on RoutingProbe. pkg/probe.Validate's messages contain them.
+const (
+	MsgDisabledCombined = "disabled must not be combined with probe configuration fields"
+	MsgMissingField     = "an enabled probe must specify path, method, acceptStatuses, gateStatuses, period, timeout, failureThreshold, successThreshold, and allFailedPolicy"
+	MsgPeriodPositive   = "period must be positive"
+	MsgTimeoutPositive  = "timeout must be positive"
+	MsgTimeoutShorter   = "timeout must be shorter than period"
+	MsgGateForbidden    = "gateStatuses must not contain 401, 403, or 429"
+	MsgOverlap503       = "status 503 is in both acceptStatuses and gateStatuses"
+)
+
+// CELMessages are the messages above, for telling a CEL rejection from an OpenAPI one.
+var CELMessages = []string{
+	MsgDisabledCombined, MsgMissingField, MsgPeriodPositive, MsgTimeoutPositive,
+	MsgTimeoutShorter, MsgGateForbidden, MsgOverlap503,
+}
+
+// FieldNames are the nine configuration fields of an enabled probe.
+var FieldNames = []string{
+	"path", "method", "acceptStatuses", "gateStatuses", "period", "timeout",
+	"failureThreshold", "successThreshold", "allFailedPolicy",
+}
+
+// step1 is the installation probe of the user guide's Step 1.
+func step1() map[string]any {
+	return map[string]any{
+		"path":             "/v1/models",
+		"method":           "GET",
+		"acceptStatuses":   []int{200},
+		"gateStatuses":     []int{404, 500, 502, 503, 504},
+		"period":           "10s",
+		"timeout":          "3s",
+		"failureThreshold": 3,
+		"successThreshold": 2,
+		"allFailedPolicy":  "PreserveTraffic",
+	}
+}
+
+// with returns step1 with the given fields replaced; a nil value removes the field.
+func with(changes map[string]any) string {
+	block := step1()
+	for k, v := range changes {
+		if v == nil {
+			delete(block, k)
+		} else {
+			block[k] = v
+		}
+	}
+	out, err := json.Marshal(block)
+	if err != nil {
+		panic(err)
+	}
+	return string(out)
+}
+
+// cycle returns n gate statuses, repeating 500 to 504: duplicates are allowed, and there
+// are not 500 distinct statuses that a gate list may hold.
+func cycle(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = 500 + i%5
+	}
+	return out
+}
+
+// Cases is the shared table.
+var Cases = buildCases()
+
+func buildCases() []Case {
+	cases := []Case{
+		// Accepted.
+		{Name: "step 1 probe", JSON: with(nil)},
+		{Name: "step 2 probe", JSON: with(map[string]any{"period": "30s", "timeout": "5s", "allFailedPolicy": "Drain"})},
+		{Name: "disabled alone", JSON: `{"disabled": true}`},
+		{Name: "disabled false with every field", JSON: with(map[string]any{"disabled": false})},
+		{Name: "timeout 900ms under period 1s", JSON: with(map[string]any{"period": "1s", "timeout": "900ms"})},
+		{Name: "compound durations", JSON: with(map[string]any{"period": "1m30s", "timeout": "1.5s"})},
+		{Name: "method HEAD", JSON: with(map[string]any{"method": "HEAD"})},
+		{Name: "method POST", JSON: with(map[string]any{"method": "POST"})},
+		{Name: "path slash only", JSON: with(map[string]any{"path": "/"})},
+		{Name: "statuses at the bounds", JSON: with(map[string]any{"acceptStatuses": []int{100, 599}, "gateStatuses": []int{500}})},
+		{Name: "429 in acceptStatuses", JSON: with(map[string]any{"acceptStatuses": []int{200, 401, 403, 429}})},
+		{Name: "duplicate statuses", JSON: with(map[string]any{"acceptStatuses": []int{200, 200}, "gateStatuses": []int{503, 500, 503}})},
+		{Name: "500 gate statuses", JSON: with(map[string]any{"gateStatuses": cycle(500)})},
+		{Name: "thresholds of 1", JSON: with(map[string]any{"failureThreshold": 1, "successThreshold": 1})},
+		{Name: "path of 2048 characters", JSON: with(map[string]any{"path": "/" + strings.Repeat("a", 2047)})},
+
+		// Rejected by CEL rules.
+		{Name: "disabled with path", JSON: `{"disabled": true, "path": "/v1/models"}`, CELMessage: MsgDisabledCombined},
+		{Name: "disabled with period", JSON: `{"disabled": true, "period": "10s"}`, CELMessage: MsgDisabledCombined},
+		{Name: "disabled with every field", JSON: with(map[string]any{"disabled": true}), CELMessage: MsgDisabledCombined},
+		{Name: "empty block", JSON: `{}`, CELMessage: MsgMissingField},
+		{Name: "disabled false alone", JSON: `{"disabled": false}`, CELMessage: MsgMissingField},
+		{Name: "period 0s", JSON: with(map[string]any{"period": "0s"}), CELMessage: MsgPeriodPositive},
+		{Name: "timeout 0s", JSON: with(map[string]any{"timeout": "0s"}), CELMessage: MsgTimeoutPositive},
+		{Name: "timeout equal to period", JSON: with(map[string]any{"period": "10s", "timeout": "10s"}), CELMessage: MsgTimeoutShorter},
+		{Name: "timeout 2s over period 1s", JSON: with(map[string]any{"period": "1s", "timeout": "2s"}), CELMessage: MsgTimeoutShorter},
+		{Name: "timeout 10000ms equal to period 10s", JSON: with(map[string]any{"period": "10s", "timeout": "10000ms"}), CELMessage: MsgTimeoutShorter},
+		{Name: "gate 401", JSON: with(map[string]any{"gateStatuses": []int{401, 503}}), CELMessage: MsgGateForbidden},
+		{Name: "gate 403", JSON: with(map[string]any{"gateStatuses": []int{503, 403}}), CELMessage: MsgGateForbidden},
+		{Name: "gate 429", JSON: with(map[string]any{"gateStatuses": []int{429}}), CELMessage: MsgGateForbidden},
+		{Name: "503 in both lists", JSON: with(map[string]any{"acceptStatuses": []int{200, 503}}), CELMessage: MsgOverlap503},
+
+		// Rejected by OpenAPI rules.
+		{Name: "method PUT", JSON: with(map[string]any{"method": "PUT"}), CELMessage: `Unsupported value: "PUT"`},
+		{Name: "method lower case", JSON: with(map[string]any{"method": "get"}), CELMessage: `Unsupported value: "get"`},
+		{Name: "allFailedPolicy unknown", JSON: with(map[string]any{"allFailedPolicy": "Preserve"}), CELMessage: `Unsupported value: "Preserve"`},
+		{Name: "path without slash", JSON: with(map[string]any{"path": "v1/models"}), CELMessage: `should match '^/'`},
+		{Name: "empty path", JSON: with(map[string]any{"path": ""}), CELMessage: "should be at least 1 chars long"},
+		{Name: "path of 2049 characters", JSON: with(map[string]any{"path": "/" + strings.Repeat("a", 2048)}), CELMessage: "may not be more than 2048"},
+		{Name: "status 99", JSON: with(map[string]any{"acceptStatuses": []int{99}}), CELMessage: "should be greater than or equal to 100"},
+		{Name: "status 600", JSON: with(map[string]any{"gateStatuses": []int{600}}), CELMessage: "should be less than or equal to 599"},
+		{Name: "empty acceptStatuses", JSON: with(map[string]any{"acceptStatuses": []int{}}), CELMessage: "should have at least 1 items"},
+		{Name: "empty gateStatuses", JSON: with(map[string]any{"gateStatuses": []int{}}), CELMessage: "should have at least 1 items"},
+		{Name: "501 gate statuses", JSON: with(map[string]any{"gateStatuses": cycle(501)}), CELMessage: "must have at most 500 items"},
+		{Name: "failureThreshold 0", JSON: with(map[string]any{"failureThreshold": 0}), CELMessage: "should be greater than or equal to 1"},
+		{Name: "successThreshold 0", JSON: with(map[string]any{"successThreshold": 0}), CELMessage: "should be greater than or equal to 1"},
+		{Name: "negative period", JSON: with(map[string]any{"period": "-10s"}), CELMessage: "should match"},
+		{Name: "period without unit", JSON: with(map[string]any{"period": "10"}), CELMessage: "should match"},
+	}
+	for _, field := range FieldNames {
+		cases = append(cases, Case{
+			Name:       "missing " + field,
+			JSON:       with(map[string]any{field: nil}),
+			CELMessage: MsgMissingField,
+		})
+	}
+	return cases
+}
