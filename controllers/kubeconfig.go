@@ -1,0 +1,92 @@
+package controllers
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+)
+
+// memberConfig turns a WorkloadCluster's kubeconfig into a client configuration, refusing
+// every form that would let the Secret reach outside itself or weaken TLS: the control
+// plane must not read files from its own disk, run commands, or talk to a member it
+// cannot authenticate.
+func memberConfig(data []byte) (*rest.Config, error) {
+	kc, err := clientcmd.Load(data)
+	if err != nil {
+		return nil, fmt.Errorf("parse kubeconfig: %w", err)
+	}
+	ctxName := kc.CurrentContext
+	if ctxName == "" && len(kc.Contexts) == 1 {
+		for name := range kc.Contexts {
+			ctxName = name
+		}
+	}
+	kctx, ok := kc.Contexts[ctxName]
+	if !ok {
+		return nil, fmt.Errorf("kubeconfig has no current context")
+	}
+	cluster, ok := kc.Clusters[kctx.Cluster]
+	if !ok {
+		return nil, fmt.Errorf("kubeconfig context %q names cluster %q, which it does not define", ctxName, kctx.Cluster)
+	}
+	auth, ok := kc.AuthInfos[kctx.AuthInfo]
+	if !ok {
+		return nil, fmt.Errorf("kubeconfig context %q names user %q, which it does not define", ctxName, kctx.AuthInfo)
+	}
+	if err := errors.Join(checkCluster(cluster), checkAuth(auth)); err != nil {
+		return nil, err
+	}
+	return clientcmd.NewDefaultClientConfig(*kc, &clientcmd.ConfigOverrides{CurrentContext: ctxName}).ClientConfig()
+}
+
+func checkCluster(c *clientcmdapi.Cluster) error {
+	var errs []error
+	u, err := url.Parse(c.Server)
+	switch {
+	case err != nil:
+		errs = append(errs, fmt.Errorf("server %q is not a URL", c.Server))
+	case u.Scheme != "https":
+		errs = append(errs, fmt.Errorf("server %q must use https", c.Server))
+	}
+	if c.InsecureSkipTLSVerify {
+		errs = append(errs, errors.New("insecure-skip-tls-verify is refused"))
+	}
+	if c.CertificateAuthority != "" {
+		errs = append(errs, errors.New("certificate-authority file paths are refused; use certificate-authority-data"))
+	}
+	if len(c.CertificateAuthorityData) == 0 {
+		errs = append(errs, errors.New("certificate-authority-data is required"))
+	}
+	if c.ProxyURL != "" {
+		errs = append(errs, errors.New("proxy-url is refused"))
+	}
+	return errors.Join(errs...)
+}
+
+func checkAuth(a *clientcmdapi.AuthInfo) error {
+	var errs []error
+	if a.Exec != nil {
+		errs = append(errs, errors.New("exec credential plugins are refused"))
+	}
+	if a.AuthProvider != nil {
+		errs = append(errs, errors.New("auth-provider is refused"))
+	}
+	if a.Username != "" || a.Password != "" {
+		errs = append(errs, errors.New("basic auth is refused"))
+	}
+	if a.TokenFile != "" || a.ClientCertificate != "" || a.ClientKey != "" {
+		errs = append(errs, errors.New("credential file paths are refused; use token or client-certificate-data and client-key-data"))
+	}
+	if a.Impersonate != "" || len(a.ImpersonateGroups) > 0 || a.ImpersonateUID != "" {
+		errs = append(errs, errors.New("impersonation is refused"))
+	}
+	hasCert := len(a.ClientCertificateData) > 0 && len(a.ClientKeyData) > 0
+	if a.Token == "" && !hasCert {
+		errs = append(errs, errors.New("an inline token or client-certificate-data and client-key-data are required"))
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,58 @@
+package controllers
+
+import (
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/apimachinery/pkg/types"
+
+	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+)
+
+// Routing metrics, registered into controller-runtime's registry by RegisterMetrics. A
+// service's series are deleted when it stops being probed.
+var (
+	probeResults = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "ome_routing_probe_results_total",
+		Help: "Counted routing probe results by service and result (Passing, Failing, Unknown).",
+	}, []string{"namespace", "name", "result"})
+
+	gatedHomes = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "ome_routing_gated_homes",
+		Help: "Homes of a service that the routing probe gates now.",
+	}, []string{"namespace", "name"})
+
+	probeLateness = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name:    "ome_routing_probe_lateness_seconds",
+		Help:    "How long after its due time a probe's request started, including the wait for an observer slot.",
+		Buckets: prometheus.ExponentialBuckets(0.001, 4, 10),
+	})
+)
+
+// RegisterMetrics registers the routing metrics with reg.
+func RegisterMetrics(reg prometheus.Registerer) error {
+	for _, c := range []prometheus.Collector{probeResults, gatedHomes, probeLateness} {
+		if err := reg.Register(c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func countProbeResult(key types.NamespacedName, result omev1beta1.ProbeResult) {
+	probeResults.WithLabelValues(key.Namespace, key.Name, string(result)).Inc()
+}
+
+func observeLateness(d time.Duration) {
+	probeLateness.Observe(max(d.Seconds(), 0))
+}
+
+func setGatedHomes(key types.NamespacedName, n int) {
+	gatedHomes.WithLabelValues(key.Namespace, key.Name).Set(float64(n))
+}
+
+func forgetProbeMetrics(key types.NamespacedName) {
+	labels := prometheus.Labels{"namespace": key.Namespace, "name": key.Name}
+	probeResults.DeletePartialMatch(labels)
+	gatedHomes.DeletePartialMatch(labels)
+}

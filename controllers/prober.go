@@ -1,0 +1,257 @@
+package controllers
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+
+	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/pkg/observer"
+	"github.com/ome-routing/operator/pkg/probe"
+)
+
+// Prober sends every home's routing probe on its schedule through the shared observer and
+// keeps each home's counter and gate state in memory. It never writes a TrafficMap: after
+// a result it asks the routing reconciler to run, which reads the states with Sync and
+// writes the map once, so results that arrive together coalesce into one write.
+//
+// It runs only on the leader (a manager runnable that needs leader election).
+type Prober struct {
+	observer *observer.Observer
+	// notify receives the source InferenceService of every map with a new result.
+	notify chan event.GenericEvent
+	// now is the clock, replaceable in tests.
+	now func() time.Time
+
+	mu    sync.Mutex
+	maps  map[types.NamespacedName]*mapProbes
+	queue dueQueue
+	wake  chan struct{}
+	// inFlight counts running probes, so Start can wait for them on the way out.
+	inFlight sync.WaitGroup
+}
+
+// mapProbes is the probing of one TrafficMap's homes under one policy.
+type mapProbes struct {
+	key    types.NamespacedName
+	policy probe.Policy
+	digest string
+	homes  map[string]*homeProbe
+}
+
+// homeProbe is one home's schedule and state. Its fields are guarded by Prober.mu.
+type homeProbe struct {
+	owner    *mapProbes
+	cluster  string
+	endpoint string
+	state    probe.State
+	due      time.Time
+	index    int // position in the due queue, -1 when not queued
+	running  bool
+	cancel   context.CancelFunc
+	removed  bool
+}
+
+// ProbeTarget is a home the routing reconciler wants probed.
+type ProbeTarget struct {
+	Cluster  string
+	Endpoint string
+	// Persisted is the home's probe block in the current TrafficMap, from which a new
+	// schedule restores its counts and gate after a restart.
+	Persisted *omev1beta1.TrafficMapProbe
+}
+
+// NewProber returns a prober that sends its requests through obs.
+func NewProber(obs *observer.Observer) *Prober {
+	return &Prober{
+		observer: obs,
+		notify:   make(chan event.GenericEvent, 1024),
+		now:      time.Now,
+		maps:     map[types.NamespacedName]*mapProbes{},
+		wake:     make(chan struct{}, 1),
+	}
+}
+
+// Events is the channel the routing controller watches for maps with new results.
+func (p *Prober) Events() <-chan event.GenericEvent { return p.notify }
+
+// NeedLeaderElection makes the prober run only on the leader.
+func (p *Prober) NeedLeaderElection() bool { return true }
+
+// Sync makes the prober probe exactly the given homes of a map under the policy, and
+// returns every home's current state. A policy with another digest starts every home
+// over, ungated; a new home restores its state from its persisted block when that block
+// was made under the same policy; a home that is not in targets stops being probed.
+func (p *Prober) Sync(key types.NamespacedName, policy probe.Policy, digest string, targets []ProbeTarget) map[string]probe.State {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	mp := p.maps[key]
+	if mp != nil && mp.digest != digest {
+		p.dropLocked(mp)
+		mp = nil
+	}
+	if mp == nil {
+		mp = &mapProbes{key: key, policy: policy.DeepCopy(), digest: digest, homes: map[string]*homeProbe{}}
+		p.maps[key] = mp
+	}
+	wanted := make(map[string]bool, len(targets))
+	states := make(map[string]probe.State, len(targets))
+	now := p.now()
+	for _, t := range targets {
+		wanted[t.Cluster] = true
+		h := mp.homes[t.Cluster]
+		if h == nil {
+			h = &homeProbe{owner: mp, cluster: t.Cluster, index: -1, state: probe.Seed(t.Persisted, digest)}
+			mp.homes[t.Cluster] = h
+			// Every home of a map shares the map's offset, so the homes of one map are
+			// probed together and their results reach the map in one write.
+			p.queue.schedule(h, probe.FirstDue(now, key.String(), policy.Period))
+		}
+		h.endpoint = t.Endpoint
+		states[t.Cluster] = h.state
+	}
+	for cluster, h := range mp.homes {
+		if !wanted[cluster] {
+			p.removeLocked(h)
+			delete(mp.homes, cluster)
+		}
+	}
+	p.poke()
+	return states
+}
+
+// Forget stops probing a map's homes and forgets their states.
+func (p *Prober) Forget(key types.NamespacedName) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if mp := p.maps[key]; mp != nil {
+		p.dropLocked(mp)
+	}
+}
+
+func (p *Prober) dropLocked(mp *mapProbes) {
+	for _, h := range mp.homes {
+		p.removeLocked(h)
+	}
+	delete(p.maps, mp.key)
+	forgetProbeMetrics(mp.key)
+}
+
+func (p *Prober) removeLocked(h *homeProbe) {
+	h.removed = true
+	p.queue.remove(h)
+	if h.cancel != nil {
+		h.cancel()
+	}
+}
+
+func (p *Prober) poke() {
+	select {
+	case p.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Start runs the schedule until ctx ends, then cancels the probes in flight (their
+// results are thrown away, never counted) and waits for them.
+func (p *Prober) Start(ctx context.Context) error {
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	for {
+		p.mu.Lock()
+		now := p.now()
+		for _, h := range p.queue.popDue(now) {
+			p.dispatchLocked(ctx, h, now)
+		}
+		next, ok := p.queue.next()
+		p.mu.Unlock()
+
+		wait := time.Hour
+		if ok {
+			wait = max(next.Sub(p.now()), 0)
+		}
+		timer.Reset(wait)
+		select {
+		case <-ctx.Done():
+			p.mu.Lock()
+			for _, mp := range p.maps {
+				for _, h := range mp.homes {
+					if h.cancel != nil {
+						h.cancel()
+					}
+				}
+			}
+			p.mu.Unlock()
+			p.inFlight.Wait()
+			return nil
+		case <-timer.C:
+		case <-p.wake:
+		}
+	}
+}
+
+func (p *Prober) dispatchLocked(ctx context.Context, h *homeProbe, now time.Time) {
+	reqCtx, cancel := context.WithCancel(ctx)
+	h.running, h.cancel = true, cancel
+	mp := h.owner
+	req := observer.Request{
+		Method:  mp.policy.Method,
+		URL:     strings.TrimSuffix(h.endpoint, "/") + mp.policy.Path,
+		Timeout: mp.policy.Timeout,
+	}
+	due := h.due
+	p.inFlight.Add(1)
+	go func() {
+		defer p.inFlight.Done()
+		defer cancel()
+		res := p.observer.Do(reqCtx, req)
+		observeLateness(now.Sub(due) + res.SlotWait)
+		p.finish(ctx, h, res)
+	}()
+}
+
+// finish records a probe's result and schedules the home's next probe one period after
+// this one was due, or later if it ran past that: a late home is not caught up with a
+// burst.
+func (p *Prober) finish(ctx context.Context, h *homeProbe, res observer.Result) {
+	p.mu.Lock()
+	h.running, h.cancel = false, nil
+	if h.removed {
+		p.mu.Unlock()
+		return
+	}
+	mp := h.owner
+	finished := p.now()
+	result, message, counted := probe.Classify(res, mp.policy)
+	var transition probe.Transition
+	if counted {
+		transition = h.state.Observe(result, message, finished, mp.policy)
+		countProbeResult(mp.key, result)
+	}
+	p.queue.schedule(h, probe.NextDue(h.due, finished, mp.policy.Period))
+	p.poke()
+	key := mp.key
+	p.mu.Unlock()
+
+	if !counted {
+		return
+	}
+	if transition != probe.NoChange {
+		logf.FromContext(ctx).V(1).Info("Probe gate changed", "InferenceService", key, "cluster", h.cluster, "transition", transition.String())
+	}
+	p.enqueue(ctx, key)
+}
+
+func (p *Prober) enqueue(ctx context.Context, key types.NamespacedName) {
+	obj := &omev1beta1.InferenceService{}
+	obj.Name, obj.Namespace = key.Name, key.Namespace
+	select {
+	case p.notify <- event.GenericEvent{Object: obj}:
+	case <-ctx.Done():
+	}
+}

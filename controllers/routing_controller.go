@@ -1,0 +1,202 @@
+package controllers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/klog/v2"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/source"
+
+	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/pkg/probe"
+	"github.com/ome-routing/operator/pkg/trafficmap"
+)
+
+// FieldManager is the field manager of every write the operator makes.
+const FieldManager = "ome-routing"
+
+// memberPendingRetry is how soon a service waiting for a member connection is looked at
+// again.
+const memberPendingRetry = time.Second
+
+// RoutingReconciler keeps the TrafficMap of every routed source InferenceService on the
+// control plane. It is the only writer of TrafficMaps: the prober hands it results and it
+// merges them into the map.
+type RoutingReconciler struct {
+	Client   client.Client
+	Recorder record.EventRecorder
+	Members  *Members
+	Prober   *Prober
+	// Enabled is the installation's routing.enabled.
+	Enabled bool
+	// InstallationProbe is the installation's probe, nil when it sets none.
+	InstallationProbe *probe.Policy
+	// Limits are the observer limits a service's probe must respect.
+	Limits probe.Limits
+}
+
+// +kubebuilder:rbac:groups=ome.io,resources=inferenceservices,verbs=get;list;watch
+// +kubebuilder:rbac:groups=ome.io,resources=inferenceservices/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=ome.io,resources=trafficmaps,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=ome.io,resources=trafficmaps/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+
+// Reconcile brings one service's TrafficMap up to date.
+func (r *RoutingReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	isvc := &omev1beta1.InferenceService{}
+	if err := r.Client.Get(ctx, req.NamespacedName, isvc); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.Prober.Forget(req.NamespacedName)
+		}
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	current, err := r.currentMap(ctx, isvc)
+	if errors.Is(err, errNotControlled) {
+		// Someone else's object: never touch it, and don't retry until something changes.
+		ctrl.LoggerFrom(ctx).Error(err, "Leaving TrafficMap alone", "InferenceService", klog.KObj(isvc))
+		return ctrl.Result{}, nil
+	}
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if !r.routed(isvc) {
+		r.Prober.Forget(req.NamespacedName)
+		return ctrl.Result{}, r.deleteMap(ctx, current)
+	}
+	policy, err := r.routingPolicy(isvc)
+	if err != nil {
+		r.refuse(ctx, isvc, err)
+		return ctrl.Result{}, nil
+	}
+	in, err := r.gather(ctx, isvc)
+	if errors.Is(err, errMemberPending) {
+		// The WorkloadCluster controller is connecting; look again shortly rather than
+		// write a map without that member's homes.
+		ctrl.LoggerFrom(ctx).V(1).Info("Waiting for member connection", "InferenceService", klog.KObj(isvc), "reason", err.Error())
+		return ctrl.Result{RequeueAfter: memberPendingRetry}, nil
+	}
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	r.attachProbes(req.NamespacedName, policy, in.homes, current)
+	result := trafficmap.Build(trafficmap.Input{
+		Candidates:      len(in.placement.Candidates),
+		Homes:           in.homes,
+		CapacityFactors: capacityFactors(isvc),
+		AllFailedPolicy: allFailedPolicy(policy),
+	})
+	if err := r.writePlacement(ctx, isvc, in.placement); err != nil {
+		return ctrl.Result{}, err
+	}
+	return ctrl.Result{}, r.writeMap(ctx, isvc, current, result)
+}
+
+// routed says whether the service takes part in routing: the installation has routing
+// on, the service is placed, and it has not opted out.
+func (r *RoutingReconciler) routed(isvc *omev1beta1.InferenceService) bool {
+	if !r.Enabled || isvc.Spec.Placement == nil {
+		return false
+	}
+	rt := isvc.Spec.Routing
+	return rt == nil || rt.Enabled == nil || *rt.Enabled
+}
+
+// routingPolicy resolves the service's probe and checks its capacity factors. Its errors
+// carry the prefixes users grep for.
+func (r *RoutingReconciler) routingPolicy(isvc *omev1beta1.InferenceService) (probe.Resolution, error) {
+	var serviceProbe *omev1beta1.RoutingProbe
+	if isvc.Spec.Routing != nil {
+		serviceProbe = isvc.Spec.Routing.Probe
+	}
+	res, err := probe.Resolve(r.InstallationProbe, serviceProbe, r.Limits)
+	if err != nil {
+		return res, err
+	}
+	if errs := trafficmap.ValidateCapacityFactors(capacityFactors(isvc)); len(errs) > 0 {
+		return res, fmt.Errorf("validate routing policy: %w", errors.Join(errs...))
+	}
+	return res, nil
+}
+
+// refuse freezes a service whose routing settings are refused: no probing, and its map
+// (or the lack of one) stays exactly as it is until the settings are fixed.
+func (r *RoutingReconciler) refuse(ctx context.Context, isvc *omev1beta1.InferenceService, err error) {
+	r.Prober.Forget(client.ObjectKeyFromObject(isvc))
+	ctrl.LoggerFrom(ctx).Error(err, "Refusing routing settings; the TrafficMap is frozen", "InferenceService", klog.KObj(isvc))
+	r.Recorder.Event(isvc, "Warning", EventRoutingPolicyRefused, err.Error())
+}
+
+// attachProbes hands the homes to the prober under the resolved policy and puts each
+// home's current probe record on it. Without a probe, homes carry no record.
+func (r *RoutingReconciler) attachProbes(key types.NamespacedName, policy probe.Resolution, homes []trafficmap.Home, current *omev1beta1.TrafficMap) {
+	if policy.Mode != probe.ModePolicy {
+		r.Prober.Forget(key)
+		return
+	}
+	persisted := map[string]*omev1beta1.TrafficMapProbe{}
+	if current != nil {
+		for i := range current.Spec.Entries {
+			persisted[current.Spec.Entries[i].Cluster] = current.Spec.Entries[i].Probe
+		}
+	}
+	targets := make([]ProbeTarget, len(homes))
+	for i, h := range homes {
+		targets[i] = ProbeTarget{Cluster: h.Cluster, Endpoint: h.Endpoint, Persisted: persisted[h.Cluster]}
+	}
+	states := r.Prober.Sync(key, policy.Policy, policy.Digest, targets)
+	for i := range homes {
+		if st, ok := states[homes[i].Cluster]; ok {
+			homes[i].Probe = st.Record()
+		}
+	}
+}
+
+func allFailedPolicy(res probe.Resolution) omev1beta1.AllFailedPolicy {
+	if res.Mode != probe.ModePolicy {
+		return ""
+	}
+	return res.Policy.AllFailedPolicy
+}
+
+// SetupWithManager registers the reconciler and its watches: the sources, their maps, the
+// WorkloadClusters, the copies on every member, and the prober's results.
+func (r *RoutingReconciler) SetupWithManager(mgr ctrl.Manager, workers int) error {
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("routing").
+		For(&omev1beta1.InferenceService{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		Owns(&omev1beta1.TrafficMap{}).
+		Watches(&omev1beta1.WorkloadCluster{}, handler.EnqueueRequestsFromMapFunc(r.allSources)).
+		WatchesRawSource(source.Channel(r.Members.Events(), &handler.EnqueueRequestForObject{})).
+		WatchesRawSource(source.Channel(r.Prober.Events(), &handler.EnqueueRequestForObject{})).
+		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
+		Complete(r)
+}
+
+// allSources enqueues every placed service: a cluster's readiness or labels can change
+// the candidates of any of them.
+func (r *RoutingReconciler) allSources(ctx context.Context, _ client.Object) []ctrl.Request {
+	list := &omev1beta1.InferenceServiceList{}
+	if err := r.Client.List(ctx, list); err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "List InferenceServices")
+		return nil
+	}
+	reqs := make([]ctrl.Request, 0, len(list.Items))
+	for i := range list.Items {
+		if list.Items[i].Spec.Placement != nil {
+			reqs = append(reqs, ctrl.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])})
+		}
+	}
+	return reqs
+}

@@ -1,0 +1,76 @@
+package controllers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/pkg/placement"
+	"github.com/ome-routing/operator/pkg/trafficmap"
+)
+
+// gathered is what the members say about a service: where it is placed and its homes.
+type gathered struct {
+	placement omev1beta1.PlacementStatus
+	homes     []trafficmap.Home
+}
+
+// gather reads the candidate clusters and each one's copy of the service from the member
+// caches.
+func (r *RoutingReconciler) gather(ctx context.Context, isvc *omev1beta1.InferenceService) (gathered, error) {
+	clusters := &omev1beta1.WorkloadClusterList{}
+	if err := r.Client.List(ctx, clusters); err != nil {
+		return gathered{}, fmt.Errorf("list WorkloadClusters: %w", err)
+	}
+	var g gathered
+	for _, name := range placement.Candidates(isvc.Spec.Placement, clusters.Items) {
+		cand := omev1beta1.PlacementCandidate{Cluster: name}
+		copy, err := r.memberCopy(ctx, name, client.ObjectKeyFromObject(isvc))
+		if err != nil {
+			return gathered{}, err
+		}
+		if placement.Addressable(copy) {
+			reps := placement.CopyReplicas(copy)
+			cand.Endpoint, cand.AdmittedReplicas, cand.ReadyReplicas = copy.Status.URL, reps.Allocated, reps.Ready
+			g.homes = append(g.homes, trafficmap.Home{
+				Cluster: name, Endpoint: copy.Status.URL, Allocated: reps.Allocated, Ready: reps.Ready,
+			})
+		}
+		g.placement.Candidates = append(g.placement.Candidates, cand)
+	}
+	g.placement.Phase = placement.Phase(len(g.homes))
+	return g, nil
+}
+
+// errMemberPending means a candidate cluster is Ready but this process has not connected
+// to it yet, as right after a restart. Its copies are unknown, not absent: writing the map
+// now would drop its entry, and with it a persisted gate.
+var errMemberPending = errors.New("member cluster not connected yet")
+
+// memberCopy is the service's copy on a member, or nil when the member holds none.
+func (r *RoutingReconciler) memberCopy(ctx context.Context, cluster string, key client.ObjectKey) (*omev1beta1.InferenceService, error) {
+	reader := r.Members.Reader(cluster)
+	if reader == nil {
+		return nil, fmt.Errorf("%s: %w", cluster, errMemberPending)
+	}
+	copy := &omev1beta1.InferenceService{}
+	if err := reader.Get(ctx, key, copy); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("read copy of %s on %s: %w", key, cluster, err)
+	}
+	return copy, nil
+}
+
+func capacityFactors(isvc *omev1beta1.InferenceService) map[string]resource.Quantity {
+	if isvc.Spec.Routing == nil {
+		return nil
+	}
+	return isvc.Spec.Routing.CapacityFactors
+}

@@ -1,0 +1,152 @@
+package controllers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/pkg/trafficmap"
+)
+
+// errNotControlled marks a TrafficMap with the service's name that the service does not
+// control.
+var errNotControlled = errors.New("not controlled by the service")
+
+// currentMap is the service's TrafficMap, nil when there is none. A map of that name that
+// the service does not control is an errNotControlled error.
+func (r *RoutingReconciler) currentMap(ctx context.Context, isvc *omev1beta1.InferenceService) (*omev1beta1.TrafficMap, error) {
+	tm := &omev1beta1.TrafficMap{}
+	if err := r.Client.Get(ctx, client.ObjectKeyFromObject(isvc), tm); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	if ref := metav1.GetControllerOf(tm); ref == nil || ref.UID != isvc.UID {
+		return nil, fmt.Errorf("TrafficMap %s/%s exists but is not controlled by InferenceService UID %s: %w",
+			tm.Namespace, tm.Name, isvc.UID, errNotControlled)
+	}
+	return tm, nil
+}
+
+func (r *RoutingReconciler) deleteMap(ctx context.Context, tm *omev1beta1.TrafficMap) error {
+	if tm == nil {
+		return nil
+	}
+	return client.IgnoreNotFound(r.Client.Delete(ctx, tm, client.Preconditions{UID: &tm.UID}))
+}
+
+// writePlacement records on the source service where it is placed, when that changed.
+func (r *RoutingReconciler) writePlacement(ctx context.Context, isvc *omev1beta1.InferenceService, placed omev1beta1.PlacementStatus) error {
+	if isvc.Status.Placement != nil && equality.Semantic.DeepEqual(*isvc.Status.Placement, placed) {
+		return nil
+	}
+	before := isvc.DeepCopy()
+	isvc.Status.Placement = &placed
+	return r.Client.Status().Patch(ctx, isvc, client.MergeFrom(before), client.FieldOwner(FieldManager))
+}
+
+// writeMap creates or updates the service's TrafficMap from the built result. The spec and
+// the status are each written only when they differ, so a steady service costs no writes
+// and a hand edit is put back.
+func (r *RoutingReconciler) writeMap(ctx context.Context, isvc *omev1beta1.InferenceService, current *omev1beta1.TrafficMap, result trafficmap.Result) error {
+	spec := omev1beta1.TrafficMapSpec{
+		Service:                isvc.Name,
+		Mode:                   isvc.Spec.Placement.Mode,
+		ObservedISVCGeneration: isvc.Generation,
+		Entries:                result.Entries,
+	}
+	tm := current
+	switch {
+	case tm == nil:
+		tm = &omev1beta1.TrafficMap{ObjectMeta: metav1.ObjectMeta{Name: isvc.Name, Namespace: isvc.Namespace}, Spec: spec}
+		if err := controllerutil.SetControllerReference(isvc, tm, r.Client.Scheme()); err != nil {
+			return err
+		}
+		if err := r.Client.Create(ctx, tm, client.FieldOwner(FieldManager)); err != nil {
+			return err
+		}
+	case !equality.Semantic.DeepEqual(tm.Spec, spec):
+		tm = tm.DeepCopy()
+		tm.Spec = spec
+		if err := r.Client.Update(ctx, tm, client.FieldOwner(FieldManager)); err != nil {
+			return err
+		}
+	}
+	r.announce(isvc, current, result)
+	setGatedHomes(client.ObjectKeyFromObject(isvc), countGated(result.Entries))
+	return r.writeMapStatus(ctx, isvc, tm, result.Routable)
+}
+
+func (r *RoutingReconciler) writeMapStatus(ctx context.Context, isvc *omev1beta1.InferenceService, tm *omev1beta1.TrafficMap, routable trafficmap.Condition) error {
+	before := tm.DeepCopy()
+	changed := meta.SetStatusCondition(&tm.Status.Conditions, metav1.Condition{
+		Type:               omev1beta1.TrafficMapRoutable,
+		Status:             routable.Status,
+		Reason:             routable.Reason,
+		Message:            routable.Message,
+		ObservedGeneration: tm.Generation,
+	})
+	if !changed && tm.Status.SourceUID == string(isvc.UID) {
+		return nil
+	}
+	tm.Status.SourceUID = string(isvc.UID)
+	return r.Client.Status().Patch(ctx, tm, client.MergeFrom(before), client.FieldOwner(FieldManager))
+}
+
+// announce emits events for the gate transitions between the current map and the new
+// entries, and when every home has just failed.
+func (r *RoutingReconciler) announce(isvc *omev1beta1.InferenceService, current *omev1beta1.TrafficMap, result trafficmap.Result) {
+	was := map[string]bool{}
+	wasAllFailed := false
+	if current != nil {
+		for _, e := range current.Spec.Entries {
+			was[e.Cluster] = e.Probe != nil && e.Probe.Gated
+		}
+		c := meta.FindStatusCondition(current.Status.Conditions, omev1beta1.TrafficMapRoutable)
+		wasAllFailed = c != nil && c.Reason == omev1beta1.ReasonAllHomesProbeFailed
+	}
+	for _, e := range result.Entries {
+		gated := e.Probe != nil && e.Probe.Gated
+		switch {
+		case gated && !was[e.Cluster]:
+			r.Recorder.Eventf(isvc, "Warning", EventHomeGated, "Cluster %s gated after %d probe failures in a row: %s",
+				e.Cluster, e.Probe.ConsecutiveFailures, e.Probe.Message)
+		case !gated && was[e.Cluster] && e.Probe != nil:
+			r.Recorder.Eventf(isvc, "Normal", EventHomeUngated, "Cluster %s gate lifted: %s", e.Cluster, e.Probe.Message)
+		case !gated && was[e.Cluster]:
+			r.Recorder.Eventf(isvc, "Normal", EventHomeUngated, "Cluster %s gate lifted: the probe policy changed or was turned off", e.Cluster)
+		}
+	}
+	if result.Routable.Reason == omev1beta1.ReasonAllHomesProbeFailed && !wasAllFailed {
+		r.Recorder.Eventf(isvc, "Warning", EventAllHomesProbeFailed, "allFailedPolicy %s applied: %s",
+			allFailedPolicyName(result.Routable.Status), result.Routable.Message)
+	}
+}
+
+// allFailedPolicyName names the policy from the condition it produced: PreserveTraffic
+// keeps the service Routable, Drain does not.
+func allFailedPolicyName(status metav1.ConditionStatus) omev1beta1.AllFailedPolicy {
+	if status == metav1.ConditionTrue {
+		return omev1beta1.AllFailedPreserveTraffic
+	}
+	return omev1beta1.AllFailedDrain
+}
+
+func countGated(entries []omev1beta1.TrafficMapEntry) int {
+	n := 0
+	for _, e := range entries {
+		if e.Probe != nil && e.Probe.Gated {
+			n++
+		}
+	}
+	return n
+}

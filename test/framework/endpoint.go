@@ -1,0 +1,159 @@
+package framework
+
+import (
+	"errors"
+	"net"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Mode is how an Endpoint answers.
+type Mode string
+
+// The ways an Endpoint can behave.
+const (
+	// Serve answers 200 with a small model list.
+	Serve Mode = "200"
+	// Unavailable answers 503.
+	Unavailable Mode = "503"
+	// Redirect answers 301 to itself.
+	Redirect Mode = "301"
+	// Hang accepts the request and never answers until the mode changes.
+	Hang Mode = "hang"
+	// Refuse closes the listening socket, so connections are refused.
+	Refuse Mode = "refuse"
+)
+
+// Endpoint is a real HTTP server on loopback that stands in for a model server. Tests
+// switch how it answers, and read how many requests it has had and how many were in
+// flight at once.
+type Endpoint struct {
+	addr string
+
+	mu       sync.Mutex
+	mode     Mode
+	listener net.Listener
+	server   *http.Server
+	release  chan struct{}
+
+	delay time.Duration
+
+	requests atomic.Int64
+	inFlight *InFlight
+}
+
+// InFlight counts requests in flight, across every endpoint that shares it, and the most
+// seen at once.
+type InFlight struct {
+	now, max atomic.Int64
+}
+
+// Max is the most requests that were in flight at once.
+func (g *InFlight) Max() int64 { return g.max.Load() }
+
+func (g *InFlight) enter() {
+	n := g.now.Add(1)
+	for {
+		m := g.max.Load()
+		if n <= m || g.max.CompareAndSwap(m, n) {
+			return
+		}
+	}
+}
+
+func (g *InFlight) leave() { g.now.Add(-1) }
+
+// StartEndpoint starts an endpoint on a free loopback port, answering 200. Every request
+// is counted in inFlight, which endpoints may share; nil gives the endpoint its own.
+func StartEndpoint(inFlight *InFlight) (*Endpoint, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	if inFlight == nil {
+		inFlight = &InFlight{}
+	}
+	e := &Endpoint{addr: l.Addr().String(), mode: Serve, release: make(chan struct{}), inFlight: inFlight}
+	e.serve(l)
+	return e, nil
+}
+
+// URL is the endpoint's base address, the value a copy reports in status.url.
+func (e *Endpoint) URL() string { return "http://" + e.addr }
+
+// Requests is how many requests the endpoint has received.
+func (e *Endpoint) Requests() int64 { return e.requests.Load() }
+
+// SetDelay makes every answer wait d first, so that requests overlap.
+func (e *Endpoint) SetDelay(d time.Duration) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.delay = d
+}
+
+// Set switches how the endpoint answers from now on.
+func (e *Endpoint) Set(mode Mode) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.mode == Hang && mode != Hang {
+		close(e.release)
+		e.release = make(chan struct{})
+	}
+	switch {
+	case mode == Refuse && e.listener != nil:
+		_ = e.server.Close()
+		e.listener, e.server = nil, nil
+	case mode != Refuse && e.listener == nil:
+		l, err := net.Listen("tcp", e.addr)
+		if err != nil {
+			return err
+		}
+		e.serve(l)
+	}
+	e.mode = mode
+	return nil
+}
+
+// Close stops the endpoint.
+func (e *Endpoint) Close() {
+	_ = e.Set(Refuse)
+}
+
+func (e *Endpoint) serve(l net.Listener) {
+	e.listener = l
+	e.server = &http.Server{Handler: http.HandlerFunc(e.handle), ReadHeaderTimeout: 5 * time.Second}
+	srv := e.server
+	go func() {
+		if err := srv.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			panic(err)
+		}
+	}()
+}
+
+func (e *Endpoint) handle(w http.ResponseWriter, r *http.Request) {
+	e.requests.Add(1)
+	e.inFlight.enter()
+	defer e.inFlight.leave()
+	e.mu.Lock()
+	mode, release, delay := e.mode, e.release, e.delay
+	e.mu.Unlock()
+	if delay > 0 {
+		time.Sleep(delay)
+	}
+	switch mode {
+	case Unavailable:
+		http.Error(w, "unavailable", http.StatusServiceUnavailable)
+	case Redirect:
+		http.Redirect(w, r, r.URL.Path, http.StatusMovedPermanently)
+	case Hang:
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	default:
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"object":"list","data":[{"id":"qwen3-0-6b","object":"model"}]}`))
+	}
+}

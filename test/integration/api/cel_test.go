@@ -1,0 +1,191 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"regexp"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/test/probecases"
+)
+
+const celNamespace = "api-cel"
+
+// validProbe is a complete probe that every rule accepts: the base an UPDATE case starts from.
+const validProbe = `{"path": "/v1/models", "method": "GET", "acceptStatuses": [200],
+  "gateStatuses": [404, 500, 502, 503, 504], "period": "30s", "timeout": "5s",
+  "failureThreshold": 3, "successThreshold": 2, "allFailedPolicy": "Drain"}`
+
+// isvcWithProbe is an InferenceService whose spec.routing.probe is exactly the given JSON.
+// It is unstructured so that a field the JSON leaves out is not sent at all.
+func isvcWithProbe(namespace, probe string) *unstructured.Unstructured {
+	GinkgoHelper()
+	raw, err := json.Marshal(map[string]any{
+		"apiVersion": omev1beta1.GroupVersion.String(),
+		"kind":       "InferenceService",
+		"metadata":   map[string]any{"generateName": "probe-", "namespace": namespace},
+		"spec":       map[string]any{"routing": map[string]any{"probe": json.RawMessage(probe)}},
+	})
+	Expect(err).NotTo(HaveOccurred(), "probe JSON %s", probe)
+	u := &unstructured.Unstructured{}
+	Expect(u.UnmarshalJSON(raw)).To(Succeed())
+	return u
+}
+
+// expectVerdict checks a write against a case: accepted with the probe stored as sent, or
+// refused as invalid with the case's message.
+func expectVerdict(err error, c probecases.Case, stored *unstructured.Unstructured) {
+	GinkgoHelper()
+	if c.CELMessage == "" {
+		Expect(err).NotTo(HaveOccurred())
+		probe, found, nestedErr := unstructured.NestedFieldNoCopy(stored.Object, "spec", "routing", "probe")
+		Expect(nestedErr).NotTo(HaveOccurred())
+		Expect(found).To(BeTrue(), "spec.routing.probe was not stored")
+		got, jsonErr := json.Marshal(probe)
+		Expect(jsonErr).NotTo(HaveOccurred())
+		Expect(got).To(MatchJSON(c.JSON), "the stored probe differs from the one sent")
+		return
+	}
+	Expect(err).To(HaveOccurred(), "the API server accepted a probe it must refuse")
+	Expect(apierrors.IsInvalid(err)).To(BeTrue(), "want an Invalid error, got: %v", err)
+	Expect(err.Error()).To(ContainSubstring(c.CELMessage))
+}
+
+func probeCaseEntries() []TableEntry {
+	entries := make([]TableEntry, 0, len(probecases.Cases))
+	for _, c := range probecases.Cases {
+		entries = append(entries, Entry(c.Name, c))
+	}
+	return entries
+}
+
+var _ = Describe("spec.routing.probe admission", func() {
+	BeforeEach(func(ctx context.Context) { ensureNamespace(ctx, celNamespace) })
+
+	DescribeTable("on CREATE",
+		func(ctx context.Context, c probecases.Case) {
+			isvc := isvcWithProbe(celNamespace, c.JSON)
+			expectVerdict(k8s.Create(ctx, isvc), c, isvc)
+		},
+		probeCaseEntries(),
+	)
+
+	DescribeTable("on UPDATE of a service that had a valid probe",
+		func(ctx context.Context, c probecases.Case) {
+			isvc := isvcWithProbe(celNamespace, validProbe)
+			Expect(k8s.Create(ctx, isvc)).To(Succeed())
+
+			isvc.Object["spec"] = isvcWithProbe(celNamespace, c.JSON).Object["spec"]
+			expectVerdict(k8s.Update(ctx, isvc), c, isvc)
+		},
+		probeCaseEntries(),
+	)
+
+	It("names the status that is in both lists", func(ctx context.Context) {
+		overlap := strings.Replace(validProbe, `"acceptStatuses": [200]`, `"acceptStatuses": [200, 503]`, 1)
+		Expect(overlap).NotTo(Equal(validProbe))
+
+		err := k8s.Create(ctx, isvcWithProbe(celNamespace, overlap))
+		Expect(err).To(HaveOccurred())
+		Expect(err.Error()).To(ContainSubstring("status 503 is in both acceptStatuses and gateStatuses"))
+
+		isvc := isvcWithProbe(celNamespace, validProbe)
+		Expect(k8s.Create(ctx, isvc)).To(Succeed())
+		isvc.Object["spec"] = isvcWithProbe(celNamespace, overlap).Object["spec"]
+		err = k8s.Update(ctx, isvc)
+		Expect(err).To(HaveOccurred())
+		Expect(err.Error()).To(ContainSubstring("status 503 is in both acceptStatuses and gateStatuses"))
+	})
+
+	It("has a case for every rule of the probe's schema", func(ctx context.Context) {
+		Expect(probecases.Cases).To(ContainElement(HaveField("CELMessage", BeEmpty())), "no case is accepted")
+		Expect(probecases.Cases).To(ContainElement(HaveField("CELMessage", Not(BeEmpty()))), "no case is refused")
+
+		rules := probeRules(ctx)
+		Expect(rules).NotTo(BeEmpty())
+		for i, rule := range rules {
+			var others []string
+			for j, other := range rules {
+				if j != i {
+					others = append(others, other)
+				}
+			}
+			Expect(probecases.Cases).To(ContainElement(WithTransform(func(c probecases.Case) bool {
+				return matchesOnly(c.CELMessage, rule, others)
+			}, BeTrue())), "no case expects the message %q", rule)
+		}
+	})
+})
+
+// quoted finds the string literals of a CEL messageExpression, and formatVerb the
+// placeholders of a literal that the expression formats.
+var (
+	quoted     = regexp.MustCompile(`'([^']*)'`)
+	formatVerb = regexp.MustCompile(`%[a-z]`)
+)
+
+// probeRules reads the probe's CEL rules from the CRD the API server serves and returns
+// each rule's message; for a messageExpression, the longest fixed text of its literals.
+func probeRules(ctx context.Context) []string {
+	GinkgoHelper()
+	crd := &unstructured.Unstructured{}
+	crd.SetAPIVersion("apiextensions.k8s.io/v1")
+	crd.SetKind("CustomResourceDefinition")
+	Expect(k8s.Get(ctx, client.ObjectKey{Name: "inferenceservices.ome.io"}, crd)).To(Succeed())
+	versions, _, err := unstructured.NestedSlice(crd.Object, "spec", "versions")
+	Expect(err).NotTo(HaveOccurred())
+	var messages []string
+	for _, v := range versions {
+		version := v.(map[string]any)
+		if version["name"] != omev1beta1.GroupVersion.Version {
+			continue
+		}
+		rules, found, err := unstructured.NestedSlice(version, "schema", "openAPIV3Schema",
+			"properties", "spec", "properties", "routing", "properties", "probe", "x-kubernetes-validations")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(found).To(BeTrue(), "the probe schema has no CEL rules")
+		for _, r := range rules {
+			rule := r.(map[string]any)
+			if msg, ok := rule["message"].(string); ok && msg != "" {
+				messages = append(messages, msg)
+				continue
+			}
+			expr, _ := rule["messageExpression"].(string)
+			longest := ""
+			for _, m := range quoted.FindAllStringSubmatch(expr, -1) {
+				for _, piece := range formatVerb.Split(m[1], -1) {
+					if lit := strings.TrimSpace(piece); len(lit) > len(longest) {
+						longest = lit
+					}
+				}
+			}
+			Expect(longest).NotTo(BeEmpty(), "rule %v has neither a message nor a literal", rule)
+			messages = append(messages, longest)
+		}
+	}
+	return messages
+}
+
+// matchesOnly says whether a case's expected message picks out this rule's message and no
+// other: it is part of the message, or contains it (a messageExpression's literal).
+func matchesOnly(want, rule string, others []string) bool {
+	matches := func(msg string) bool {
+		return want != "" && (strings.Contains(msg, want) || strings.Contains(want, msg))
+	}
+	if !matches(rule) {
+		return false
+	}
+	for _, other := range others {
+		if matches(other) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,194 @@
+package routing
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"github.com/onsi/gomega/gbytes"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/test/framework"
+)
+
+// probeSpec is the spec's probe block with the given period, timeout and policy.
+func probeSpec(period, timeout time.Duration, policy omev1beta1.AllFailedPolicy) *omev1beta1.RoutingProbe {
+	return &omev1beta1.RoutingProbe{
+		Path:             "/v1/models",
+		Method:           omev1beta1.ProbeMethodGet,
+		AcceptStatuses:   []omev1beta1.HTTPStatus{200},
+		GateStatuses:     []omev1beta1.HTTPStatus{404, 500, 502, 503, 504},
+		Period:           &metav1.Duration{Duration: period},
+		Timeout:          &metav1.Duration{Duration: timeout},
+		FailureThreshold: ptr.To[int32](3),
+		SuccessThreshold: ptr.To[int32](2),
+		AllFailedPolicy:  policy,
+	}
+}
+
+// service is a source InferenceService on the control plane and the endpoints its copies
+// report on each worker.
+type service struct {
+	key       client.ObjectKey
+	endpoints map[string]*framework.Endpoint
+}
+
+// newService creates a namespace and a source service placed on the named workers with
+// the given routing settings, an endpoint per worker, and a ready copy on each worker
+// with the given ready replicas.
+func newService(ctx context.Context, name string, routing *omev1beta1.Routing, ready map[string]int32) *service {
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: name + "-"}}
+	Expect(fleet.ControlPlane.Client.Create(ctx, ns)).To(Succeed())
+	s := &service{key: client.ObjectKey{Namespace: ns.Name, Name: name}, endpoints: map[string]*framework.Endpoint{}}
+	var workers []string
+	for w := range ready {
+		workers = append(workers, w)
+	}
+	for _, w := range workers {
+		ep, err := framework.StartEndpoint(nil)
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(ep.Close)
+		s.endpoints[w] = ep
+		placeCopy(ctx, w, s.key, ep.URL(), ready[w], ready[w])
+	}
+	isvc := &omev1beta1.InferenceService{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns.Name},
+		Spec: omev1beta1.InferenceServiceSpec{
+			Model:   &omev1beta1.ModelRef{Name: name},
+			Runtime: &omev1beta1.RuntimeRef{Name: "srt-" + name},
+			Placement: &omev1beta1.Placement{
+				Policy: omev1beta1.PlacementPolicyClusterAffinity,
+				Mode:   omev1beta1.PlacementModeAll,
+				ClusterAffinity: []omev1beta1.ClusterAffinityTerm{{MatchFields: []omev1beta1.FieldSelectorRequirement{
+					{Key: "metadata.name", Operator: omev1beta1.MatchOperatorIn, Values: workers},
+				}}},
+			},
+			Routing: routing,
+		},
+	}
+	Expect(fleet.ControlPlane.Client.Create(ctx, isvc)).To(Succeed())
+	return s
+}
+
+// placeCopy creates or updates the service's copy on a worker with its status, as the
+// workload cluster's own controllers would report it.
+func placeCopy(ctx context.Context, worker string, key client.ObjectKey, url string, allocated, ready int32) {
+	c := fleet.Workers[worker].Client
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: key.Namespace}}
+	Expect(client.IgnoreAlreadyExists(c.Create(ctx, ns))).To(Succeed())
+	copy := &omev1beta1.InferenceService{}
+	if err := c.Get(ctx, key, copy); err != nil {
+		Expect(client.IgnoreNotFound(err)).To(Succeed())
+		copy = &omev1beta1.InferenceService{ObjectMeta: metav1.ObjectMeta{Name: key.Name, Namespace: key.Namespace}}
+		Expect(c.Create(ctx, copy)).To(Succeed())
+	}
+	copy.Status.URL = url
+	copy.Status.Components = &omev1beta1.ComponentsStatus{Engine: &omev1beta1.ComponentStatus{DesiredReplicas: allocated, ReadyReplicas: ready}}
+	meta.SetStatusCondition(&copy.Status.Conditions, metav1.Condition{Type: omev1beta1.InferenceServiceIngressReady, Status: metav1.ConditionTrue, Reason: "Ready"})
+	meta.SetStatusCondition(&copy.Status.Conditions, metav1.Condition{Type: omev1beta1.InferenceServiceReady, Status: metav1.ConditionTrue, Reason: "Ready"})
+	Expect(c.Status().Update(ctx, copy)).To(Succeed())
+}
+
+// trafficMap reads the service's TrafficMap.
+func (s *service) trafficMap(g Gomega) *omev1beta1.TrafficMap {
+	tm := &omev1beta1.TrafficMap{}
+	g.Expect(fleet.ControlPlane.Client.Get(context.Background(), s.key, tm)).To(Succeed())
+	return tm
+}
+
+// table is what the spec's Step 3 jsonpath command prints, one line per entry:
+// cluster, weight, healthy, probe result and probe message.
+func (s *service) table(g Gomega) []string {
+	var lines []string
+	for _, e := range s.trafficMap(g).Spec.Entries {
+		result, message := "", ""
+		if e.Probe != nil {
+			result, message = string(e.Probe.Result), e.Probe.Message
+		}
+		lines = append(lines, fmt.Sprintf("%s %d %t %s %s", e.Cluster, e.Weight, e.Healthy, result, message))
+	}
+	return lines
+}
+
+// entry is the map's entry for a cluster.
+func (s *service) entry(g Gomega, cluster string) omev1beta1.TrafficMapEntry {
+	for _, e := range s.trafficMap(g).Spec.Entries {
+		if e.Cluster == cluster {
+			return e
+		}
+	}
+	g.Expect(cluster).To(BeEmpty(), "the map has no entry for this cluster")
+	return omev1beta1.TrafficMapEntry{}
+}
+
+// routable is the map's Routable condition.
+func (s *service) routable(g Gomega) metav1.Condition {
+	c := meta.FindStatusCondition(s.trafficMap(g).Status.Conditions, omev1beta1.TrafficMapRoutable)
+	g.Expect(c).NotTo(BeNil())
+	return *c
+}
+
+// update changes the source service.
+func (s *service) update(ctx context.Context, mutate func(*omev1beta1.InferenceService)) {
+	Eventually(func(g Gomega) {
+		isvc := &omev1beta1.InferenceService{}
+		g.Expect(fleet.ControlPlane.Client.Get(ctx, s.key, isvc)).To(Succeed())
+		mutate(isvc)
+		g.Expect(fleet.ControlPlane.Client.Update(ctx, isvc)).To(Succeed())
+	}, timeout, interval).Should(Succeed())
+}
+
+// set switches how a worker's endpoint answers.
+func (s *service) set(worker string, mode framework.Mode) {
+	Expect(s.endpoints[worker].Set(mode)).To(Succeed())
+}
+
+// events are the messages of the service's events with the given reason.
+func (s *service) events(g Gomega, reason string) []string {
+	list := &corev1.EventList{}
+	g.Expect(fleet.ControlPlane.Client.List(context.Background(), list, client.InNamespace(s.key.Namespace))).To(Succeed())
+	var out []string
+	for _, e := range list.Items {
+		if e.InvolvedObject.Name == s.key.Name && e.Reason == reason {
+			out = append(out, e.Message)
+		}
+	}
+	return out
+}
+
+func both(ready int32) map[string]int32 {
+	return map[string]int32{"worker-a": ready, "worker-b": ready}
+}
+
+func withProbe(p *omev1beta1.RoutingProbe) *omev1beta1.Routing {
+	return &omev1beta1.Routing{Probe: p}
+}
+
+// gbytesSay matches a log buffer that has said the literal text, at any point.
+func gbytesSay(text string) OmegaMatcher {
+	return gbytes.Say(regexp.QuoteMeta(text))
+}
+
+// newServiceIn creates a routed source service, placed on both workers, in an existing
+// namespace, with no copies.
+func newServiceIn(ctx context.Context, namespace, name string) client.ObjectKey {
+	isvc := &omev1beta1.InferenceService{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace},
+		Spec: omev1beta1.InferenceServiceSpec{Placement: &omev1beta1.Placement{
+			Policy: omev1beta1.PlacementPolicyClusterAffinity,
+			ClusterAffinity: []omev1beta1.ClusterAffinityTerm{{MatchFields: []omev1beta1.FieldSelectorRequirement{
+				{Key: "metadata.name", Operator: omev1beta1.MatchOperatorIn, Values: []string{"worker-a", "worker-b"}},
+			}}},
+		}},
+	}
+	Expect(fleet.ControlPlane.Client.Create(ctx, isvc)).To(Succeed())
+	return client.ObjectKeyFromObject(isvc)
+}

@@ -1,0 +1,122 @@
+package routing
+
+import (
+	"context"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/test/framework"
+)
+
+var _ = Describe("The routing probe", func() {
+	It("reports both clusters passing", func(ctx context.Context) {
+		s := newService(ctx, "both-pass", nil, both(1))
+		Eventually(s.table).WithTimeout(timeout).WithPolling(interval).Should(Equal([]string{
+			"worker-a 1 true Passing HTTP 200",
+			"worker-b 1 true Passing HTTP 200",
+		}))
+		Expect(s.routable(Default).Reason).To(Equal(omev1beta1.ReasonRoutable))
+	})
+
+	It("gates a cluster after exactly failureThreshold failures and lifts it after successThreshold passes", func(ctx context.Context) {
+		s := newService(ctx, "gate", nil, both(1))
+		Eventually(s.table).WithTimeout(timeout).WithPolling(interval).Should(HaveLen(2))
+		Eventually(func(g Gomega) { g.Expect(s.entry(g, "worker-b").Probe).NotTo(BeNil()) }, timeout, interval).Should(Succeed())
+		s.set("worker-b", framework.Unavailable)
+
+		// Watch the failures climb: ungated at 1 and 2, gated when the count reaches 3.
+		seen := map[int32]bool{}
+		Eventually(func(g Gomega) {
+			p := s.entry(g, "worker-b").Probe
+			g.Expect(p).NotTo(BeNil())
+			if p.Result == omev1beta1.ProbeFailing && !p.Gated {
+				seen[p.ConsecutiveFailures] = true
+			}
+			g.Expect(p.Gated).To(BeTrue())
+			g.Expect(p.ConsecutiveFailures).To(Equal(int32(3)), "gated at exactly failureThreshold")
+		}, timeout, interval/2).Should(Succeed())
+		Expect(seen).To(HaveKey(int32(1)))
+		Expect(seen).To(HaveKey(int32(2)))
+		Expect(s.table(Default)).To(Equal([]string{
+			"worker-a 1 true Passing HTTP 200",
+			"worker-b 0 false Failing HTTP 503",
+		}))
+		Eventually(func(g Gomega) []string { return s.events(g, "HomeGated") }, timeout, interval).Should(
+			ContainElement(ContainSubstring("Cluster worker-b gated")))
+
+		// One pass leaves the gate closed; the second in a row lifts it.
+		s.set("worker-b", framework.Serve)
+		Eventually(func(g Gomega) {
+			p := s.entry(g, "worker-b").Probe
+			g.Expect(p.Result).To(Equal(omev1beta1.ProbePassing))
+			g.Expect(p.Gated).To(BeTrue(), "one pass must not lift the gate")
+		}, timeout, interval/2).Should(Succeed())
+		Eventually(s.table).WithTimeout(timeout).WithPolling(interval).Should(Equal([]string{
+			"worker-a 1 true Passing HTTP 200",
+			"worker-b 1 true Passing HTTP 200",
+		}))
+		Expect(s.entry(Default, "worker-b").Probe.ConsecutiveFailures).To(BeZero())
+		Eventually(func(g Gomega) []string { return s.events(g, "HomeUngated") }, timeout, interval).ShouldNot(BeEmpty())
+	})
+
+	It("keeps a redirect Unknown and never gates on it", func(ctx context.Context) {
+		s := newService(ctx, "redirect", nil, both(1))
+		s.set("worker-b", framework.Redirect)
+		Eventually(func(g Gomega) {
+			p := s.entry(g, "worker-b").Probe
+			g.Expect(p).NotTo(BeNil())
+			g.Expect(p.Result).To(Equal(omev1beta1.ProbeUnknown))
+			g.Expect(p.Message).To(Equal("HTTP 301 (not in accept or gate list)"))
+		}, timeout, interval).Should(Succeed())
+		Consistently(func(g Gomega) {
+			e := s.entry(g, "worker-b")
+			g.Expect(e.Probe.Gated).To(BeFalse())
+			g.Expect(e.Probe.ConsecutiveFailures).To(BeZero())
+			g.Expect(e.Weight).To(Equal(int32(1)))
+		}, 4*period, interval).Should(Succeed())
+	})
+
+	It("preserves traffic when every cluster is gated under PreserveTraffic", func(ctx context.Context) {
+		s := newService(ctx, "preserve", nil, map[string]int32{"worker-a": 4, "worker-b": 2})
+		s.set("worker-a", framework.Unavailable)
+		s.set("worker-b", framework.Refuse)
+		Eventually(func(g Gomega) {
+			c := s.routable(g)
+			g.Expect(c.Status).To(Equal(metav1.ConditionTrue))
+			g.Expect(c.Reason).To(Equal(omev1beta1.ReasonAllHomesProbeFailed))
+			g.Expect(c.Message).To(Equal("2 home(s) have conclusive probe failures; preserving traffic among homes with ready capacity"))
+		}, timeout, interval).Should(Succeed())
+		tm := s.trafficMap(Default)
+		Expect(tm.Spec.Entries).To(HaveLen(2))
+		for _, e := range tm.Spec.Entries {
+			Expect(e.Healthy).To(BeFalse())
+			Expect(e.Probe.Gated).To(BeTrue())
+		}
+		Expect(tm.Spec.Entries[0].Weight).To(Equal(int32(2)), "weights as without a probe")
+		Expect(tm.Spec.Entries[1].Weight).To(Equal(int32(1)))
+		Expect(tm.Spec.Entries[1].Probe.Message).To(HavePrefix("transport error: "))
+		Eventually(func(g Gomega) []string { return s.events(g, "AllHomesProbeFailed") }, timeout, interval).Should(
+			ContainElement(ContainSubstring("PreserveTraffic")))
+	})
+
+	It("drains when every cluster is gated under Drain", func(ctx context.Context) {
+		s := newService(ctx, "drain", withProbe(probeSpec(period, 500*time.Millisecond, omev1beta1.AllFailedDrain)), both(1))
+		s.set("worker-a", framework.Unavailable)
+		s.set("worker-b", framework.Hang)
+		Eventually(func(g Gomega) {
+			c := s.routable(g)
+			g.Expect(c.Status).To(Equal(metav1.ConditionFalse))
+			g.Expect(c.Reason).To(Equal(omev1beta1.ReasonAllHomesProbeFailed))
+			g.Expect(c.Message).To(Equal("2 home(s) have conclusive probe failures; all route weights are zero"))
+		}, timeout, interval).Should(Succeed())
+		Expect(s.table(Default)).To(ConsistOf(
+			"worker-a 0 false Failing HTTP 503",
+			HavePrefix("worker-b 0 false Failing transport error: "),
+		))
+		Expect(s.events(Default, "AllHomesProbeFailed")).To(ContainElement(ContainSubstring("Drain")))
+	})
+})

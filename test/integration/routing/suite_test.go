@@ -1,0 +1,107 @@
+// Package routing is the operator's end-to-end suite: a control-plane API server and
+// workload-cluster API servers started by envtest, the controllers running in a real
+// manager against them, and real HTTP servers on loopback as the model endpoints.
+package routing
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"github.com/onsi/gomega/gbytes"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/controllers"
+	"github.com/ome-routing/operator/pkg/observer"
+	"github.com/ome-routing/operator/pkg/probe"
+	"github.com/ome-routing/operator/test/framework"
+)
+
+const (
+	// timeout is long enough for a gate to close and lift with one-second periods.
+	timeout  = 30 * time.Second
+	interval = 100 * time.Millisecond
+	// period is the probe period of the suite's policies.
+	period = time.Second
+)
+
+var (
+	fleet *framework.Fleet
+	// managerLog collects everything the running manager logs.
+	managerLog  *gbytes.Buffer
+	stopManager func()
+)
+
+func TestRouting(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "Routing suite")
+}
+
+var _ = BeforeSuite(func(ctx context.Context) {
+	var err error
+	fleet, err = framework.StartFleet(ctx, "worker-a", "worker-b", "worker-c")
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(fleet.Stop)
+	stopManager = startManager(installationProbe(omev1beta1.AllFailedPreserveTraffic), 16)
+	DeferCleanup(func() { stopManager() })
+}, NodeTimeout(2*time.Minute))
+
+// installationProbe is the installation's probe of the suite: the spec's Step 1 probe with
+// a one-second period.
+func installationProbe(policy omev1beta1.AllFailedPolicy) *probe.Policy {
+	p, errs := probe.Validate(probe.SpecFromAPI(probeSpec(period, 500*time.Millisecond, policy)), probe.InstallationPath)
+	Expect(errs).To(BeEmpty())
+	return &p
+}
+
+// startManager runs the controllers in a manager against the control plane, the way
+// cmd/manager does, and returns a function that stops it and waits for it to end.
+func startManager(installation *probe.Policy, maxRequests int64) func() {
+	obs, err := observer.New(observer.Options{MaxConcurrentRequests: maxRequests, MaxResponseBytes: 65536, AllowLoopback: true})
+	Expect(err).NotTo(HaveOccurred())
+	managerLog = gbytes.NewBuffer()
+	mgr, err := ctrl.NewManager(fleet.ControlPlane.Config, ctrl.Options{
+		Scheme:                 framework.Scheme,
+		Logger:                 zap.New(zap.WriteTo(GinkgoWriter), zap.WriteTo(managerLog), zap.UseDevMode(true)),
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+		// The suite restarts the manager in one process; controller names repeat.
+		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
+	})
+	Expect(err).NotTo(HaveOccurred())
+	Expect(controllers.Setup(mgr, controllers.Options{
+		RoutingEnabled:       true,
+		InstallationProbe:    installation,
+		Limits:               probe.Limits{MinPeriod: time.Second},
+		Observer:             obs,
+		RoutingWorkers:       4,
+		MemberTimeout:        2 * time.Second,
+		MemberHealthInterval: time.Second,
+		MemberGrace:          2 * time.Second,
+	})).To(Succeed())
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer GinkgoRecover()
+		defer close(done)
+		Expect(mgr.Start(ctx)).To(Succeed())
+	}()
+	return func() {
+		cancel()
+		<-done
+		obs.Close()
+	}
+}
+
+// restartManager replaces the running manager with one built from the arguments.
+func restartManager(installation *probe.Policy, maxRequests int64) {
+	stopManager()
+	stopManager = startManager(installation, maxRequests)
+}
