@@ -100,7 +100,7 @@ func (r *RoutingReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 	if err := r.writePlacement(ctx, isvc, in.placement); err != nil {
 		return ctrl.Result{}, err
 	}
-	return ctrl.Result{}, r.writeMap(ctx, isvc, current, result)
+	return ctrl.Result{}, r.writeMap(ctx, isvc, current, result, allFailedPolicy(policy))
 }
 
 // routed says whether the service takes part in routing: the installation has routing
@@ -125,7 +125,11 @@ func (r *RoutingReconciler) routingPolicy(isvc *omev1beta1.InferenceService) (pr
 		return res, err
 	}
 	if errs := trafficmap.ValidateCapacityFactors(capacityFactors(isvc)); len(errs) > 0 {
-		return res, fmt.Errorf("validate routing policy: %w", errors.Join(errs...))
+		// One line per problem, each with the prefix users grep for.
+		for i, e := range errs {
+			errs[i] = fmt.Errorf("validate routing policy: %w", e)
+		}
+		return res, errors.Join(errs...)
 	}
 	return res, nil
 }

@@ -57,7 +57,8 @@ func (r *RoutingReconciler) writePlacement(ctx context.Context, isvc *omev1beta1
 // writeMap creates or updates the service's TrafficMap from the built result. The spec and
 // the status are each written only when they differ, so a steady service costs no writes
 // and a hand edit is put back.
-func (r *RoutingReconciler) writeMap(ctx context.Context, isvc *omev1beta1.InferenceService, current *omev1beta1.TrafficMap, result trafficmap.Result) error {
+func (r *RoutingReconciler) writeMap(ctx context.Context, isvc *omev1beta1.InferenceService, current *omev1beta1.TrafficMap,
+	result trafficmap.Result, policy omev1beta1.AllFailedPolicy) error {
 	spec := omev1beta1.TrafficMapSpec{
 		Service:                isvc.Name,
 		Mode:                   isvc.Spec.Placement.Mode,
@@ -81,7 +82,7 @@ func (r *RoutingReconciler) writeMap(ctx context.Context, isvc *omev1beta1.Infer
 			return err
 		}
 	}
-	r.announce(isvc, current, result)
+	r.announce(isvc, current, result, policy)
 	setGatedHomes(client.ObjectKeyFromObject(isvc), countGated(result.Entries))
 	return r.writeMapStatus(ctx, isvc, tm, result.Routable)
 }
@@ -104,7 +105,8 @@ func (r *RoutingReconciler) writeMapStatus(ctx context.Context, isvc *omev1beta1
 
 // announce emits events for the gate transitions between the current map and the new
 // entries, and when every home has just failed.
-func (r *RoutingReconciler) announce(isvc *omev1beta1.InferenceService, current *omev1beta1.TrafficMap, result trafficmap.Result) {
+func (r *RoutingReconciler) announce(isvc *omev1beta1.InferenceService, current *omev1beta1.TrafficMap,
+	result trafficmap.Result, policy omev1beta1.AllFailedPolicy) {
 	was := map[string]bool{}
 	wasAllFailed := false
 	if current != nil {
@@ -128,17 +130,8 @@ func (r *RoutingReconciler) announce(isvc *omev1beta1.InferenceService, current 
 	}
 	if result.Routable.Reason == omev1beta1.ReasonAllHomesProbeFailed && !wasAllFailed {
 		r.Recorder.Eventf(isvc, "Warning", EventAllHomesProbeFailed, "allFailedPolicy %s applied: %s",
-			allFailedPolicyName(result.Routable.Status), result.Routable.Message)
+			policy, result.Routable.Message)
 	}
-}
-
-// allFailedPolicyName names the policy from the condition it produced: PreserveTraffic
-// keeps the service Routable, Drain does not.
-func allFailedPolicyName(status metav1.ConditionStatus) omev1beta1.AllFailedPolicy {
-	if status == metav1.ConditionTrue {
-		return omev1beta1.AllFailedPreserveTraffic
-	}
-	return omev1beta1.AllFailedDrain
 }
 
 func countGated(entries []omev1beta1.TrafficMapEntry) int {

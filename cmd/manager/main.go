@@ -2,51 +2,68 @@
 package main
 
 import (
+	"errors"
 	"flag"
+	"fmt"
+	"io"
 	"os"
 
-	"k8s.io/apimachinery/pkg/runtime"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+)
 
-	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+// Exit codes.
+const (
+	exitOK = 0
+	// exitFailure: a bad setting, no API server, or the manager stopped on an error.
+	exitFailure = 1
+	// exitUsage: the command line is wrong.
+	exitUsage = 2
 )
 
 func main() {
-	var metricsAddr, probeAddr string
-	var leaderElect bool
-	flag.StringVar(&metricsAddr, "metrics-bind-address", ":8080", "The address the metrics endpoint binds to; 0 turns it off.")
-	flag.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "The address the health endpoints bind to.")
-	flag.BoolVar(&leaderElect, "leader-elect", false, "Elect a leader, so that only one manager probes and writes at a time.")
-	opts := zap.Options{}
-	opts.BindFlags(flag.CommandLine)
-	flag.Parse()
-	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&opts)))
+	os.Exit(run(flag.CommandLine, os.Args[1:], os.Stderr))
+}
+
+// run starts the manager and returns the exit code. The settings file is loaded and
+// validated before anything connects to an API server: a bad setting fails with its error
+// on stderr, one line per problem, and nothing started.
+func run(fs *flag.FlagSet, args []string, stderr io.Writer) int {
+	o, err := parseOptions(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitUsage
+	}
+	cfg, err := loadSettings(o)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitFailure
+	}
+
+	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&o.zap), zap.WriteTo(stderr)))
 	log := ctrl.Log.WithName("setup")
+	logSettings(o, cfg)
 
-	scheme := runtime.NewScheme()
-	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
-	utilruntime.Must(omev1beta1.AddToScheme(scheme))
-
-	mgr, err := ctrl.NewManager(ctrl.GetConfigOrDie(), ctrl.Options{
-		Scheme:                 scheme,
-		Metrics:                metricsserver.Options{BindAddress: metricsAddr},
-		HealthProbeBindAddress: probeAddr,
-		LeaderElection:         leaderElect,
-		LeaderElectionID:       "ome-routing-operator.ome.io",
-	})
+	restCfg, err := ctrl.GetConfig()
+	if err != nil {
+		log.Error(err, "Unable to find the API server")
+		return exitFailure
+	}
+	mgr, err := newManager(restCfg, o)
 	if err != nil {
 		log.Error(err, "Unable to create manager")
-		os.Exit(1)
+		return exitFailure
 	}
-	utilruntime.Must(mgr.AddHealthzCheck("healthz", healthz.Ping))
-	utilruntime.Must(mgr.AddReadyzCheck("readyz", healthz.Ping))
+	if err := setupControllers(mgr, o, cfg); err != nil {
+		log.Error(err, "Unable to set up controllers")
+		return exitFailure
+	}
 	if err := mgr.Start(ctrl.SetupSignalHandler()); err != nil {
 		log.Error(err, "Manager exited")
-		os.Exit(1)
+		return exitFailure
 	}
+	return exitOK
 }

@@ -2,4 +2,14 @@
 // the requests in flight across every service and cluster, starts each timeout only when
 // a request gets its slot, reads at most maxResponseBytes of a body, never follows a
 // redirect, refuses link-local destinations at dial time, and measures every request.
+//
+// Do reports what happened as an Outcome rather than an error, because the caller has to
+// tell three things apart: an endpoint that answered (whatever its status), an endpoint
+// that did not answer properly (a transport or body error, which may gate it), and a
+// probe that was abandoned by its caller (Cancelled, which says nothing about the
+// endpoint and is thrown away).
+//
+// The package knows nothing about Kubernetes; the prober owns one Observer built from the
+// routing.observer settings and shares it among all homes. Metrics are created with
+// NewMetrics and registered by the manager into whatever registry it exports.
 package observer

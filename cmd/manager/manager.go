@@ -1,0 +1,110 @@
+package main
+
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/controllers"
+	"github.com/ome-routing/operator/pkg/config"
+	"github.com/ome-routing/operator/pkg/observer"
+	"github.com/ome-routing/operator/pkg/probe"
+)
+
+// newManager builds the controller-runtime manager, with its health checks, for the API
+// server that restCfg reaches.
+func newManager(restCfg *rest.Config, o *options) (ctrl.Manager, error) {
+	scheme := runtime.NewScheme()
+	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
+	utilruntime.Must(omev1beta1.AddToScheme(scheme))
+
+	mgr, err := ctrl.NewManager(restCfg, ctrl.Options{
+		Scheme:                 scheme,
+		Metrics:                metricsserver.Options{BindAddress: o.metricsAddr},
+		HealthProbeBindAddress: o.probeAddr,
+		LeaderElection:         o.leaderElect,
+		LeaderElectionID:       "ome-routing-operator.ome.io",
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
+		return nil, err
+	}
+	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
+		return nil, err
+	}
+	return mgr, nil
+}
+
+// setupControllers registers the WorkloadCluster and routing controllers and the prober
+// when this manager is a multi-cluster control plane. With routing off they still run, so
+// that TrafficMaps left from when it was on are deleted.
+func setupControllers(mgr ctrl.Manager, o *options, cfg *config.Config) error {
+	log := ctrl.Log.WithName("setup")
+	if !o.enableMulticluster || o.multiclusterRole != roleControlPlane {
+		log.Info("Not a multi-cluster control plane; routing controllers are off")
+		return nil
+	}
+	obsCfg := cfg.Routing.Observer
+	var obs *observer.Observer
+	if cfg.Routing.Enabled {
+		m := observer.NewMetrics()
+		if err := m.Register(metrics.Registry); err != nil {
+			return err
+		}
+		var err error
+		obs, err = observer.New(observer.Options{
+			MaxConcurrentRequests: obsCfg.MaxConcurrentRequests,
+			MaxResponseBytes:      obsCfg.MaxResponseBytes,
+			AllowLoopback:         obsCfg.AllowLoopback,
+			AllowPrivateNetworks:  obsCfg.AllowPrivateNetworks,
+			Metrics:               m,
+		})
+		if err != nil {
+			return err
+		}
+	}
+	if err := controllers.RegisterMetrics(metrics.Registry); err != nil {
+		return err
+	}
+	opts := controllers.DefaultMemberTimings
+	opts.RoutingEnabled = cfg.Routing.Enabled
+	opts.InstallationProbe = cfg.Routing.Probe
+	opts.Limits = probe.Limits{MinPeriod: obsCfg.MinPeriod}
+	opts.Observer = obs
+	opts.RoutingWorkers = obsCfg.MaxConcurrentReconciles
+	return controllers.Setup(mgr, opts)
+}
+
+// logSettings records the settings the manager runs with, so that a log shows which probe
+// and limits were in force.
+func logSettings(o *options, cfg *config.Config) {
+	r, obs := cfg.Routing, cfg.Routing.Observer
+	probeSummary, digest := "none", "none"
+	if p := r.Probe; p != nil {
+		probeSummary = fmt.Sprintf("%s %s every %s, timeout %s", p.Method, p.Path, p.Period, p.Timeout)
+		digest = probe.Digest(*p)
+	}
+	ctrl.Log.WithName("setup").Info("Routing settings loaded",
+		"routingEnabled", r.Enabled,
+		"enableMulticluster", o.enableMulticluster,
+		"multiclusterRole", o.multiclusterRole,
+		"probe", probeSummary,
+		"probeDigest", digest,
+		"maxConcurrentReconciles", obs.MaxConcurrentReconciles,
+		"maxConcurrentRequests", obs.MaxConcurrentRequests,
+		"maxResponseBytes", obs.MaxResponseBytes,
+		"minPeriod", obs.MinPeriod.String(),
+		"allowLoopback", obs.AllowLoopback,
+		"allowPrivateNetworks", obs.AllowPrivateNetworks,
+	)
+}

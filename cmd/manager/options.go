@@ -1,0 +1,84 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+
+	"github.com/ome-routing/operator/pkg/config"
+)
+
+// roleControlPlane is the only multi-cluster role this manager plays: it routes traffic
+// across workload clusters and probes them.
+const roleControlPlane = "control-plane"
+
+// options are the manager's command-line settings.
+type options struct {
+	metricsAddr string
+	probeAddr   string
+	leaderElect bool
+
+	// multiclusterConfig is the path of the multi-cluster settings file.
+	multiclusterConfig string
+	enableMulticluster bool
+	multiclusterRole   string
+
+	zap zap.Options
+}
+
+// parseOptions reads args into options. main passes flag.CommandLine, on which
+// controller-runtime has registered --kubeconfig; tests pass a flag set of their own.
+func parseOptions(fs *flag.FlagSet, args []string) (*options, error) {
+	o := &options{}
+	fs.StringVar(&o.metricsAddr, "metrics-bind-address", ":8080", "The address the metrics endpoint binds to; 0 turns it off.")
+	fs.StringVar(&o.probeAddr, "health-probe-bind-address", ":8081", "The address the health endpoints bind to; 0 turns them off.")
+	fs.BoolVar(&o.leaderElect, "leader-elect", false, "Elect a leader, so that only one manager probes and writes at a time.")
+	fs.StringVar(&o.multiclusterConfig, "multicluster-config", "",
+		"Path of the multi-cluster settings: the JSON in the multicluster key of the inferenceservice-config ConfigMap. "+
+			"Unset, or a file that does not exist, leaves routing off.")
+	fs.BoolVar(&o.enableMulticluster, "enable-multicluster", false,
+		"Run as part of a multi-cluster installation. Routing needs it.")
+	fs.StringVar(&o.multiclusterRole, "multicluster-role", "",
+		`This cluster's role in a multi-cluster installation: "control-plane", or empty. Routing needs "control-plane".`)
+	o.zap.BindFlags(fs)
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected arguments: %q", fs.Args())
+	}
+	if o.multiclusterRole != "" && o.multiclusterRole != roleControlPlane {
+		// Prefixed like the settings file's problems: the chart sets the role from the
+		// same values, and users look for both with the same grep.
+		return nil, fmt.Errorf("invalid multi-cluster configuration: --multicluster-role %q is not supported: use %q or leave it empty",
+			o.multiclusterRole, roleControlPlane)
+	}
+	return o, nil
+}
+
+// errRoutingTopology is the chart's own check, repeated for installations that set the flags
+// by hand: routing runs only on a multi-cluster control plane.
+var errRoutingTopology = errors.New("invalid multi-cluster configuration: " +
+	"routing.enabled=true requires --enable-multicluster and --multicluster-role=" + roleControlPlane)
+
+// loadSettings reads and validates the multi-cluster settings file, then checks it against
+// the flags. It reads only the file: nothing here may need an API server, so that a bad
+// setting stops the manager before it connects to one.
+func loadSettings(o *options) (*config.Config, error) {
+	var cfg *config.Config
+	var err error
+	if o.multiclusterConfig == "" {
+		cfg, err = config.Parse(nil)
+	} else {
+		cfg, err = config.Load(o.multiclusterConfig)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Routing.Enabled && (!o.enableMulticluster || o.multiclusterRole != roleControlPlane) {
+		return nil, errRoutingTopology
+	}
+	return cfg, nil
+}

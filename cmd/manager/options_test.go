@@ -1,0 +1,109 @@
+package main
+
+import (
+	"flag"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func parse(t *testing.T, args ...string) (*options, error) {
+	t.Helper()
+	fs := flag.NewFlagSet("manager", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	return parseOptions(fs, args)
+}
+
+func TestParseOptions(t *testing.T) {
+	o, err := parse(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.metricsAddr != ":8080" || o.probeAddr != ":8081" || o.leaderElect || o.multiclusterConfig != "" ||
+		o.enableMulticluster || o.multiclusterRole != "" {
+		t.Errorf("defaults = %+v", *o)
+	}
+
+	o, err = parse(t, "--multicluster-config=/etc/ome/multicluster", "--enable-multicluster",
+		"--multicluster-role=control-plane", "--metrics-bind-address=0", "--health-probe-bind-address=:9440", "--leader-elect")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.multiclusterConfig != "/etc/ome/multicluster" || !o.enableMulticluster || o.multiclusterRole != "control-plane" ||
+		o.metricsAddr != "0" || o.probeAddr != ":9440" || !o.leaderElect {
+		t.Errorf("parsed = %+v", *o)
+	}
+
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"unknown role", []string{"--multicluster-role=worker"},
+			`invalid multi-cluster configuration: --multicluster-role "worker" is not supported: use "control-plane" or leave it empty`},
+		{"role in another case", []string{"--multicluster-role=Control-Plane"}, `--multicluster-role "Control-Plane" is not supported`},
+		{"unknown flag", []string{"--multicluster"}, "flag provided but not defined: -multicluster"},
+		{"stray argument", []string{"control-plane"}, `unexpected arguments: ["control-plane"]`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := parse(t, tc.args...)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("parseOptions(%q) error = %v, want one containing %q", tc.args, err, tc.want)
+			}
+		})
+	}
+}
+
+func TestLoadSettings(t *testing.T) {
+	dir := t.TempDir()
+	on := filepath.Join(dir, "on.json")
+	if err := os.WriteFile(on, []byte(step1Config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	off := filepath.Join(dir, "off.json")
+	if err := os.WriteFile(off, []byte(`{"routing": {"enabled": false, "probe": []}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	topology := []string{"--enable-multicluster", "--multicluster-role=control-plane"}
+
+	for _, tc := range []struct {
+		name        string
+		args        []string
+		wantRouting bool
+		wantErr     string
+	}{
+		{name: "no file: routing off", args: nil},
+		{name: "a missing file is an error, not routing off", args: []string{"--multicluster-config=" + filepath.Join(dir, "absent")},
+			wantErr: "load multi-cluster configuration: open " + filepath.Join(dir, "absent") + ": no such file or directory"},
+		{name: "routing off needs no topology", args: []string{"--multicluster-config=" + off}},
+		{name: "routing on, on a control plane", args: append([]string{"--multicluster-config=" + on}, topology...), wantRouting: true},
+		{name: "routing on without --enable-multicluster", args: []string{"--multicluster-config=" + on, "--multicluster-role=control-plane"},
+			wantErr: "invalid multi-cluster configuration: routing.enabled=true requires --enable-multicluster and --multicluster-role=control-plane"},
+		{name: "routing on without a role", args: []string{"--multicluster-config=" + on, "--enable-multicluster"},
+			wantErr: "invalid multi-cluster configuration: routing.enabled=true requires --enable-multicluster and --multicluster-role=control-plane"},
+		{name: "a bad file", args: append([]string{"--multicluster-config=" + dir}, topology...),
+			wantErr: "load multi-cluster configuration: read " + dir},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o, err := parse(t, tc.args...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg, err := loadSettings(o)
+			if tc.wantErr != "" {
+				if err == nil || !strings.HasPrefix(err.Error(), tc.wantErr) {
+					t.Fatalf("loadSettings() error = %v, want one starting with %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("loadSettings() error: %v", err)
+			}
+			if cfg.Routing.Enabled != tc.wantRouting {
+				t.Errorf("routing enabled = %v, want %v", cfg.Routing.Enabled, tc.wantRouting)
+			}
+		})
+	}
+}

@@ -1,0 +1,164 @@
+package controllers
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/pkg/observer"
+	"github.com/ome-routing/operator/pkg/probe"
+)
+
+// countingServer answers after delay with status and counts requests, in total and in
+// flight at once.
+type countingServer struct {
+	*httptest.Server
+	status                atomic.Int32
+	total, now, maxAtOnce atomic.Int32
+}
+
+func newCountingServer(t *testing.T, delay time.Duration) *countingServer {
+	s := &countingServer{}
+	s.status.Store(http.StatusOK)
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		s.total.Add(1)
+		n := s.now.Add(1)
+		defer s.now.Add(-1)
+		for m := s.maxAtOnce.Load(); n > m && !s.maxAtOnce.CompareAndSwap(m, n); m = s.maxAtOnce.Load() {
+		}
+		time.Sleep(delay)
+		w.WriteHeader(int(s.status.Load()))
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+func testPolicy(period, timeout time.Duration) probe.Policy {
+	return probe.Policy{
+		Path: "/v1/models", Method: "GET",
+		AcceptStatuses: []int32{200}, GateStatuses: []int32{503},
+		Period: period, Timeout: timeout, FailureThreshold: 2, SuccessThreshold: 1,
+		AllFailedPolicy: omev1beta1.AllFailedPreserveTraffic,
+	}
+}
+
+func startProber(t *testing.T, maxRequests int64) *Prober {
+	obs, err := observer.New(observer.Options{MaxConcurrentRequests: maxRequests, MaxResponseBytes: 1024, AllowLoopback: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := NewProber(obs)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { _ = p.Start(ctx); close(done) }()
+	// Drain the notifications, as the routing controller would.
+	go func() {
+		for {
+			select {
+			case <-p.Events():
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	t.Cleanup(func() { cancel(); <-done; obs.Close() })
+	return p
+}
+
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting until %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+var testKey = types.NamespacedName{Namespace: "ns", Name: "svc"}
+
+func TestProberGatesAndNeverOverlapsAHome(t *testing.T) {
+	// Each answer takes longer than the period: the next probe must wait for it.
+	srv := newCountingServer(t, 80*time.Millisecond)
+	srv.status.Store(http.StatusServiceUnavailable)
+	p := startProber(t, 4)
+	policy := testPolicy(30*time.Millisecond, 200*time.Millisecond)
+	digest := probe.Digest(policy)
+	targets := []ProbeTarget{{Cluster: "worker-a", Endpoint: srv.URL + "/"}}
+
+	eventually(t, "the home is gated", func() bool {
+		return p.Sync(testKey, policy, digest, targets)["worker-a"].Gated
+	})
+	st := p.Sync(testKey, policy, digest, targets)["worker-a"]
+	if st.Message != "HTTP 503" || st.Result != omev1beta1.ProbeFailing {
+		t.Errorf("state = %+v, want Failing HTTP 503", st)
+	}
+	if got := srv.maxAtOnce.Load(); got != 1 {
+		t.Errorf("a home had %d probes in flight at once, want 1", got)
+	}
+}
+
+func TestProberForgetStopsProbing(t *testing.T) {
+	srv := newCountingServer(t, 0)
+	p := startProber(t, 4)
+	policy := testPolicy(20*time.Millisecond, 10*time.Millisecond)
+	p.Sync(testKey, policy, probe.Digest(policy), []ProbeTarget{{Cluster: "worker-a", Endpoint: srv.URL}})
+	eventually(t, "the home is probed", func() bool { return srv.total.Load() >= 2 })
+
+	p.Forget(testKey)
+	time.Sleep(30 * time.Millisecond) // let a probe already in flight finish
+	after := srv.total.Load()
+	time.Sleep(100 * time.Millisecond)
+	if got := srv.total.Load(); got != after {
+		t.Errorf("after Forget the endpoint got %d more requests", got-after)
+	}
+}
+
+func TestProberSyncSeedsFromThePersistedBlock(t *testing.T) {
+	p := NewProber(nil) // never started: Sync alone decides the states
+	policy := testPolicy(time.Hour, time.Second)
+	digest := probe.Digest(policy)
+	now := metav1.Now()
+	persisted := &omev1beta1.TrafficMapProbe{PolicyDigest: digest, Result: omev1beta1.ProbeFailing,
+		Message: "HTTP 503", Gated: true, ConsecutiveFailures: 5, LastProbeTime: &now}
+
+	st := p.Sync(testKey, policy, digest, []ProbeTarget{{Cluster: "worker-a", Endpoint: "http://x", Persisted: persisted}})
+	if !st["worker-a"].Gated || st["worker-a"].ConsecutiveFailures != 5 {
+		t.Errorf("same digest: state = %+v, want the persisted gate and count", st["worker-a"])
+	}
+
+	other := testPolicy(time.Hour, 2*time.Second)
+	st = p.Sync(testKey, other, probe.Digest(other), []ProbeTarget{{Cluster: "worker-a", Endpoint: "http://x", Persisted: persisted}})
+	if st["worker-a"].Gated || st["worker-a"].ConsecutiveFailures != 0 || st["worker-a"].Record() != nil {
+		t.Errorf("another digest: state = %+v, want a fresh start", st["worker-a"])
+	}
+
+	st = p.Sync(testKey, other, probe.Digest(other), nil)
+	if len(st) != 0 || p.queue.Len() != 0 {
+		t.Errorf("a home left out of targets must stop being scheduled: states %v, queue %d", st, p.queue.Len())
+	}
+}
+
+func TestProberDiscardsCancelledProbes(t *testing.T) {
+	srv := newCountingServer(t, 300*time.Millisecond)
+	p := startProber(t, 4)
+	policy := testPolicy(50*time.Millisecond, time.Second)
+	digest := probe.Digest(policy)
+	targets := []ProbeTarget{{Cluster: "worker-a", Endpoint: srv.URL}}
+	p.Sync(testKey, policy, digest, targets)
+	eventually(t, "a probe is in flight", func() bool { return srv.now.Load() == 1 })
+
+	p.Forget(testKey)
+	time.Sleep(50 * time.Millisecond)
+	if st := p.Sync(testKey, policy, digest, targets)["worker-a"]; st.Probed {
+		t.Errorf("a probe cancelled by Forget was counted: %+v", st)
+	}
+}

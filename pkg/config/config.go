@@ -1,0 +1,103 @@
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/ome-routing/operator/pkg/probe"
+)
+
+// Every error this package returns starts with one of these, so that one grep for
+// "multi-cluster configuration" in the manager's log finds each problem.
+const (
+	// loadPrefix marks a file that cannot be read or decoded: bad JSON, an unknown key, a
+	// value of the wrong type, or a probe without one of its string fields.
+	loadPrefix = "load multi-cluster configuration: "
+	// parsePrefix is loadPrefix for a decoding problem.
+	parsePrefix = loadPrefix + "unable to parse multicluster config json: "
+	// invalidPrefix marks a value that decodes but breaks a rule.
+	invalidPrefix = "invalid multi-cluster configuration: "
+)
+
+// Config is the installation's multi-cluster settings: the JSON that the chart renders into
+// the multicluster key of the inferenceservice-config ConfigMap.
+type Config struct {
+	Routing Routing
+}
+
+// Routing holds the settings under routing.
+type Routing struct {
+	// Enabled turns multi-cluster routing on for the installation.
+	Enabled bool
+	// Probe is the installation's routing health probe, which applies to every routed
+	// service that does not set its own; nil means no probe. It is validated, and kept, even
+	// when Enabled is false.
+	Probe *probe.Policy
+	// Observer caps the outbound requests that probes (and later capacity polls) make.
+	Observer Observer
+}
+
+// Observer holds the settings under routing.observer. With routing on, the four limits are
+// set and positive; with routing off, an unset limit is zero.
+type Observer struct {
+	// MaxConcurrentReconciles is the number of routing reconcile workers.
+	MaxConcurrentReconciles int
+	// MaxConcurrentRequests caps the observer requests underway at once, across every
+	// routed service.
+	MaxConcurrentRequests int64
+	// MaxResponseBytes is how much of a response body the observer reads.
+	MaxResponseBytes int64
+	// MinPeriod is the shortest probe period allowed, for the installation's probe and for
+	// every service's own.
+	MinPeriod time.Duration
+
+	// The observer's network guard. A probe's destination comes from a workload cluster's
+	// status, which the control plane does not control, so the observer checks the address
+	// it dials. Link-local addresses (169.254.0.0/16 and fe80::/10, where cloud metadata
+	// services answer) are always refused, whatever these say; so is multicast.
+
+	// AllowLoopback lets the observer dial loopback addresses (127.0.0.0/8 and ::1, and
+	// the unspecified 0.0.0.0 and ::, which reach the same host). Default false; tests and
+	// the local demo, whose endpoints run on the manager's own machine, set it.
+	AllowLoopback bool
+	// AllowPrivateNetworks lets the observer dial private addresses (10.0.0.0/8,
+	// 172.16.0.0/12, 192.168.0.0/16, the shared 100.64.0.0/10 and fc00::/7). Default true,
+	// since workload clusters' ingresses often sit on private networks.
+	AllowPrivateNetworks bool
+}
+
+// Load reads the settings from the file at path, as Parse does. An empty file turns
+// routing off; a file that does not exist is an error.
+func Load(path string) (*Config, error) {
+	// A missing file is an error, not "routing off": a mistyped path must not quietly
+	// turn routing off. Leaving --multicluster-config unset is how to run without one.
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s%w", loadPrefix, err)
+	}
+	return Parse(data)
+}
+
+// Parse decodes data strictly and validates it. An empty document, or {}, turns routing off.
+// Decoding problems (bad JSON, unknown or repeated keys, wrong types, a probe without one of
+// its string fields) are reported first, all of them, and stop there; otherwise every rule
+// that the values break is reported. The returned error joins one error per problem, so its
+// text has one line per problem, each starting with "load multi-cluster configuration: " or
+// "invalid multi-cluster configuration: ".
+func Parse(data []byte) (*Config, error) {
+	if len(bytes.TrimSpace(data)) == 0 {
+		data = []byte("{}")
+	}
+	raw, errs := decode(data)
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	cfg, errs := validate(raw)
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return cfg, nil
+}

@@ -1,0 +1,182 @@
+package config
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ome-routing/operator/pkg/probe"
+)
+
+// validator collects every rule that a decoded document breaks.
+type validator struct {
+	errs []error
+}
+
+func (v *validator) fail(format string, args ...any) {
+	v.errs = append(v.errs, fmt.Errorf(invalidPrefix+format, args...))
+}
+
+func (v *validator) add(err error) {
+	v.errs = append(v.errs, fmt.Errorf("%s%w", invalidPrefix, err))
+}
+
+// validate turns a decoded document into a Config. With routing off the observer's limits
+// may be left out, but a value that is set is checked all the same, and so is the probe.
+func validate(raw rawConfig) (*Config, []error) {
+	v := &validator{}
+	r := raw.routing
+	enabled := r.enabled != nil && *r.enabled
+	observer := v.observer(r.observer, "routing.observer", enabled)
+	cfg := &Config{Routing: Routing{
+		Enabled:  enabled,
+		Observer: observer,
+		// A minPeriod that is unset or invalid is zero, which skips the period floor.
+		Probe: v.probe(r.probe, "routing.probe", observer.MinPeriod),
+	}}
+	return cfg, v.errs
+}
+
+func (v *validator) observer(raw rawObserver, path string, required bool) Observer {
+	o := Observer{
+		MaxConcurrentReconciles: positive(v, raw.maxConcurrentReconciles, path+".maxConcurrentReconciles", required),
+		MaxConcurrentRequests:   positive(v, raw.maxConcurrentRequests, path+".maxConcurrentRequests", required),
+		MaxResponseBytes:        positive(v, raw.maxResponseBytes, path+".maxResponseBytes", required),
+		AllowPrivateNetworks:    true,
+	}
+	minPeriod, ok := v.duration(raw.minPeriod, path+".minPeriod")
+	switch {
+	case !ok:
+	case minPeriod == nil:
+		if required {
+			v.fail("%s.minPeriod is required", path)
+		}
+	case *minPeriod <= 0:
+		v.fail("%s.minPeriod must be positive, got %v", path, *minPeriod)
+	default:
+		o.MinPeriod = *minPeriod
+	}
+	if raw.allowLoopback != nil {
+		o.AllowLoopback = *raw.allowLoopback
+	}
+	if raw.allowPrivateNetworks != nil {
+		o.AllowPrivateNetworks = *raw.allowPrivateNetworks
+	}
+	return o
+}
+
+func positive[T int | int64](v *validator, value *T, path string, required bool) T {
+	switch {
+	case value == nil:
+		if required {
+			v.fail("%s is required", path)
+		}
+		return 0
+	case *value <= 0:
+		v.fail("%s must be positive, got %d", path, *value)
+		return 0
+	}
+	return *value
+}
+
+// probe checks the installation's probe with the same rules as a service's own, then
+// against the period floor. It returns nil when there is no probe or it breaks a rule.
+func (v *validator) probe(raw *rawProbe, path string, minPeriod time.Duration) *probe.Policy {
+	if raw == nil {
+		return nil
+	}
+	spec := probe.Spec{
+		Path:             raw.path,
+		Method:           raw.method,
+		AllFailedPolicy:  raw.allFailedPolicy,
+		AcceptStatuses:   raw.acceptStatuses,
+		GateStatuses:     raw.gateStatuses,
+		FailureThreshold: raw.failureThreshold,
+		SuccessThreshold: raw.successThreshold,
+	}
+	// A duration that does not parse has been reported. The probe's rules get a stand-in
+	// for it, so that they do not also call it missing, and what they say about it is left
+	// out.
+	var unparsed []string
+	durations := []struct {
+		dst   **time.Duration
+		raw   json.RawMessage
+		field string
+	}{
+		{&spec.Period, raw.period, path + ".period"},
+		{&spec.Timeout, raw.timeout, path + ".timeout"},
+	}
+	for _, d := range durations {
+		value, ok := v.duration(d.raw, d.field)
+		if !ok {
+			unparsed = append(unparsed, d.field)
+			value = new(time.Hour)
+		}
+		*d.dst = value
+	}
+	before := len(v.errs)
+	policy, errs := probe.Validate(spec, path)
+	for _, err := range errs {
+		if !mentionsAny(err.Error(), unparsed) {
+			v.add(err)
+		}
+	}
+	// The floor applies to the period whatever else is wrong, so that every problem shows
+	// at once. CheckMinPeriod reads only the period.
+	periodParsed := !slices.Contains(unparsed, path+".period")
+	if minPeriod > 0 && periodParsed && spec.Period != nil && *spec.Period > 0 {
+		floor := policy
+		floor.Period = *spec.Period
+		if err := probe.CheckMinPeriod(floor, path, minPeriod); err != nil {
+			v.add(err)
+		}
+	}
+	if len(errs) > 0 || len(v.errs) > before {
+		return nil
+	}
+	return &policy
+}
+
+// duration parses a duration written as a string, such as "10s". It returns nil, true when
+// the value is absent, and nil, false, having reported it, when it is not a duration.
+func (v *validator) duration(raw json.RawMessage, path string) (*time.Duration, bool) {
+	if raw == nil {
+		return nil, true
+	}
+	text := excerpt(raw)
+	if kind(raw) == '"' {
+		var s string
+		if json.Unmarshal(raw, &s) == nil {
+			if d, err := time.ParseDuration(s); err == nil {
+				return &d, true
+			}
+			text = shorten(s)
+		}
+	}
+	v.fail(`%s: %q is not a duration (use forms like "30s", "5m")`, path, text)
+	return nil, false
+}
+
+// mentionsAny reports whether msg names one of the settings in paths (and not a longer
+// name that starts with one).
+func mentionsAny(msg string, paths []string) bool {
+	for _, p := range paths {
+		for rest := msg; ; {
+			i := strings.Index(rest, p)
+			if i < 0 {
+				break
+			}
+			rest = rest[i+len(p):]
+			if rest == "" || !isNameByte(rest[0]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func isNameByte(b byte) bool {
+	return b == '_' || 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' || '0' <= b && b <= '9'
+}

@@ -1,0 +1,155 @@
+package observer
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// Request is one probe to send.
+type Request struct {
+	// Method is the HTTP method; empty means GET.
+	Method string
+	// URL is the full http or https URL.
+	URL string
+	// Timeout bounds the request from the moment it gets a slot until its body has been
+	// read. It must be positive.
+	Timeout time.Duration
+}
+
+// Outcome says how far a request got.
+type Outcome string
+
+const (
+	// OutcomeResponse: a final status arrived and the body was read to its end or up to
+	// the byte cap.
+	OutcomeResponse Outcome = "Response"
+	// OutcomeTransportError: no response. The URL was refused (scheme, guard), or
+	// resolving, connecting, the TLS handshake or waiting for the headers failed or ran
+	// out of time.
+	OutcomeTransportError Outcome = "TransportError"
+	// OutcomeBodyError: the headers arrived, then reading the body within the cap failed
+	// or ran out of time.
+	OutcomeBodyError Outcome = "BodyError"
+	// OutcomeCancelled: the caller's context ended while the request waited for a slot or
+	// ran. It says nothing about the endpoint and must not be counted as a failure.
+	OutcomeCancelled Outcome = "Cancelled"
+)
+
+// Result is what became of one request.
+type Result struct {
+	Outcome Outcome
+	// StatusCode is set with OutcomeResponse and OutcomeBodyError.
+	StatusCode int
+	// Err is set with every outcome but OutcomeResponse.
+	Err error
+	// BytesRead counts body bytes read, never more than MaxResponseBytes.
+	BytesRead int64
+	// Truncated means reading stopped at MaxResponseBytes before the body ended. It is
+	// not an error.
+	Truncated bool
+	// SlotWait is how long the request waited for a slot.
+	SlotWait time.Duration
+	// Duration is how long the request ran once it had a slot.
+	Duration time.Duration
+}
+
+// Do sends req once and reads its body up to the cap. It waits for a slot first; the
+// wait ends early, with OutcomeCancelled, if ctx ends. req.Timeout starts only once the
+// slot is held, so a saturated observer shows up as SlotWait, not as endpoint timeouts.
+func (o *Observer) Do(ctx context.Context, req Request) Result {
+	res := o.do(ctx, req)
+	o.metrics.countOutcome(res.Outcome)
+	return res
+}
+
+func (o *Observer) do(ctx context.Context, req Request) Result {
+	method := req.Method
+	if method == "" {
+		method = http.MethodGet
+	}
+	// Everything that can be refused without the network is refused before taking a
+	// slot: a bad URL costs the other probes nothing.
+	httpReq, err := http.NewRequestWithContext(ctx, method, req.URL, nil)
+	if err != nil {
+		return Result{Outcome: OutcomeTransportError, Err: err}
+	}
+	if s := httpReq.URL.Scheme; s != "http" && s != "https" {
+		return Result{Outcome: OutcomeTransportError, Err: urlError(httpReq,
+			fmt.Errorf("scheme %q refused: the observer only sends http and https", s))}
+	}
+	if req.Timeout <= 0 {
+		return Result{Outcome: OutcomeTransportError, Err: urlError(httpReq,
+			fmt.Errorf("request timeout must be positive, got %s", req.Timeout))}
+	}
+
+	waitStart := time.Now()
+	if err := o.slots.Acquire(ctx, 1); err != nil {
+		wait := time.Since(waitStart)
+		o.metrics.observeSlotWait(wait)
+		return Result{Outcome: OutcomeCancelled, SlotWait: wait,
+			Err: urlError(httpReq, fmt.Errorf("waiting for an observer slot: %w", err))}
+	}
+	start := time.Now()
+	wait := start.Sub(waitStart)
+	// Recorded now rather than with the outcome, so that saturation shows while the
+	// slow requests holding the slots are still running.
+	o.metrics.observeSlotWait(wait)
+	res := o.run(ctx, httpReq, req.Timeout)
+	res.SlotWait = wait
+	res.Duration = time.Since(start)
+	o.slots.Release(1)
+	o.metrics.observeDuration(res.Duration)
+	return res
+}
+
+// run sends the request while the caller holds a slot.
+func (o *Observer) run(ctx context.Context, httpReq *http.Request, timeout time.Duration) Result {
+	o.metrics.startRun()
+	defer o.metrics.endRun()
+
+	// The timeout's context is a child of the caller's, so either ends the request. After
+	// a failure the caller's own ctx tells the two apart: if it has ended, the caller went
+	// away (Cancelled); if not, the observer's timeout fired (a transport or body error).
+	reqCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+
+	resp, err := o.client.Do(httpReq.WithContext(reqCtx))
+	if err != nil {
+		if ctx.Err() != nil {
+			return Result{Outcome: OutcomeCancelled, Err: err}
+		}
+		return Result{Outcome: OutcomeTransportError, Err: err}
+	}
+	n, truncated, err := readBody(resp.Body, o.maxBody)
+	// Closing a body that was not read to its end makes net/http close the connection
+	// instead of draining it, so a truncated body costs no further reading.
+	resp.Body.Close()
+	if err != nil {
+		err = urlError(httpReq, fmt.Errorf("reading the response body: %w", err))
+		if ctx.Err() != nil {
+			return Result{Outcome: OutcomeCancelled, BytesRead: n, Err: err}
+		}
+		return Result{Outcome: OutcomeBodyError, StatusCode: resp.StatusCode, BytesRead: n, Err: err}
+	}
+	return Result{Outcome: OutcomeResponse, StatusCode: resp.StatusCode, BytesRead: n, Truncated: truncated}
+}
+
+// urlError phrases an error the way net/http phrases its own (`Get "http://…": …`), so
+// every Err names the request it belongs to. Like net/http it hides a password in the
+// URL: the error text ends up in the TrafficMap's probe message and in events.
+func urlError(req *http.Request, err error) error {
+	op := req.Method
+	if len(op) > 1 {
+		op = op[:1] + strings.ToLower(op[1:])
+	}
+	text := req.URL.String()
+	if _, has := req.URL.User.Password(); has {
+		// The same substitution net/http makes, so all errors for one URL read alike.
+		text = strings.Replace(text, req.URL.User.String()+"@", req.URL.User.Username()+":***@", 1)
+	}
+	return &url.Error{Op: op, URL: text, Err: err}
+}

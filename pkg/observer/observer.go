@@ -1,0 +1,126 @@
+package observer
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
+	"math"
+	"net"
+	"net/http"
+	"net/netip"
+	"time"
+
+	"golang.org/x/sync/semaphore"
+)
+
+// maxResponseHeaderBytes bounds the status line and headers of one response. net/http
+// allows 10 MB by default; a probe needs a few hundred bytes, and a hostile endpoint
+// should not be able to make every slot hold megabytes of header.
+const maxResponseHeaderBytes = 1 << 20
+
+// idleConnTimeout is how long an unused keep-alive connection is kept. It is longer than
+// the usual probe period, so a home probed every few seconds reuses one connection and
+// does not pay a TCP and TLS handshake each time.
+const idleConnTimeout = 90 * time.Second
+
+// Options configures an Observer. The two limits must be positive; the zero value of
+// every other field is the strict choice.
+type Options struct {
+	// MaxConcurrentRequests caps the requests in flight across every caller.
+	MaxConcurrentRequests int64
+	// MaxResponseBytes is how much of a response body is read; the rest is dropped.
+	MaxResponseBytes int64
+	// AllowLoopback permits 127.0.0.0/8 and ::1, and also 0.0.0.0 and ::, because a
+	// connection to the unspecified address lands on the host itself.
+	AllowLoopback bool
+	// AllowPrivateNetworks permits 10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16,
+	// 100.64.0.0/10 and fc00::/7.
+	AllowPrivateNetworks bool
+	// RootCAs verifies https endpoints. Nil means the system roots.
+	RootCAs *x509.CertPool
+	// Metrics receives one observation per request. Nil means nothing is measured.
+	Metrics *Metrics
+}
+
+// Observer sends the probes. It is safe for concurrent use, and one Observer is meant to
+// be shared by every caller so that its cap holds for the whole process.
+type Observer struct {
+	slots     *semaphore.Weighted
+	maxBody   int64
+	guard     guard
+	metrics   *Metrics
+	dialer    *net.Dialer
+	transport *http.Transport
+	client    *http.Client
+
+	// lookupIP resolves a host name for the dialer. It is a field only so that tests in
+	// this package can make a name resolve to an address that no local resolver would
+	// give them (a metadata address, say) and show that the guard still refuses it.
+	lookupIP func(ctx context.Context, host string) ([]netip.Addr, error)
+}
+
+// New returns an Observer, or an error when a limit is not positive.
+func New(opts Options) (*Observer, error) {
+	if opts.MaxConcurrentRequests <= 0 {
+		return nil, fmt.Errorf("observer: MaxConcurrentRequests must be positive, got %d", opts.MaxConcurrentRequests)
+	}
+	if opts.MaxResponseBytes <= 0 {
+		return nil, fmt.Errorf("observer: MaxResponseBytes must be positive, got %d", opts.MaxResponseBytes)
+	}
+
+	o := &Observer{
+		slots:    semaphore.NewWeighted(opts.MaxConcurrentRequests),
+		maxBody:  opts.MaxResponseBytes,
+		guard:    guard{allowLoopback: opts.AllowLoopback, allowPrivate: opts.AllowPrivateNetworks},
+		metrics:  opts.Metrics,
+		dialer:   &net.Dialer{KeepAlive: 30 * time.Second},
+		lookupIP: lookupIP,
+	}
+
+	// HTTP/1.1 only. Each probe then has its own connection while it runs, so dropping
+	// the rest of a long body is a plain connection close, and one slow stream cannot
+	// hold up other probes multiplexed behind it.
+	var protocols http.Protocols
+	protocols.SetHTTP1(true)
+
+	// No more connections to one host can be in use than there are slots, so keeping
+	// that many idle is enough for full reuse (net/http keeps only two by default, which
+	// would churn when many services sit behind one gateway host).
+	idlePerHost := math.MaxInt32
+	if opts.MaxConcurrentRequests < math.MaxInt32 {
+		idlePerHost = int(opts.MaxConcurrentRequests)
+	}
+
+	o.transport = &http.Transport{
+		// Proxy settings in the manager's environment are for its own egress, not for
+		// reaching model endpoints; a proxy would also hide the real destination from
+		// the network guard, which checks the address it dials.
+		Proxy:       nil,
+		DialContext: o.dialContext,
+		TLSClientConfig: &tls.Config{
+			RootCAs:    opts.RootCAs,
+			MinVersion: tls.VersionTLS12,
+		},
+		Protocols: &protocols,
+		// The byte cap and BytesRead count what came over the wire; transparent gzip
+		// would make them count the decompressed body instead.
+		DisableCompression:     true,
+		MaxIdleConnsPerHost:    idlePerHost,
+		IdleConnTimeout:        idleConnTimeout,
+		MaxResponseHeaderBytes: maxResponseHeaderBytes,
+	}
+	o.client = &http.Client{
+		Transport: o.transport,
+		// A redirect is an answer in itself: the caller classifies the 3xx. Following it
+		// would also let an endpoint send the prober somewhere the caller never named.
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+	return o, nil
+}
+
+// Close closes the idle keep-alive connections. Requests in flight are not interrupted,
+// and the Observer stays usable.
+func (o *Observer) Close() {
+	o.transport.CloseIdleConnections()
+}
