@@ -36,10 +36,20 @@ help: ## Show this help.
 
 ##@ Development
 
+CHART_DIR := charts/ome-resources
+
+# A chart cannot read files outside its own folder, so it ships copies of the generated CRDs
+# (crds/) and of the manager's ClusterRole (rbac/role.yaml, whose rules a template includes).
+# They are copied right after controller-gen writes them, never edited by hand; verify fails
+# when a copy drifts.
 .PHONY: manifests
-manifests: $(CONTROLLER_GEN) ## Generate the CRDs and RBAC from the API types and controller markers.
+manifests: $(CONTROLLER_GEN) ## Generate the CRDs and RBAC from the API types and markers, and copy them into the chart.
 	$(CONTROLLER_GEN) crd rbac:roleName=manager-role paths="./..." \
 		output:crd:artifacts:config=config/crd/bases output:rbac:artifacts:config=config/rbac
+	mkdir -p $(CHART_DIR)/crds $(CHART_DIR)/rbac
+	rm -f $(CHART_DIR)/crds/*.yaml
+	cp config/crd/bases/*.yaml $(CHART_DIR)/crds/
+	cp config/rbac/role.yaml $(CHART_DIR)/rbac/role.yaml
 
 .PHONY: generate
 generate: $(CONTROLLER_GEN) ## Generate deepcopy code for the API types.

@@ -1,0 +1,85 @@
+package controllers
+
+import (
+	"strings"
+	"testing"
+
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+)
+
+// kubeconfig builds a one-context kubeconfig; mutate adjusts it before it is serialised.
+func kubeconfig(t *testing.T, mutate func(*clientcmdapi.Cluster, *clientcmdapi.AuthInfo)) []byte {
+	t.Helper()
+	cluster := &clientcmdapi.Cluster{Server: "https://127.0.0.1:6443", CertificateAuthorityData: []byte("ca")}
+	auth := &clientcmdapi.AuthInfo{Token: "secret-token"}
+	if mutate != nil {
+		mutate(cluster, auth)
+	}
+	cfg := clientcmdapi.NewConfig()
+	cfg.Clusters["member"] = cluster
+	cfg.AuthInfos["admin"] = auth
+	cfg.Contexts["member"] = &clientcmdapi.Context{Cluster: "member", AuthInfo: "admin"}
+	cfg.CurrentContext = "member"
+	data, err := clientcmd.Write(*cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+func TestMemberConfig(t *testing.T) {
+	tests := []struct {
+		name    string
+		mutate  func(*clientcmdapi.Cluster, *clientcmdapi.AuthInfo)
+		wantErr string
+	}{
+		{name: "inline CA and token", mutate: nil},
+		{name: "inline client certificate", mutate: func(_ *clientcmdapi.Cluster, a *clientcmdapi.AuthInfo) {
+			a.Token, a.ClientCertificateData, a.ClientKeyData = "", []byte("cert"), []byte("key")
+		}},
+		{name: "plain http", mutate: func(c *clientcmdapi.Cluster, _ *clientcmdapi.AuthInfo) { c.Server = "http://127.0.0.1:6443" },
+			wantErr: "must use https"},
+		{name: "insecure TLS", mutate: func(c *clientcmdapi.Cluster, _ *clientcmdapi.AuthInfo) { c.InsecureSkipTLSVerify = true },
+			wantErr: "insecure-skip-tls-verify is refused"},
+		{name: "CA file path", mutate: func(c *clientcmdapi.Cluster, _ *clientcmdapi.AuthInfo) {
+			c.CertificateAuthorityData, c.CertificateAuthority = nil, "/etc/ca.crt"
+		}, wantErr: "certificate-authority file paths are refused"},
+		{name: "no CA", mutate: func(c *clientcmdapi.Cluster, _ *clientcmdapi.AuthInfo) { c.CertificateAuthorityData = nil },
+			wantErr: "certificate-authority-data is required"},
+		{name: "token file", mutate: func(_ *clientcmdapi.Cluster, a *clientcmdapi.AuthInfo) { a.Token, a.TokenFile = "", "/var/token" },
+			wantErr: "credential file paths are refused"},
+		{name: "basic auth", mutate: func(_ *clientcmdapi.Cluster, a *clientcmdapi.AuthInfo) { a.Username, a.Password = "admin", "pw" },
+			wantErr: "basic auth is refused"},
+		{name: "auth-provider", mutate: func(_ *clientcmdapi.Cluster, a *clientcmdapi.AuthInfo) {
+			a.AuthProvider = &clientcmdapi.AuthProviderConfig{Name: "gcp"}
+		}, wantErr: "auth-provider is refused"},
+		{name: "exec plugin", mutate: func(_ *clientcmdapi.Cluster, a *clientcmdapi.AuthInfo) {
+			a.Exec = &clientcmdapi.ExecConfig{Command: "aws", APIVersion: "client.authentication.k8s.io/v1"}
+		}, wantErr: "exec credential plugins are refused"},
+		{name: "no credentials", mutate: func(_ *clientcmdapi.Cluster, a *clientcmdapi.AuthInfo) { a.Token = "" },
+			wantErr: "an inline token or client-certificate-data and client-key-data are required"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg, err := memberConfig(kubeconfig(t, tt.mutate))
+			if tt.wantErr == "" {
+				if err != nil {
+					t.Fatalf("memberConfig() error: %v", err)
+				}
+				if cfg.Host != "https://127.0.0.1:6443" {
+					t.Errorf("host = %q", cfg.Host)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Fatalf("memberConfig() error = %v, want one containing %q", err, tt.wantErr)
+			}
+		})
+	}
+	t.Run("not a kubeconfig", func(t *testing.T) {
+		if _, err := memberConfig([]byte("{not yaml")); err == nil || !strings.HasPrefix(err.Error(), "parse kubeconfig") {
+			t.Fatalf("memberConfig() error = %v, want a parse error", err)
+		}
+	})
+}

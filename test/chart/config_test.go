@@ -1,0 +1,147 @@
+package chart
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/pkg/config"
+	"github.com/ome-routing/operator/pkg/probe"
+)
+
+// The chart's observer defaults, as the manager reads them.
+var defaultObserver = config.Observer{
+	MaxConcurrentReconciles: 8,
+	MaxConcurrentRequests:   16,
+	MaxResponseBytes:        65536,
+	MinPeriod:               time.Second,
+	AllowLoopback:           false,
+	AllowPrivateNetworks:    true,
+}
+
+// step1Probe is Step 1's probe, as the manager reads it.
+var step1Probe = &probe.Policy{
+	Path:             "/v1/models",
+	Method:           "GET",
+	AcceptStatuses:   []int32{200},
+	GateStatuses:     []int32{404, 500, 502, 503, 504},
+	Period:           10 * time.Second,
+	Timeout:          3 * time.Second,
+	FailureThreshold: 3,
+	SuccessThreshold: 2,
+	AllFailedPolicy:  v1beta1.AllFailedPreserveTraffic,
+}
+
+// The JSON that the chart renders into the ConfigMap loads with the manager's own strict
+// loader, and means what the values say.
+func TestRenderedConfigLoads(t *testing.T) {
+	helmBin(t) // skips the test when HELM is unset
+	cases := []struct {
+		name   string
+		values string
+		flags  []string
+		want   config.Config
+	}{{
+		name: "defaults",
+		want: config.Config{Routing: config.Routing{Observer: defaultObserver}},
+	}, {
+		name:   "step 1 values",
+		values: step1Values,
+		want:   config.Config{Routing: config.Routing{Enabled: true, Probe: step1Probe, Observer: defaultObserver}},
+	}, {
+		name:   "probe {}",
+		values: routingValues("probe: {}"),
+		want:   config.Config{Routing: config.Routing{Enabled: true, Observer: defaultObserver}},
+	}, {
+		name:   "probe []",
+		values: routingValues("probe: []"),
+		want:   config.Config{Routing: config.Routing{Enabled: true, Observer: defaultObserver}},
+	}, {
+		name:   "probe removed",
+		values: routingValues("probe: null"),
+		want:   config.Config{Routing: config.Routing{Enabled: true, Observer: defaultObserver}},
+	}, {
+		// A values file gives helm floating-point numbers; they must still render as integers.
+		name: "observer from a values file",
+		values: routingValues(`observer:
+          maxConcurrentReconciles: 2
+          maxConcurrentRequests: 100
+          maxResponseBytes: 10737418240
+          minPeriod: 500ms
+          allowLoopback: true
+          allowPrivateNetworks: false`),
+		want: config.Config{Routing: config.Routing{Enabled: true, Observer: config.Observer{
+			MaxConcurrentReconciles: 2, MaxConcurrentRequests: 100, MaxResponseBytes: 10737418240,
+			MinPeriod: 500 * time.Millisecond, AllowLoopback: true, AllowPrivateNetworks: false,
+		}}},
+	}, {
+		// --set gives helm integers.
+		name:   "observer from --set",
+		values: step1Values,
+		flags: []string{
+			"--set", "ome.multicluster.config.routing.observer.maxResponseBytes=1048576",
+			"--set", "ome.multicluster.config.routing.observer.allowLoopback=true",
+			"--set", "ome.multicluster.config.routing.probe.failureThreshold=5",
+		},
+		want: func() config.Config {
+			o := defaultObserver
+			o.MaxResponseBytes, o.AllowLoopback = 1048576, true
+			p := step1Probe.DeepCopy()
+			p.FailureThreshold = 5
+			return config.Config{Routing: config.Routing{Enabled: true, Probe: &p, Observer: o}}
+		}(),
+	}}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			data := render(t, tc.values, tc.flags...).multiclusterJSON(t)
+			got, err := config.Parse([]byte(data))
+			if err != nil {
+				t.Fatalf("config.Parse of the rendered %s key: %v\n%s", configKey, err, data)
+			}
+			if !reflect.DeepEqual(*got, tc.want) {
+				t.Errorf("config.Parse of the rendered %s key:\n got %+v, probe %+v\nwant %+v, probe %+v\nJSON: %s",
+					configKey, *got, got.Routing.Probe, tc.want, tc.want.Routing.Probe, data)
+			}
+		})
+	}
+}
+
+// Rules across fields, and the period floor, are the manager's to check: the schema lets
+// these values through, and the manager refuses them when it starts, with the message the
+// troubleshooting guide quotes.
+func TestRenderedConfigRefusedByManager(t *testing.T) {
+	helmBin(t) // skips the test when HELM is unset
+	cases := []struct {
+		name, values, want string
+	}{{
+		name:   "timeout not shorter than period",
+		values: edit(t, step1Values, "timeout: 3s", "timeout: 10s"),
+		want:   "invalid multi-cluster configuration: routing.probe.timeout (10s) must be shorter than routing.probe.period (10s)",
+	}, {
+		name:   "period under minPeriod",
+		values: edit(t, edit(t, step1Values, "period: 10s", "period: 500ms"), "timeout: 3s", "timeout: 100ms"),
+		want:   "invalid multi-cluster configuration: routing.probe.period (500ms) must be at least routing.observer.minPeriod (1s)",
+	}, {
+		name:   "gate on 429",
+		values: edit(t, step1Values, "[404, 500", "[429, 500"),
+		want:   "invalid multi-cluster configuration: routing.probe.gateStatuses must not contain 401, 403, or 429",
+	}, {
+		name:   "status in both lists",
+		values: edit(t, step1Values, "[404, 500", "[200, 500"),
+		want:   "invalid multi-cluster configuration: routing.probe status 200 is in both acceptStatuses and gateStatuses",
+	}}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			data := render(t, tc.values).multiclusterJSON(t)
+			_, err := config.Parse([]byte(data))
+			if err == nil {
+				t.Fatalf("config.Parse accepted %s, want %q", data, tc.want)
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("config.Parse error = %q, want it to contain %q", err, tc.want)
+			}
+		})
+	}
+}

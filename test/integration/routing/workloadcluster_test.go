@@ -1,0 +1,74 @@
+package routing
+
+import (
+	"context"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/test/framework"
+)
+
+// readyCondition is a WorkloadCluster's Ready condition.
+func readyCondition(g Gomega, name string) metav1.Condition {
+	wc := &omev1beta1.WorkloadCluster{}
+	g.Expect(fleet.ControlPlane.Client.Get(context.Background(), client.ObjectKey{Name: name}, wc)).To(Succeed())
+	c := meta.FindStatusCondition(wc.Status.Conditions, omev1beta1.WorkloadClusterReady)
+	g.Expect(c).NotTo(BeNil())
+	g.Expect(c.ObservedGeneration).To(Equal(wc.Generation))
+	return *c
+}
+
+func expectReady(name string, status metav1.ConditionStatus, reason string) {
+	GinkgoHelper()
+	Eventually(func(g Gomega) {
+		c := readyCondition(g, name)
+		g.Expect(c.Status).To(Equal(status))
+		g.Expect(c.Reason).To(Equal(reason))
+	}, timeout, interval).Should(Succeed())
+}
+
+var _ = Describe("WorkloadCluster registration", func() {
+	It("reports the Secret's state and reconnects when the Secret changes", func(ctx context.Context) {
+		cp := fleet.ControlPlane.Client
+		wc := &omev1beta1.WorkloadCluster{
+			ObjectMeta: metav1.ObjectMeta{Name: "worker-a-again"},
+			Spec: omev1beta1.WorkloadClusterSpec{ClusterSource: omev1beta1.ClusterSource{KubeConfig: omev1beta1.KubeConfigSource{
+				SecretRef: omev1beta1.SecretReference{Name: "worker-a-again", Namespace: framework.SecretNamespace},
+			}}},
+		}
+		Expect(cp.Create(ctx, wc)).To(Succeed())
+		DeferCleanup(func(ctx context.Context) { Expect(cp.Delete(ctx, wc)).To(Succeed()) })
+		expectReady(wc.Name, metav1.ConditionFalse, omev1beta1.ReasonSecretNotFound)
+
+		// A kubeconfig that would skip TLS verification is refused.
+		kc, err := clientcmd.Load(fleet.Workers["worker-a"].KubeConfig)
+		Expect(err).NotTo(HaveOccurred())
+		for _, c := range kc.Clusters {
+			c.InsecureSkipTLSVerify, c.CertificateAuthorityData = true, nil
+		}
+		insecure, err := clientcmd.Write(*kc)
+		Expect(err).NotTo(HaveOccurred())
+		secret := &corev1.Secret{
+			ObjectMeta: metav1.ObjectMeta{Name: "worker-a-again", Namespace: framework.SecretNamespace},
+			Data:       map[string][]byte{omev1beta1.DefaultKubeConfigKey: insecure},
+		}
+		Expect(cp.Create(ctx, secret)).To(Succeed())
+		expectReady(wc.Name, metav1.ConditionFalse, omev1beta1.ReasonBadKubeConfig)
+		Expect(readyCondition(Default, wc.Name).Message).To(ContainSubstring("insecure-skip-tls-verify is refused"))
+
+		// Fixing the Secret reconnects without touching the WorkloadCluster.
+		secret.Data[omev1beta1.DefaultKubeConfigKey] = fleet.Workers["worker-a"].KubeConfig
+		Expect(cp.Update(ctx, secret)).To(Succeed())
+		expectReady(wc.Name, metav1.ConditionTrue, omev1beta1.ReasonReachable)
+
+		Expect(cp.Delete(ctx, secret)).To(Succeed())
+		expectReady(wc.Name, metav1.ConditionFalse, omev1beta1.ReasonSecretNotFound)
+	})
+})
