@@ -125,3 +125,16 @@ $(CONTROLLER_GEN):
 $(HELM):
 	@echo ">> Building helm $(HELM_VERSION) (about three minutes the first time)"
 	cd hack/tools && $(GO) build -o $@ helm.sh/helm/v3/cmd/helm
+
+##@ Demo (cmd/demo: the operator at work on this machine, with no cluster)
+
+DEMO_ARGS ?=
+
+# The demo runs as a built binary rather than with `go run`: go run dies on a SIGTERM
+# without passing it on, which would leave the demo and its API servers running.
+# DEMO_KEEP=1 (`make demo DEMO_KEEP=1`) keeps everything running at the end until Ctrl-C.
+.PHONY: demo
+demo: envtest build ## Watch the operator gate and restore a cluster on local API servers (about a minute).
+	$(GO) build -o $(BIN)/demo ./cmd/demo
+	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" KUBECTL="$(ENVTEST_ASSETS)/kubectl" \
+		$(BIN)/demo --manager $(BIN)/manager $(DEMO_ARGS)

@@ -13,3 +13,10 @@ const (
 	// frozen until they are fixed.
 	EventRoutingPolicyRefused = "RoutingPolicyRefused"
 )
+
+// Event actions (events.k8s.io/v1): what the operator was doing when the event happened.
+const (
+	actionProbe         = "Probe"
+	actionRoute         = "Route"
+	actionResolvePolicy = "ResolvePolicy"
+)

@@ -6,9 +6,10 @@ import (
 	"fmt"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/tools/record"
+	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -30,12 +31,16 @@ const FieldManager = "ome-routing"
 // again.
 const memberPendingRetry = time.Second
 
+// conflictRetry is how soon a service whose write lost a race with our own previous write
+// is built again, once the cache has caught up.
+const conflictRetry = 100 * time.Millisecond
+
 // RoutingReconciler keeps the TrafficMap of every routed source InferenceService on the
 // control plane. It is the only writer of TrafficMaps: the prober hands it results and it
 // merges them into the map.
 type RoutingReconciler struct {
 	Client   client.Client
-	Recorder record.EventRecorder
+	Recorder events.EventRecorder
 	Members  *Members
 	Prober   *Prober
 	// Enabled is the installation's routing.enabled.
@@ -97,10 +102,16 @@ func (r *RoutingReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 		CapacityFactors: capacityFactors(isvc),
 		AllFailedPolicy: allFailedPolicy(policy),
 	})
-	if err := r.writePlacement(ctx, isvc, in.placement); err != nil {
-		return ctrl.Result{}, err
+	err = r.writePlacement(ctx, isvc, in.placement)
+	if err == nil {
+		err = r.writeMap(ctx, isvc, current, result, allFailedPolicy(policy))
 	}
-	return ctrl.Result{}, r.writeMap(ctx, isvc, current, result, allFailedPolicy(policy))
+	if apierrors.IsConflict(err) {
+		// The cache had not seen our previous write yet: expected, not an error. Build
+		// again from the newer object.
+		return ctrl.Result{RequeueAfter: conflictRetry}, nil
+	}
+	return ctrl.Result{}, err
 }
 
 // routed says whether the service takes part in routing: the installation has routing
@@ -139,7 +150,7 @@ func (r *RoutingReconciler) routingPolicy(isvc *omev1beta1.InferenceService) (pr
 func (r *RoutingReconciler) refuse(ctx context.Context, isvc *omev1beta1.InferenceService, err error) {
 	r.Prober.Forget(client.ObjectKeyFromObject(isvc))
 	ctrl.LoggerFrom(ctx).Error(err, "Refusing routing settings; the TrafficMap is frozen", "InferenceService", klog.KObj(isvc))
-	r.Recorder.Event(isvc, "Warning", EventRoutingPolicyRefused, err.Error())
+	r.Recorder.Eventf(isvc, nil, corev1.EventTypeWarning, EventRoutingPolicyRefused, actionResolvePolicy, "%s", err.Error())
 }
 
 // attachProbes hands the homes to the prober under the resolved policy and puts each

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -120,16 +121,16 @@ func (r *RoutingReconciler) announce(isvc *omev1beta1.InferenceService, current 
 		gated := e.Probe != nil && e.Probe.Gated
 		switch {
 		case gated && !was[e.Cluster]:
-			r.Recorder.Eventf(isvc, "Warning", EventHomeGated, "Cluster %s gated after %d probe failures in a row: %s",
+			r.Recorder.Eventf(isvc, nil, corev1.EventTypeWarning, EventHomeGated, actionProbe, "Cluster %s gated after %d probe failures in a row: %s",
 				e.Cluster, e.Probe.ConsecutiveFailures, e.Probe.Message)
 		case !gated && was[e.Cluster] && e.Probe != nil:
-			r.Recorder.Eventf(isvc, "Normal", EventHomeUngated, "Cluster %s gate lifted: %s", e.Cluster, e.Probe.Message)
+			r.Recorder.Eventf(isvc, nil, corev1.EventTypeNormal, EventHomeUngated, actionProbe, "Cluster %s gate lifted: %s", e.Cluster, e.Probe.Message)
 		case !gated && was[e.Cluster]:
-			r.Recorder.Eventf(isvc, "Normal", EventHomeUngated, "Cluster %s gate lifted: the probe policy changed or was turned off", e.Cluster)
+			r.Recorder.Eventf(isvc, nil, corev1.EventTypeNormal, EventHomeUngated, actionProbe, "Cluster %s gate lifted: the probe policy changed or was turned off", e.Cluster)
 		}
 	}
 	if result.Routable.Reason == omev1beta1.ReasonAllHomesProbeFailed && !wasAllFailed {
-		r.Recorder.Eventf(isvc, "Warning", EventAllHomesProbeFailed, "allFailedPolicy %s applied: %s",
+		r.Recorder.Eventf(isvc, nil, corev1.EventTypeWarning, EventAllHomesProbeFailed, actionRoute, "allFailedPolicy %s applied: %s",
 			policy, result.Routable.Message)
 	}
 }

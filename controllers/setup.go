@@ -61,7 +61,7 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 	}
 	return (&RoutingReconciler{
 		Client:            mgr.GetClient(),
-		Recorder:          mgr.GetEventRecorderFor("ome-routing"),
+		Recorder:          mgr.GetEventRecorder("ome-routing"),
 		Members:           members,
 		Prober:            prober,
 		Enabled:           opts.RoutingEnabled,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -172,9 +173,10 @@ func withProbe(p *omev1beta1.RoutingProbe) *omev1beta1.Routing {
 	return &omev1beta1.Routing{Probe: p}
 }
 
-// gbytesSay matches a log buffer that has said the literal text, at any point.
+// gbytesSay matches a log buffer that has said the literal text, at any point. The log is
+// structured, so a double quote inside a logged value may appear escaped.
 func gbytesSay(text string) OmegaMatcher {
-	return gbytes.Say(regexp.QuoteMeta(text))
+	return gbytes.Say(strings.ReplaceAll(regexp.QuoteMeta(text), `"`, `\\?"`))
 }
 
 // newServiceIn creates a routed source service, placed on both workers, in an existing

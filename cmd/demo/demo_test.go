@@ -1,0 +1,172 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/klog/v2"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+
+	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+)
+
+// testTiming is the demo's timing halved, so that the story runs in about 20 seconds once
+// the API servers are up. Step is generous: the test shares two cores with other suites.
+var testTiming = Timing{Period: time.Second, Timeout: 500 * time.Millisecond, Step: 45 * time.Second, Ready: 90 * time.Second, Poll: 100 * time.Millisecond}
+
+// TestDemoStory runs the demo's story, the code `make demo` runs, so that the demo cannot
+// rot: each step must reach its state, and the test then checks that state itself, field
+// by field, rather than trusting the story's own wait.
+//
+// It runs the manager binary, built from this checkout into a temporary folder (a
+// bin/manager left from an older `make build` could be stale). DEMO_MANAGER names another
+// binary; DEMO_IN_PROCESS=1 runs the controllers in the test's process instead.
+func TestDemoStory(t *testing.T) {
+	assets := os.Getenv("KUBEBUILDER_ASSETS")
+	if assets == "" {
+		t.Skip("KUBEBUILDER_ASSETS is not set, so no API server can start: run `make test`, which builds and sets it")
+	}
+	kubectl := os.Getenv("KUBECTL")
+	if kubectl == "" {
+		kubectl = filepath.Join(assets, "kubectl")
+	}
+	// The demo's client and envtest log through controller-runtime and klog; unset, they
+	// warn on stderr after 30 seconds.
+	ctrl.SetLogger(zap.New(zap.WriteTo(io.Discard)))
+	klog.SetLogger(ctrl.Log)
+
+	// The printer serialises its writes, and the test reads the transcript only between
+	// steps, so a plain buffer will do.
+	transcript := &bytes.Buffer{}
+	d := New(Config{Dir: t.TempDir(), Kubectl: kubectl, Manager: managerBinary(t), Timing: testTiming},
+		NewPrinter(io.MultiWriter(t.Output(), transcript)))
+	t.Cleanup(func() {
+		if err := d.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	ctx := t.Context()
+	if err := d.Setup(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.StartManager(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	steps := d.Steps()
+	if len(steps) != len(wantStates) {
+		t.Fatalf("the story has %d steps, the test checks %d", len(steps), len(wantStates))
+	}
+	for i, s := range steps {
+		if err := d.RunStep(ctx, i+1, len(steps), s); err != nil {
+			t.Fatal(err)
+		}
+		v, err := d.read(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := wantStates[i].check(v); diff != "" {
+			t.Fatalf("after step %d (%s): %s\n%s", i+1, s.Title, diff, v.summary())
+		}
+	}
+
+	// What the reader is told to expect from kubectl, as the spec words it.
+	for _, want := range []string{
+		"inferenceservice.ome.io/qwen3-0-6b created",
+		"inferenceservice.ome.io/qwen3-0-6b configured",
+		"worker-a 1 true Passing HTTP 200",
+		"worker-b 0 false Failing HTTP 503",
+		"2 home(s) have conclusive probe failures; preserving traffic among homes with ready capacity",
+		"2 home(s) have conclusive probe failures; all route weights are zero",
+	} {
+		if !strings.Contains(transcript.String(), want) {
+			t.Errorf("the demo never printed %q", want)
+		}
+	}
+}
+
+// managerBinary is the manager the test runs, "" for the in-process one.
+func managerBinary(t *testing.T) string {
+	if os.Getenv("DEMO_IN_PROCESS") == "1" {
+		return ""
+	}
+	if bin := os.Getenv("DEMO_MANAGER"); bin != "" {
+		return bin
+	}
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("no go command to build the manager with: %v (set DEMO_MANAGER or DEMO_IN_PROCESS=1)", err)
+	}
+	bin := filepath.Join(t.TempDir(), "manager")
+	out, err := exec.CommandContext(t.Context(), goTool, "build", "-o", bin, "github.com/ome-routing/operator/cmd/manager").CombinedOutput()
+	if err != nil {
+		t.Fatalf("build the manager: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// entryState is what the test expects of one cluster's entry after a step.
+type entryState struct {
+	weight  int32
+	healthy bool
+	result  omev1beta1.ProbeResult
+	gated   bool
+}
+
+// mapState is what the test expects of the map after a step.
+type mapState struct {
+	entries        map[string]entryState
+	routable       metav1.ConditionStatus
+	reason         string
+	messageContain string
+}
+
+// check returns what differs from the state, or "".
+func (s mapState) check(v View) string {
+	if v.Map == nil {
+		return "no TrafficMap"
+	}
+	var diffs []string
+	for w, want := range s.entries {
+		e, ok := v.Entries[w]
+		switch {
+		case !ok:
+			diffs = append(diffs, w+": no entry")
+		case e.Probe == nil:
+			diffs = append(diffs, w+": no probe record")
+		default:
+			got := entryState{e.Weight, e.Healthy, e.Probe.Result, e.Probe.Gated}
+			if got != want {
+				diffs = append(diffs, w+": got "+describe(e))
+			}
+		}
+	}
+	c := v.Routable
+	if c == nil || c.Status != s.routable || c.Reason != s.reason || !strings.Contains(c.Message, s.messageContain) {
+		diffs = append(diffs, "Routable is not "+string(s.routable)+" "+s.reason+" ("+s.messageContain+")")
+	}
+	return strings.Join(diffs, "; ")
+}
+
+var (
+	passingEntry = entryState{weight: 1, healthy: true, result: omev1beta1.ProbePassing}
+	gatedKept    = entryState{weight: 1, healthy: false, result: omev1beta1.ProbeFailing, gated: true}
+	gatedDrained = entryState{weight: 0, healthy: false, result: omev1beta1.ProbeFailing, gated: true}
+)
+
+// wantStates are the states of the spec the story's steps must reach, in order.
+var wantStates = []mapState{
+	{map[string]entryState{"worker-a": passingEntry, "worker-b": passingEntry}, metav1.ConditionTrue, omev1beta1.ReasonRoutable, "2 of 2"},
+	{map[string]entryState{"worker-a": passingEntry, "worker-b": gatedDrained}, metav1.ConditionTrue, omev1beta1.ReasonRoutable, "1 of 2"},
+	{map[string]entryState{"worker-a": passingEntry, "worker-b": passingEntry}, metav1.ConditionTrue, omev1beta1.ReasonRoutable, "2 of 2"},
+	{map[string]entryState{"worker-a": gatedKept, "worker-b": gatedKept}, metav1.ConditionTrue, omev1beta1.ReasonAllHomesProbeFailed, "preserving traffic"},
+	{map[string]entryState{"worker-a": gatedDrained, "worker-b": gatedDrained}, metav1.ConditionFalse, omev1beta1.ReasonAllHomesProbeFailed, "all route weights are zero"},
+}

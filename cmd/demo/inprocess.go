@@ -1,0 +1,85 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/ome-routing/operator/controllers"
+	"github.com/ome-routing/operator/pkg/config"
+	"github.com/ome-routing/operator/pkg/observer"
+	"github.com/ome-routing/operator/pkg/probe"
+	"github.com/ome-routing/operator/test/framework"
+)
+
+// startInProcess runs the controllers in this process, from the same settings file the
+// binary would read. It is the fallback behind --in-process, for when the manager binary
+// cannot be built or does not set up the controllers; the binary is what the demo is about.
+func (d *Demo) startInProcess(settings, logPath string) (<-chan error, error) {
+	cfg, err := config.Load(settings)
+	if err != nil {
+		return nil, err
+	}
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		return nil, err
+	}
+	r := cfg.Routing
+	obs, err := observer.New(observer.Options{
+		MaxConcurrentRequests: r.Observer.MaxConcurrentRequests,
+		MaxResponseBytes:      r.Observer.MaxResponseBytes,
+		AllowLoopback:         r.Observer.AllowLoopback,
+		AllowPrivateNetworks:  r.Observer.AllowPrivateNetworks,
+	})
+	if err != nil {
+		logFile.Close()
+		return nil, err
+	}
+	mgr, err := ctrl.NewManager(d.fleet.ControlPlane.Config, ctrl.Options{
+		Scheme:                 framework.Scheme,
+		Logger:                 zap.New(zap.WriteTo(logFile)),
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+	})
+	if err != nil {
+		logFile.Close()
+		obs.Close()
+		return nil, err
+	}
+	opts := controllers.DefaultMemberTimings
+	opts.RoutingEnabled = r.Enabled
+	opts.InstallationProbe = r.Probe
+	opts.Limits = probe.Limits{MinPeriod: r.Observer.MinPeriod}
+	opts.Observer = obs
+	opts.RoutingWorkers = r.Observer.MaxConcurrentReconciles
+	if err := controllers.Setup(mgr, opts); err != nil {
+		logFile.Close()
+		obs.Close()
+		return nil, err
+	}
+	d.out.Event("manager running in this process (--in-process), from %s", rel(settings))
+
+	ctx, cancel := context.WithCancel(context.Background())
+	exited := make(chan error, 1)
+	done := make(chan struct{})
+	go func() {
+		err := mgr.Start(ctx)
+		obs.Close()
+		logFile.Close()
+		if err == nil {
+			err = fmt.Errorf("the manager stopped")
+		}
+		exited <- err
+		close(done)
+	}()
+	d.onClose("the in-process manager", func() error {
+		cancel()
+		<-done
+		return nil
+	})
+	return exited, nil
+}

@@ -1,0 +1,102 @@
+package main
+
+import (
+	"fmt"
+	"time"
+)
+
+// The service the demo routes, named as in the spec's examples so that the commands it
+// prints are the ones a reader finds there.
+const (
+	serviceName = "qwen3-0-6b"
+	serviceNS   = "qwen3-0-6b"
+)
+
+// workers are the workload clusters of the demo's fleet, in the order the map lists them.
+var workers = []string{"worker-a", "worker-b"}
+
+// Timing is how fast the story moves. The spec's examples probe every 10s or 30s; the demo
+// uses short periods so that a gate closes in seconds, and the test shorter ones still.
+type Timing struct {
+	// Period and Timeout are the probe's period and timeout, in the manager's settings and
+	// in the service's own probe.
+	Period, Timeout time.Duration
+	// Step bounds how long the story waits for each state before it gives up.
+	Step time.Duration
+	// Ready bounds how long the manager may take to report the WorkloadClusters Ready.
+	Ready time.Duration
+	// Poll is how often the story reads the TrafficMap while it waits.
+	Poll time.Duration
+}
+
+// demoTiming makes the whole story take about a minute.
+var demoTiming = Timing{Period: 2 * time.Second, Timeout: time.Second, Step: 60 * time.Second, Ready: 90 * time.Second, Poll: 250 * time.Millisecond}
+
+// managerSettings is the multi-cluster settings file the manager reads: the spec's Step 1
+// probe with the demo's timing, and an observer that may dial loopback, since the demo's
+// model servers listen there (production keeps allowLoopback false).
+func managerSettings(t Timing) string {
+	return fmt.Sprintf(`{
+  "routing": {
+    "enabled": true,
+    "probe": {
+      "path": "/v1/models",
+      "method": "GET",
+      "acceptStatuses": [200],
+      "gateStatuses": [404, 500, 502, 503, 504],
+      "period": %q,
+      "timeout": %q,
+      "failureThreshold": 3,
+      "successThreshold": 2,
+      "allFailedPolicy": "PreserveTraffic"
+    },
+    "observer": {
+      "maxConcurrentReconciles": 8,
+      "maxConcurrentRequests": 16,
+      "maxResponseBytes": 65536,
+      "minPeriod": "1s",
+      "allowLoopback": true,
+      "allowPrivateNetworks": true
+    }
+  }
+}
+`, t.Period, t.Timeout)
+}
+
+// isvcManifest is the spec's Step 2 isvc.yaml with the demo's timing and the given
+// allFailedPolicy. The story applies it with PreserveTraffic first, then with Drain.
+func isvcManifest(t Timing, allFailedPolicy string) string {
+	return fmt.Sprintf(`apiVersion: ome.io/v1beta1
+kind: InferenceService
+metadata:
+  name: %[1]s
+  namespace: %[2]s
+spec:
+  model:
+    name: %[1]s
+  runtime:
+    name: srt-%[1]s
+  engine:
+    minReplicas: 1
+    maxReplicas: 1
+  placement:
+    policy: ClusterAffinity
+    mode: All
+    clusterAffinity:
+      - matchFields:
+          - key: metadata.name
+            operator: In
+            values: [worker-a, worker-b]
+  routing:
+    probe:
+      path: /v1/models
+      method: GET
+      acceptStatuses: [200]
+      gateStatuses: [404, 500, 502, 503, 504]
+      period: %[3]s
+      timeout: %[4]s
+      failureThreshold: 3
+      successThreshold: 2
+      allFailedPolicy: %[5]s
+`, serviceName, serviceNS, t.Period, t.Timeout, allFailedPolicy)
+}

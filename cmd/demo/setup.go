@@ -1,0 +1,182 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/test/framework"
+)
+
+// Config is what a run of the demo needs from its caller: main fills it from the command
+// line, the test from its temporary folder.
+type Config struct {
+	// Dir receives the kubeconfig, the settings file, isvc.yaml and the manager's log.
+	Dir string
+	// Kubectl is the kubectl binary the story runs.
+	Kubectl string
+	// Manager is the manager binary. Empty runs the controllers in this process instead.
+	Manager string
+	// Timing sets the probe period and the story's waits.
+	Timing Timing
+}
+
+// Demo is one run: the fleet and the model servers it started, the files it wrote, and
+// what to stop when it ends.
+type Demo struct {
+	cfg       Config
+	out       *Printer
+	fleet     *framework.Fleet
+	endpoints map[string]*framework.Endpoint
+	kubectl   *Kubectl
+	// stops are undone in reverse by Close: the manager before the API servers it
+	// watches, so that it does not log a storm of connection errors on the way out.
+	stops []stop
+}
+
+type stop struct {
+	what string
+	fn   func() error
+}
+
+// New prepares a run that narrates to out. Nothing starts until Setup.
+func New(cfg Config, out *Printer) *Demo {
+	return &Demo{cfg: cfg, out: out, endpoints: map[string]*framework.Endpoint{}}
+}
+
+func (d *Demo) onClose(what string, fn func() error) {
+	d.stops = append(d.stops, stop{what, fn})
+}
+
+// Close stops everything the run started, newest first, and keeps going past a failure
+// so that no process is left behind.
+func (d *Demo) Close() error {
+	var errs []error
+	for i := len(d.stops) - 1; i >= 0; i-- {
+		s := d.stops[i]
+		d.out.Say("stopping %s", s.what)
+		if err := s.fn(); err != nil {
+			errs = append(errs, fmt.Errorf("stop %s: %w", s.what, err))
+		}
+	}
+	d.stops = nil
+	return errors.Join(errs...)
+}
+
+// path is a file in the output folder.
+func (d *Demo) path(name string) string { return filepath.Join(d.cfg.Dir, name) }
+
+// Setup starts the fleet and the model servers, places the service's copies on the
+// workers, and writes the kubeconfig that kubectl and the manager use.
+func (d *Demo) Setup(ctx context.Context) error {
+	if err := os.MkdirAll(d.cfg.Dir, 0o755); err != nil {
+		return err
+	}
+	if err := d.startFleet(ctx); err != nil {
+		return err
+	}
+	if err := d.startModelServers(); err != nil {
+		return err
+	}
+	return d.placeCopies(ctx)
+}
+
+func (d *Demo) startFleet(ctx context.Context) error {
+	d.out.Heading("Starting three Kubernetes API servers: a control plane, worker-a and worker-b")
+	d.out.Say("Each is a real kube-apiserver with its own etcd (from %s),", rel(os.Getenv("KUBEBUILDER_ASSETS")))
+	d.out.Say("started in parallel, with this repository's CRDs installed. This takes 10-30s.")
+	fleet, err := framework.StartFleet(ctx, workers...)
+	if err != nil {
+		return fmt.Errorf("start the API servers: %w", err)
+	}
+	d.fleet = fleet
+	d.onClose("the API servers and their etcds", fleet.Stop)
+	d.out.Event("control-plane API server at %s", fleet.ControlPlane.Config.Host)
+	for _, w := range workers {
+		d.out.Event("%s API server at %s", w, fleet.Workers[w].Config.Host)
+	}
+	d.out.Say("worker-a and worker-b are registered on the control plane as WorkloadClusters,")
+	d.out.Say("each through a kubeconfig Secret in namespace %s.", framework.SecretNamespace)
+
+	// The control plane's kubeconfig has its CA, client certificate and key inline, so the
+	// file works from any folder, for kubectl and for the manager alike.
+	kc := d.path("kubeconfig")
+	if err := os.WriteFile(kc, fleet.ControlPlane.KubeConfig, 0o600); err != nil {
+		return err
+	}
+	d.kubectl = &Kubectl{Path: d.cfg.Kubectl, KubeConfig: kc, out: d.out}
+	d.out.Say("Wrote the control plane's kubeconfig to %s.", rel(kc))
+	return nil
+}
+
+func (d *Demo) startModelServers() error {
+	d.out.Heading("Starting two stand-ins for the model servers, one per workload cluster")
+	for _, w := range workers {
+		ep, err := framework.StartEndpoint(nil)
+		if err != nil {
+			return fmt.Errorf("start %s's model server: %w", w, err)
+		}
+		d.endpoints[w] = ep
+		d.onClose(w+"'s model server", func() error { ep.Close(); return nil })
+		d.out.Event("%s's model server at %s answers 200 on /v1/models", w, ep.URL())
+	}
+	return nil
+}
+
+// placeCopies creates the service's copy on each worker with the status that worker's
+// own controllers would report once the model is up: its URL, its ingress ready, and one
+// ready replica. The control plane reads these to build the TrafficMap.
+func (d *Demo) placeCopies(ctx context.Context) error {
+	d.out.Heading("Placing the copies of %s on the workers (namespace %s)", serviceName, serviceNS)
+	for _, w := range workers {
+		if err := placeCopy(ctx, d.fleet.Workers[w].Client, d.endpoints[w].URL()); err != nil {
+			return fmt.Errorf("place the copy on %s: %w", w, err)
+		}
+		d.out.Event("%s: status.url %s, IngressReady, 1 of 1 replica ready", w, d.endpoints[w].URL())
+	}
+	return nil
+}
+
+func placeCopy(ctx context.Context, c client.Client, url string) error {
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: serviceNS}}
+	if err := client.IgnoreAlreadyExists(c.Create(ctx, ns)); err != nil {
+		return err
+	}
+	copy := &omev1beta1.InferenceService{ObjectMeta: metav1.ObjectMeta{Name: serviceName, Namespace: serviceNS}}
+	if err := c.Create(ctx, copy); err != nil {
+		return err
+	}
+	copy.Status.URL = url
+	copy.Status.Components = &omev1beta1.ComponentsStatus{Engine: &omev1beta1.ComponentStatus{DesiredReplicas: 1, ReadyReplicas: 1}}
+	for _, t := range []string{omev1beta1.InferenceServiceIngressReady, omev1beta1.InferenceServiceReady} {
+		meta.SetStatusCondition(&copy.Status.Conditions, metav1.Condition{Type: t, Status: metav1.ConditionTrue, Reason: "Ready"})
+	}
+	return c.Status().Update(ctx, copy)
+}
+
+// rel shows a path relative to the working folder when it is under it, so that the
+// commands the demo prints are short and can be pasted from the repository's top folder.
+func rel(path string) string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return path
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return path
+	}
+	r, err := filepath.Rel(wd, abs)
+	if err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+		return abs
+	}
+	return r
+}
