@@ -28,12 +28,21 @@ type Prober struct {
 	// now is the clock, replaceable in tests.
 	now func() time.Time
 
-	mu    sync.Mutex
-	maps  map[types.NamespacedName]*mapProbes
-	queue dueQueue
-	wake  chan struct{}
+	// maxInFlight caps the probes dispatched at once. A due home past the cap stays in
+	// the queue (a heap slot) instead of becoming a goroutine parked on an observer slot,
+	// so a prober that has fallen behind does not grow a goroutine per waiting home.
+	maxInFlight int
+
+	mu      sync.Mutex
+	maps    map[types.NamespacedName]*mapProbes
+	queue   dueQueue
+	wake    chan struct{}
+	running int // probes dispatched and not yet finished
 	// inFlight counts running probes, so Start can wait for them on the way out.
 	inFlight sync.WaitGroup
+	// onStart, when set (by benchmarks), receives each probe's lateness: how long after
+	// its due time its request started, including the wait for an observer slot.
+	onStart func(lateness time.Duration)
 }
 
 // mapProbes is the probing of one TrafficMap's homes under one policy.
@@ -42,6 +51,10 @@ type mapProbes struct {
 	policy probe.Policy
 	digest string
 	homes  map[string]*homeProbe
+	// unannounced is set when a counted result has not been handed to the reconciler yet.
+	// The map is announced once none of its homes is still running, so the homes of one
+	// round cost one reconcile and one write, not one each.
+	unannounced bool
 }
 
 // homeProbe is one home's schedule and state. Its fields are guarded by Prober.mu.
@@ -66,14 +79,16 @@ type ProbeTarget struct {
 	Persisted *omev1beta1.TrafficMapProbe
 }
 
-// NewProber returns a prober that sends its requests through obs.
-func NewProber(obs *observer.Observer) *Prober {
+// NewProber returns a prober that sends its requests through obs, with at most
+// maxInFlight probes dispatched at once (the observer's request cap).
+func NewProber(obs *observer.Observer, maxInFlight int) *Prober {
 	return &Prober{
-		observer: obs,
-		notify:   make(chan event.GenericEvent, 1024),
-		now:      time.Now,
-		maps:     map[types.NamespacedName]*mapProbes{},
-		wake:     make(chan struct{}, 1),
+		observer:    obs,
+		maxInFlight: max(maxInFlight, 1),
+		notify:      make(chan event.GenericEvent, 1024),
+		now:         time.Now,
+		maps:        map[types.NamespacedName]*mapProbes{},
+		wake:        make(chan struct{}, 1),
 	}
 }
 
@@ -165,14 +180,20 @@ func (p *Prober) Start(ctx context.Context) error {
 	for {
 		p.mu.Lock()
 		now := p.now()
-		for _, h := range p.queue.popDue(now) {
+		for p.running < p.maxInFlight {
+			h := p.queue.popDueOne(now)
+			if h == nil {
+				break
+			}
 			p.dispatchLocked(ctx, h, now)
 		}
 		next, ok := p.queue.next()
+		full := p.running >= p.maxInFlight
 		p.mu.Unlock()
 
+		// With every slot taken, only a finishing probe (which pokes) can make progress.
 		wait := time.Hour
-		if ok {
+		if ok && !full {
 			wait = max(next.Sub(p.now()), 0)
 		}
 		timer.Reset(wait)
@@ -198,6 +219,7 @@ func (p *Prober) Start(ctx context.Context) error {
 func (p *Prober) dispatchLocked(ctx context.Context, h *homeProbe, now time.Time) {
 	reqCtx, cancel := context.WithCancel(ctx)
 	h.running, h.cancel = true, cancel
+	p.running++
 	mp := h.owner
 	req := observer.Request{
 		Method:  mp.policy.Method,
@@ -210,7 +232,11 @@ func (p *Prober) dispatchLocked(ctx context.Context, h *homeProbe, now time.Time
 		defer p.inFlight.Done()
 		defer cancel()
 		res := p.observer.Do(reqCtx, req)
-		observeLateness(now.Sub(due) + res.SlotWait)
+		lateness := now.Sub(due) + res.SlotWait
+		observeLateness(lateness)
+		if p.onStart != nil {
+			p.onStart(lateness)
+		}
 		p.finish(ctx, h, res)
 	}()
 }
@@ -221,6 +247,8 @@ func (p *Prober) dispatchLocked(ctx context.Context, h *homeProbe, now time.Time
 func (p *Prober) finish(ctx context.Context, h *homeProbe, res observer.Result) {
 	p.mu.Lock()
 	h.running, h.cancel = false, nil
+	p.running--
+	p.poke()
 	if h.removed {
 		p.mu.Unlock()
 		return
@@ -232,19 +260,32 @@ func (p *Prober) finish(ctx context.Context, h *homeProbe, res observer.Result) 
 	if counted {
 		transition = h.state.Observe(result, message, finished, mp.policy)
 		countProbeResult(mp.key, result)
+		mp.unannounced = true
 	}
 	p.queue.schedule(h, probe.NextDue(h.due, finished, mp.policy.Period))
-	p.poke()
+	announce := mp.unannounced && !mp.anyRunning()
+	if announce {
+		mp.unannounced = false
+	}
 	key := mp.key
 	p.mu.Unlock()
 
-	if !counted {
-		return
-	}
 	if transition != probe.NoChange {
 		logf.FromContext(ctx).V(1).Info("Probe gate changed", "InferenceService", key, "cluster", h.cluster, "transition", transition.String())
 	}
-	p.enqueue(ctx, key)
+	if announce {
+		p.enqueue(ctx, key)
+	}
+}
+
+// anyRunning reports whether a probe of one of the map's homes is still in flight.
+func (mp *mapProbes) anyRunning() bool {
+	for _, h := range mp.homes {
+		if h.running {
+			return true
+		}
+	}
+	return false
 }
 
 func (p *Prober) enqueue(ctx context.Context, key types.NamespacedName) {

@@ -51,13 +51,12 @@ func (q *dueQueue) remove(h *homeProbe) {
 	}
 }
 
-// popDue takes out the homes due at or before now, earliest first.
-func (q *dueQueue) popDue(now time.Time) []*homeProbe {
-	var due []*homeProbe
-	for q.Len() > 0 && !(*q)[0].due.After(now) {
-		due = append(due, heap.Pop(q).(*homeProbe))
+// popDueOne takes out the earliest home if it is due at or before now, else returns nil.
+func (q *dueQueue) popDueOne(now time.Time) *homeProbe {
+	if q.Len() == 0 || (*q)[0].due.After(now) {
+		return nil
 	}
-	return due
+	return heap.Pop(q).(*homeProbe)
 }
 
 // next is the earliest due time, and false when the queue is empty.

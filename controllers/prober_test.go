@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"sync/atomic"
@@ -54,7 +55,7 @@ func startProber(t *testing.T, maxRequests int64) *Prober {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := NewProber(obs)
+	p := NewProber(obs, int(maxRequests))
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { _ = p.Start(ctx); close(done) }()
@@ -123,7 +124,7 @@ func TestProberForgetStopsProbing(t *testing.T) {
 }
 
 func TestProberSyncSeedsFromThePersistedBlock(t *testing.T) {
-	p := NewProber(nil) // never started: Sync alone decides the states
+	p := NewProber(nil, 1) // never started: Sync alone decides the states
 	policy := testPolicy(time.Hour, time.Second)
 	digest := probe.Digest(policy)
 	now := metav1.Now()
@@ -160,5 +161,75 @@ func TestProberDiscardsCancelledProbes(t *testing.T) {
 	time.Sleep(50 * time.Millisecond)
 	if st := p.Sync(testKey, policy, digest, targets)["worker-a"]; st.Probed {
 		t.Errorf("a probe cancelled by Forget was counted: %+v", st)
+	}
+}
+
+func TestProberCapsProbesInFlight(t *testing.T) {
+	// Answers take far longer than the period, so every home is always due: only the
+	// prober's own cap keeps the dispatched probes at two.
+	srv := newCountingServer(t, 100*time.Millisecond)
+	obs, err := observer.New(observer.Options{MaxConcurrentRequests: 64, MaxResponseBytes: 1024, AllowLoopback: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer obs.Close()
+	p := NewProber(obs, 2)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() { _ = p.Start(ctx) }()
+	go func() {
+		for range p.Events() {
+		}
+	}()
+	policy := testPolicy(10*time.Millisecond, time.Second)
+	var targets []ProbeTarget
+	for i := range 10 {
+		targets = append(targets, ProbeTarget{Cluster: fmt.Sprintf("worker-%d", i), Endpoint: srv.URL})
+	}
+	p.Sync(testKey, policy, probe.Digest(policy), targets)
+	eventually(t, "every home is probed", func() bool {
+		for _, st := range p.Sync(testKey, policy, probe.Digest(policy), targets) {
+			if !st.Probed {
+				return false
+			}
+		}
+		return true
+	})
+	if got := srv.maxAtOnce.Load(); got != 2 {
+		t.Errorf("the endpoint saw %d probes at once, want the prober's cap of 2", got)
+	}
+}
+
+func TestProberAnnouncesAMapOncePerRound(t *testing.T) {
+	srv := newCountingServer(t, 0)
+	obs, err := observer.New(observer.Options{MaxConcurrentRequests: 8, MaxResponseBytes: 1024, AllowLoopback: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer obs.Close()
+	p := NewProber(obs, 8)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() { _ = p.Start(ctx) }()
+	policy := testPolicy(200*time.Millisecond, 100*time.Millisecond)
+	var targets []ProbeTarget
+	for i := range 4 {
+		targets = append(targets, ProbeTarget{Cluster: fmt.Sprintf("worker-%d", i), Endpoint: srv.URL})
+	}
+	p.Sync(testKey, policy, probe.Digest(policy), targets)
+
+	var events int
+	deadline := time.After(10 * time.Second)
+	for srv.total.Load() < 12 {
+		select {
+		case <-p.Events():
+			events++
+		case <-deadline:
+			t.Fatal("timed out waiting for three rounds of probes")
+		}
+	}
+	// Three rounds of four homes: one announcement per round, not one per result.
+	if rounds := int(srv.total.Load()) / 4; events > rounds+1 {
+		t.Errorf("got %d announcements for %d rounds of 4 homes, want about one per round", events, rounds)
 	}
 }

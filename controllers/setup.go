@@ -19,6 +19,8 @@ type Options struct {
 	Limits probe.Limits
 	// Observer is the one HTTP client every probe goes through.
 	Observer *observer.Observer
+	// MaxProbesInFlight caps the probes dispatched at once: routing.observer.maxConcurrentRequests.
+	MaxProbesInFlight int
 	// RoutingWorkers is routing.observer.maxConcurrentReconciles.
 	RoutingWorkers int
 	// MemberTimeout bounds every call to a workload cluster's API server.
@@ -44,7 +46,7 @@ const memberWorkers = 4
 // the manager.
 func Setup(mgr ctrl.Manager, opts Options) error {
 	members := NewMembers(mgr.GetScheme(), opts.MemberTimeout)
-	prober := NewProber(opts.Observer)
+	prober := NewProber(opts.Observer, opts.MaxProbesInFlight)
 	if err := mgr.Add(members); err != nil {
 		return err
 	}

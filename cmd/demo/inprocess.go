@@ -56,6 +56,7 @@ func (d *Demo) startInProcess(settings, logPath string) (<-chan error, error) {
 	opts.Limits = probe.Limits{MinPeriod: r.Observer.MinPeriod}
 	opts.Observer = obs
 	opts.RoutingWorkers = r.Observer.MaxConcurrentReconciles
+	opts.MaxProbesInFlight = int(r.Observer.MaxConcurrentRequests)
 	if err := controllers.Setup(mgr, opts); err != nil {
 		logFile.Close()
 		obs.Close()

@@ -82,6 +82,7 @@ func setupControllers(mgr ctrl.Manager, o *options, cfg *config.Config) error {
 	opts.Limits = probe.Limits{MinPeriod: obsCfg.MinPeriod}
 	opts.Observer = obs
 	opts.RoutingWorkers = obsCfg.MaxConcurrentReconciles
+	opts.MaxProbesInFlight = int(obsCfg.MaxConcurrentRequests)
 	return controllers.Setup(mgr, opts)
 }
 

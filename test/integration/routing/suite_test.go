@@ -82,6 +82,7 @@ func startManager(installation *probe.Policy, maxRequests int64) func() {
 		Limits:               probe.Limits{MinPeriod: time.Second},
 		Observer:             obs,
 		RoutingWorkers:       4,
+		MaxProbesInFlight:    int(maxRequests),
 		MemberTimeout:        2 * time.Second,
 		MemberHealthInterval: time.Second,
 		MemberGrace:          2 * time.Second,
