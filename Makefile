@@ -138,3 +138,41 @@ demo: envtest build ## Watch the operator gate and restore a cluster on local AP
 	$(GO) build -o $(BIN)/demo ./cmd/demo
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" KUBECTL="$(ENVTEST_ASSETS)/kubectl" \
 		$(BIN)/demo --manager $(BIN)/manager $(DEMO_ARGS)
+
+##@ Benchmarks (make bench: one line per figure set; raw output in _out/bench/)
+
+# The prober's figures come from BenchmarkProberScale (controllers, no API server); the
+# end-to-end ones from test/bench, which runs only with OME_BENCH=1 so that `make test`
+# skips it. Figures depend on the machine's load: each part first prints the load average.
+BENCH_TIMEOUT ?= 30m
+BENCH_OUT := $(CURDIR)/_out/bench
+BENCH_LOAD = echo "load part=$(1) load_average=$$(cut -d' ' -f1-3 /proc/loadavg | tr ' ' ,) cpus=$$(nproc)"
+BENCH_FIGURES = tee $(BENCH_OUT)/$(1).log | awk '/^(prober|e2e) /{print; fflush()} /^(--- FAIL|FAIL|panic:)/{print; bad=1} END{exit bad}'
+
+.PHONY: bench bench-observer bench-prober bench-e2e
+bench: ## Measure the observer's overhead, the prober at 1k/10k/50k homes and 200 services end to end (about 5 minutes).
+	@$(MAKE) --no-print-directory -j1 bench-observer bench-prober bench-e2e
+
+bench-observer: ## Observer vs a bare net/http client: ns/op, allocs/op and their ratios.
+	@mkdir -p $(BENCH_OUT); $(call BENCH_LOAD,observer)
+	@$(GO) test -count=1 -run '^$$' -bench '^(BenchmarkObserver|BenchmarkBareClient)$$' -benchmem -benchtime=2s ./pkg/observer/ \
+		| tee $(BENCH_OUT)/observer.log | awk ' \
+		function get(unit, i) { for (i = 2; i <= NF; i++) if ($$i == unit) return $$(i-1); return "" } \
+		/^BenchmarkObserver[- \t]/   { ons = get("ns/op"); oal = get("allocs/op"); ob = get("B/op") } \
+		/^BenchmarkBareClient[- \t]/ { bns = get("ns/op"); bal = get("allocs/op"); bb = get("B/op") } \
+		END { if (ons == "" || bns == "") { print "observer: benchmark output missing, see $(BENCH_OUT)/observer.log"; exit 1 } \
+			printf "observer client=observer ns_per_op=%s allocs_per_op=%s bytes_per_op=%s\n", ons, oal, ob; \
+			printf "observer client=bare ns_per_op=%s allocs_per_op=%s bytes_per_op=%s\n", bns, bal, bb; \
+			printf "observer ratio ns_per_op=%.2f allocs_per_op=%.2f extra_ns_per_op=%.0f extra_allocs_per_op=%d\n", \
+				ons / bns, oal / bal, ons - bns, oal - bal }'
+
+bench-prober: ## The prober alone at 1,000, 10,000 and 50,000 homes (10s period, 64 slots), then 50,000 past capacity (about 3 minutes).
+	@mkdir -p $(BENCH_OUT); $(call BENCH_LOAD,prober)
+	@$(GO) test -count=1 -run '^$$' -bench '^BenchmarkProberScale$$' -benchtime=1x -timeout $(BENCH_TIMEOUT) ./controllers/ \
+		| $(call BENCH_FIGURES,prober)
+
+bench-e2e: envtest ## 200 services on 3 workload clusters with envtest, 2s period: writes per map and gate delay (about 1.5 minutes).
+	@mkdir -p $(BENCH_OUT); $(call BENCH_LOAD,e2e)
+	@OME_BENCH=1 KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" OME_BENCH_LOG=$(BENCH_OUT)/e2e-manager.log \
+		$(GO) test -count=1 -v -run '^TestEndToEnd$$' -timeout $(BENCH_TIMEOUT) ./test/bench/ \
+		| $(call BENCH_FIGURES,e2e)

@@ -1,0 +1,180 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/controllers"
+	"github.com/ome-routing/operator/pkg/observer"
+	"github.com/ome-routing/operator/pkg/probe"
+	"github.com/ome-routing/operator/test/framework"
+)
+
+// queueStats are the routing controller's counters from controller-runtime's registry:
+// reconciles, and the time items spent queued and being worked on.
+type queueStats struct {
+	reconciles         float64
+	waitSum, waitCount float64
+	workSum, workCount float64
+}
+
+func routingQueue(t *testing.T) queueStats {
+	families, err := metrics.Registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var q queueStats
+	for _, f := range families {
+		for _, m := range f.GetMetric() {
+			routing := false
+			for _, l := range m.GetLabel() {
+				if (l.GetName() == "controller" || l.GetName() == "name") && l.GetValue() == "routing" {
+					routing = true
+				}
+			}
+			if !routing {
+				continue
+			}
+			switch f.GetName() {
+			case "controller_runtime_reconcile_total":
+				q.reconciles += m.GetCounter().GetValue()
+			case "workqueue_queue_duration_seconds":
+				q.waitSum += m.GetHistogram().GetSampleSum()
+				q.waitCount += float64(m.GetHistogram().GetSampleCount())
+			case "workqueue_work_duration_seconds":
+				q.workSum += m.GetHistogram().GetSampleSum()
+				q.workCount += float64(m.GetHistogram().GetSampleCount())
+			}
+		}
+	}
+	return q
+}
+
+func (q queueStats) minus(o queueStats) queueStats {
+	return queueStats{q.reconciles - o.reconciles, q.waitSum - o.waitSum, q.waitCount - o.waitCount, q.workSum - o.workSum, q.workCount - o.workCount}
+}
+
+func seconds(sum, count float64) time.Duration {
+	if count == 0 {
+		return 0
+	}
+	return time.Duration(sum / count * float64(time.Second))
+}
+
+func (q queueStats) waitMean() time.Duration { return seconds(q.waitSum, q.waitCount) }
+func (q queueStats) workMean() time.Duration { return seconds(q.workSum, q.workCount) }
+
+// installationProbe is the spec's Step 1 probe with a 2s period.
+func installationProbe(t *testing.T) *probe.Policy {
+	p, errs := probe.Validate(probe.SpecFromAPI(&omev1beta1.RoutingProbe{
+		Path:             "/v1/models",
+		Method:           omev1beta1.ProbeMethodGet,
+		AcceptStatuses:   []omev1beta1.HTTPStatus{200},
+		GateStatuses:     []omev1beta1.HTTPStatus{404, 500, 502, 503, 504},
+		Period:           &metav1.Duration{Duration: period},
+		Timeout:          &metav1.Duration{Duration: time.Second},
+		FailureThreshold: ptr.To[int32](failureThreshold),
+		SuccessThreshold: ptr.To[int32](2),
+		AllFailedPolicy:  omev1beta1.AllFailedPreserveTraffic,
+	}), probe.InstallationPath)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	return &p
+}
+
+// errorCounter counts the manager's "Reconciler error" lines and keeps the first.
+type errorCounter struct {
+	count  atomic.Int64
+	mu     sync.Mutex
+	sample string
+}
+
+func (e *errorCounter) Write(p []byte) (int, error) {
+	if bytes.Contains(p, []byte("Reconciler error")) {
+		if e.count.Add(1) == 1 {
+			e.mu.Lock()
+			e.sample = string(p)
+			e.mu.Unlock()
+		}
+	}
+	return len(p), nil
+}
+
+func (e *errorCounter) first() string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return strings.TrimSpace(e.sample)
+}
+
+// startManager runs the controllers against the control plane as cmd/manager does, with
+// the chart's default worker and request counts. OME_BENCH_LOG names a file that gets the
+// manager's log.
+func startManager(ctx context.Context, t *testing.T, fleet *framework.Fleet) *errorCounter {
+	obs, err := observer.New(observer.Options{MaxConcurrentRequests: maxRequests, MaxResponseBytes: 65536, AllowLoopback: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs := &errorCounter{}
+	var out io.Writer = errs
+	if path := os.Getenv("OME_BENCH_LOG"); path != "" {
+		f, err := os.Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { f.Close() })
+		out = io.MultiWriter(errs, f)
+	}
+	logger := zap.New(zap.WriteTo(out))
+	logf.SetLogger(logger)
+	mgr, err := ctrl.NewManager(fleet.ControlPlane.Config, ctrl.Options{
+		Scheme:                 framework.Scheme,
+		Logger:                 logger,
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+		Controller:             config.Controller{SkipNameValidation: ptr.To(true)},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := controllers.Setup(mgr, controllers.Options{
+		RoutingEnabled:       true,
+		InstallationProbe:    installationProbe(t),
+		Limits:               probe.Limits{MinPeriod: time.Second},
+		Observer:             obs,
+		RoutingWorkers:       routingWorkers,
+		MaxProbesInFlight:    maxRequests,
+		MemberTimeout:        5 * time.Second,
+		MemberHealthInterval: 15 * time.Second,
+		MemberGrace:          30 * time.Second,
+	}); err != nil {
+		t.Fatal(err)
+	}
+	mctx, stop := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := mgr.Start(mctx); err != nil {
+			t.Errorf("manager: %v", err)
+		}
+	}()
+	t.Cleanup(func() { stop(); <-done; obs.Close() })
+	return errs
+}

@@ -1,0 +1,175 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/test/framework"
+)
+
+func serviceName(i int) string { return fmt.Sprintf("svc-%03d", i) }
+
+// createServices creates the namespace everywhere, then per service a ready copy on every
+// worker (status.url on that worker's home server) and the routed source on the control
+// plane, eight services at a time.
+func createServices(ctx context.Context, t *testing.T, fleet *framework.Fleet, homes map[string]*homeServer) {
+	for _, c := range append([]*framework.Cluster{fleet.ControlPlane}, workerClusters(fleet)...) {
+		if err := c.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(8)
+	for i := range services {
+		name := serviceName(i)
+		g.Go(func() error {
+			for _, w := range workers {
+				if err := placeCopy(gctx, fleet.Workers[w].Client, name, homes[w].url(name)); err != nil {
+					return fmt.Errorf("copy of %s on %s: %w", name, w, err)
+				}
+			}
+			isvc := &omev1beta1.InferenceService{
+				ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace},
+				Spec: omev1beta1.InferenceServiceSpec{
+					Model:   &omev1beta1.ModelRef{Name: name},
+					Runtime: &omev1beta1.RuntimeRef{Name: "srt-" + name},
+					Placement: &omev1beta1.Placement{
+						Policy: omev1beta1.PlacementPolicyClusterAffinity,
+						Mode:   omev1beta1.PlacementModeAll,
+						ClusterAffinity: []omev1beta1.ClusterAffinityTerm{{MatchFields: []omev1beta1.FieldSelectorRequirement{
+							{Key: "metadata.name", Operator: omev1beta1.MatchOperatorIn, Values: workers},
+						}}},
+					},
+				},
+			}
+			return fleet.ControlPlane.Client.Create(gctx, isvc)
+		})
+	}
+	if err := g.Wait(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func workerClusters(fleet *framework.Fleet) []*framework.Cluster {
+	var out []*framework.Cluster
+	for _, w := range workers {
+		out = append(out, fleet.Workers[w])
+	}
+	return out
+}
+
+// placeCopy creates the service's copy on a worker with a ready status, as the workload
+// cluster's own controllers would report it.
+func placeCopy(ctx context.Context, c client.Client, name, url string) error {
+	copy := &omev1beta1.InferenceService{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace}}
+	if err := c.Create(ctx, copy); err != nil {
+		return err
+	}
+	copy.Status.URL = url
+	copy.Status.Components = &omev1beta1.ComponentsStatus{Engine: &omev1beta1.ComponentStatus{DesiredReplicas: 1, ReadyReplicas: 1}}
+	meta.SetStatusCondition(&copy.Status.Conditions, metav1.Condition{Type: omev1beta1.InferenceServiceIngressReady, Status: metav1.ConditionTrue, Reason: "Ready"})
+	meta.SetStatusCondition(&copy.Status.Conditions, metav1.Condition{Type: omev1beta1.InferenceServiceReady, Status: metav1.ConditionTrue, Reason: "Ready"})
+	return c.Status().Update(ctx, copy)
+}
+
+// homeServer is one workload cluster's gateway: every service's endpoint on that cluster
+// is a path on it, "/<service>", so the probe arrives at "/<service>/v1/models".
+type homeServer struct {
+	srv      *httptest.Server
+	requests atomic.Int64
+	mu       sync.Mutex
+	homes    map[string]*homeState
+}
+
+// homeState is how one service's endpoint on one cluster answers.
+type homeState struct {
+	mu       sync.Mutex
+	mode     int // modePass, modeArmed or modeFail
+	switched time.Time
+	failures []time.Time
+}
+
+const (
+	modePass = iota
+	// modeArmed answers the next probe 200 and fails from then on.
+	modeArmed
+	modeFail
+)
+
+func startHomeServer(t *testing.T) *homeServer {
+	s := &homeServer{homes: map[string]*homeState{}}
+	s.srv = httptest.NewServer(http.HandlerFunc(s.handle))
+	t.Cleanup(s.srv.Close)
+	return s
+}
+
+func (s *homeServer) url(service string) string { return s.srv.URL + "/" + service }
+
+func (s *homeServer) home(service string) *homeState {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	h := s.homes[service]
+	if h == nil {
+		h = &homeState{}
+		s.homes[service] = h
+	}
+	return h
+}
+
+func (s *homeServer) handle(w http.ResponseWriter, r *http.Request) {
+	s.requests.Add(1)
+	service, _, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
+	h := s.home(service)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	switch h.mode {
+	case modeFail:
+		h.failures = append(h.failures, time.Now())
+		http.Error(w, "unavailable", http.StatusServiceUnavailable)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = io.WriteString(w, `{"object":"list","data":[{"id":"model","object":"model"}]}`)
+	if h.mode == modeArmed {
+		w.(http.Flusher).Flush()
+		h.mode, h.switched = modeFail, time.Now()
+	}
+}
+
+func (h *homeState) arm() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.mode = modeArmed
+}
+
+// times is when the endpoint switched to failing (right after its last passing answer)
+// and when each failing probe arrived.
+func (h *homeState) times() (time.Time, []time.Time) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.switched, slices.Clone(h.failures)
+}
+
+func totalRequests(homes map[string]*homeServer) int64 {
+	var n int64
+	for _, s := range homes {
+		n += s.requests.Load()
+	}
+	return n
+}
