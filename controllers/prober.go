@@ -51,10 +51,12 @@ type mapProbes struct {
 	policy probe.Policy
 	digest string
 	homes  map[string]*homeProbe
-	// unannounced is set when a counted result has not been handed to the reconciler yet.
-	// The map is announced once none of its homes is still running, so the homes of one
-	// round cost one reconcile and one write, not one each.
-	unannounced bool
+	// unannouncedSince is when the oldest counted result not yet handed to the
+	// reconciler arrived (zero when there is none). The map is announced once none of its
+	// homes is still running, so the homes of one round cost one reconcile and one write,
+	// not one each; or once that result has waited a probe timeout, so homes whose probes
+	// keep overlapping cannot hold it back for longer.
+	unannouncedSince time.Time
 }
 
 // homeProbe is one home's schedule and state. Its fields are guarded by Prober.mu.
@@ -260,12 +262,15 @@ func (p *Prober) finish(ctx context.Context, h *homeProbe, res observer.Result) 
 	if counted {
 		transition = h.state.Observe(result, message, finished, mp.policy)
 		countProbeResult(mp.key, result)
-		mp.unannounced = true
+		if mp.unannouncedSince.IsZero() {
+			mp.unannouncedSince = finished
+		}
 	}
 	p.queue.schedule(h, probe.NextDue(h.due, finished, mp.policy.Period))
-	announce := mp.unannounced && !mp.anyRunning()
+	announce := !mp.unannouncedSince.IsZero() &&
+		(!mp.anyRunning() || finished.Sub(mp.unannouncedSince) >= mp.policy.Timeout)
 	if announce {
-		mp.unannounced = false
+		mp.unannouncedSince = time.Time{}
 	}
 	key := mp.key
 	p.mu.Unlock()

@@ -233,3 +233,45 @@ func TestProberAnnouncesAMapOncePerRound(t *testing.T) {
 		t.Errorf("got %d announcements for %d rounds of 4 homes, want about one per round", events, rounds)
 	}
 }
+
+func TestProberAnnouncementWaitsForSiblingsAtMostATimeout(t *testing.T) {
+	p := NewProber(nil, 4) // finish is driven by hand, with a hand-moved clock
+	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	p.now = func() time.Time { return clock }
+	policy := testPolicy(time.Second, 100*time.Millisecond)
+	p.Sync(testKey, policy, probe.Digest(policy), []ProbeTarget{{Cluster: "a", Endpoint: "http://a"}, {Cluster: "b", Endpoint: "http://b"}})
+	mp := p.maps[testKey]
+	a, b := mp.homes["a"], mp.homes["b"]
+	dispatch := func(h *homeProbe) {
+		p.queue.remove(h)
+		h.running = true
+		p.running++
+	}
+	passed := observer.Result{Outcome: observer.OutcomeResponse, StatusCode: 200}
+	announced := func() bool {
+		select {
+		case <-p.Events():
+			return true
+		default:
+			return false
+		}
+	}
+
+	dispatch(a)
+	dispatch(b)
+	p.finish(context.Background(), a, passed)
+	if announced() {
+		t.Fatal("announced while a sibling was still being probed")
+	}
+	// b keeps running; a's next result comes a full timeout after the first one.
+	dispatch(a)
+	clock = clock.Add(policy.Timeout)
+	p.finish(context.Background(), a, passed)
+	if !announced() {
+		t.Fatal("a result that waited a whole timeout for a sibling must be announced")
+	}
+	p.finish(context.Background(), b, passed)
+	if !announced() {
+		t.Fatal("the last home of a round to finish must announce its result")
+	}
+}
