@@ -8,12 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/test/framework"
 )
 
@@ -138,29 +134,12 @@ func (d *Demo) startModelServers() error {
 func (d *Demo) placeCopies(ctx context.Context) error {
 	d.out.Heading("Placing the copies of %s on the workers (namespace %s)", serviceName, serviceNS)
 	for _, w := range workers {
-		if err := placeCopy(ctx, d.fleet.Workers[w].Client, d.endpoints[w].URL()); err != nil {
+		if err := framework.PlaceCopy(ctx, d.fleet.Workers[w].Client, client.ObjectKey{Namespace: serviceNS, Name: serviceName}, d.endpoints[w].URL(), 1, 1); err != nil {
 			return fmt.Errorf("place the copy on %s: %w", w, err)
 		}
 		d.out.Event("%s: status.url %s, IngressReady, 1 of 1 replica ready", w, d.endpoints[w].URL())
 	}
 	return nil
-}
-
-func placeCopy(ctx context.Context, c client.Client, url string) error {
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: serviceNS}}
-	if err := client.IgnoreAlreadyExists(c.Create(ctx, ns)); err != nil {
-		return err
-	}
-	copy := &omev1beta1.InferenceService{ObjectMeta: metav1.ObjectMeta{Name: serviceName, Namespace: serviceNS}}
-	if err := c.Create(ctx, copy); err != nil {
-		return err
-	}
-	copy.Status.URL = url
-	copy.Status.Components = &omev1beta1.ComponentsStatus{Engine: &omev1beta1.ComponentStatus{DesiredReplicas: 1, ReadyReplicas: 1}}
-	for _, t := range []string{omev1beta1.InferenceServiceIngressReady, omev1beta1.InferenceServiceReady} {
-		meta.SetStatusCondition(&copy.Status.Conditions, metav1.Condition{Type: t, Status: metav1.ConditionTrue, Reason: "Ready"})
-	}
-	return c.Status().Update(ctx, copy)
 }
 
 // rel shows a path relative to the working folder when it is under it, so that the

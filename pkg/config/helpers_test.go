@@ -8,6 +8,7 @@ import (
 
 	"github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/pkg/probe"
+	"github.com/ome-routing/operator/test/probecases"
 )
 
 // obj is a JSON object under construction.
@@ -33,19 +34,7 @@ func with(base obj, kv ...any) obj {
 }
 
 // step1Probe is the probe of the user guide's Step 1.
-func step1Probe() obj {
-	return obj{
-		"path":             "/v1/models",
-		"method":           "GET",
-		"acceptStatuses":   []int{200},
-		"gateStatuses":     []int{404, 500, 502, 503, 504},
-		"period":           "10s",
-		"timeout":          "3s",
-		"failureThreshold": 3,
-		"successThreshold": 2,
-		"allFailedPolicy":  "PreserveTraffic",
-	}
-}
+func step1Probe() obj { return probecases.Step1() }
 
 // chartObserver is the chart's default observer block.
 func chartObserver() obj {

@@ -15,7 +15,6 @@ import (
 
 	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -40,7 +39,7 @@ func createServices(ctx context.Context, t *testing.T, fleet *framework.Fleet, h
 		name := serviceName(i)
 		g.Go(func() error {
 			for _, w := range workers {
-				if err := placeCopy(gctx, fleet.Workers[w].Client, name, homes[w].url(name)); err != nil {
+				if err := framework.PlaceCopy(gctx, fleet.Workers[w].Client, client.ObjectKey{Namespace: namespace, Name: name}, homes[w].url(name), 1, 1); err != nil {
 					return fmt.Errorf("copy of %s on %s: %w", name, w, err)
 				}
 			}
@@ -72,20 +71,6 @@ func workerClusters(fleet *framework.Fleet) []*framework.Cluster {
 		out = append(out, fleet.Workers[w])
 	}
 	return out
-}
-
-// placeCopy creates the service's copy on a worker with a ready status, as the workload
-// cluster's own controllers would report it.
-func placeCopy(ctx context.Context, c client.Client, name, url string) error {
-	copy := &omev1beta1.InferenceService{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace}}
-	if err := c.Create(ctx, copy); err != nil {
-		return err
-	}
-	copy.Status.URL = url
-	copy.Status.Components = &omev1beta1.ComponentsStatus{Engine: &omev1beta1.ComponentStatus{DesiredReplicas: 1, ReadyReplicas: 1}}
-	meta.SetStatusCondition(&copy.Status.Conditions, metav1.Condition{Type: omev1beta1.InferenceServiceIngressReady, Status: metav1.ConditionTrue, Reason: "Ready"})
-	meta.SetStatusCondition(&copy.Status.Conditions, metav1.Condition{Type: omev1beta1.InferenceServiceReady, Status: metav1.ConditionTrue, Reason: "Ready"})
-	return c.Status().Update(ctx, copy)
 }
 
 // homeServer is one workload cluster's gateway: every service's endpoint on that cluster

@@ -43,8 +43,9 @@ var FieldNames = []string{
 	"failureThreshold", "successThreshold", "allFailedPolicy",
 }
 
-// step1 is the installation probe of the user guide's Step 1.
-func step1() map[string]any {
+// Step1 is the installation probe of the user guide's Step 1, as a fresh map each call
+// so that a test may change it.
+func Step1() map[string]any {
 	return map[string]any{
 		"path":             "/v1/models",
 		"method":           "GET",
@@ -60,7 +61,7 @@ func step1() map[string]any {
 
 // with returns step1 with the given fields replaced; a nil value removes the field.
 func with(changes map[string]any) string {
-	block := step1()
+	block := Step1()
 	for k, v := range changes {
 		if v == nil {
 			delete(block, k)

@@ -82,20 +82,7 @@ func newService(ctx context.Context, name string, routing *omev1beta1.Routing, r
 // placeCopy creates or updates the service's copy on a worker with its status, as the
 // workload cluster's own controllers would report it.
 func placeCopy(ctx context.Context, worker string, key client.ObjectKey, url string, allocated, ready int32) {
-	c := fleet.Workers[worker].Client
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: key.Namespace}}
-	Expect(client.IgnoreAlreadyExists(c.Create(ctx, ns))).To(Succeed())
-	copy := &omev1beta1.InferenceService{}
-	if err := c.Get(ctx, key, copy); err != nil {
-		Expect(client.IgnoreNotFound(err)).To(Succeed())
-		copy = &omev1beta1.InferenceService{ObjectMeta: metav1.ObjectMeta{Name: key.Name, Namespace: key.Namespace}}
-		Expect(c.Create(ctx, copy)).To(Succeed())
-	}
-	copy.Status.URL = url
-	copy.Status.Components = &omev1beta1.ComponentsStatus{Engine: &omev1beta1.ComponentStatus{DesiredReplicas: allocated, ReadyReplicas: ready}}
-	meta.SetStatusCondition(&copy.Status.Conditions, metav1.Condition{Type: omev1beta1.InferenceServiceIngressReady, Status: metav1.ConditionTrue, Reason: "Ready"})
-	meta.SetStatusCondition(&copy.Status.Conditions, metav1.Condition{Type: omev1beta1.InferenceServiceReady, Status: metav1.ConditionTrue, Reason: "Ready"})
-	Expect(c.Status().Update(ctx, copy)).To(Succeed())
+	Expect(framework.PlaceCopy(ctx, fleet.Workers[worker].Client, key, url, allocated, ready)).To(Succeed())
 }
 
 // trafficMap reads the service's TrafficMap.
