@@ -1,4 +1,3 @@
-// Command manager runs the routing operator on a control-plane cluster.
 package main
 
 import (
