@@ -54,6 +54,9 @@ func StartCluster(name string) (*Cluster, error) {
 	env.ControlPlane.GetAPIServer().StopTimeout = stopTimeout
 	cfg, err := env.Start()
 	if err != nil {
+		// Start can fail after the processes are up (installing the CRDs, say): stop them,
+		// or they outlive the test.
+		_ = env.Stop()
 		return nil, fmt.Errorf("start API server for %s: %w", name, err)
 	}
 	c := &Cluster{Name: name, Env: env, Config: cfg}
