@@ -44,7 +44,7 @@ func countProbeResult(key types.NamespacedName, result omev1beta1.ProbeResult) {
 }
 
 func observeLateness(d time.Duration) {
-	probeLateness.Observe(max(d.Seconds(), 0))
+	probeLateness.Observe(d.Seconds())
 }
 
 func setGatedHomes(key types.NamespacedName, n int) {

@@ -234,7 +234,7 @@ func (p *Prober) dispatchLocked(ctx context.Context, h *homeProbe, now time.Time
 		defer p.inFlight.Done()
 		defer cancel()
 		res := p.observer.Do(reqCtx, req)
-		lateness := now.Sub(due) + res.SlotWait
+		lateness := probe.Lateness(due, now.Add(res.SlotWait))
 		observeLateness(lateness)
 		if p.onStart != nil {
 			p.onStart(lateness)
@@ -260,7 +260,7 @@ func (p *Prober) finish(ctx context.Context, h *homeProbe, res observer.Result) 
 	result, message, counted := probe.Classify(res, mp.policy)
 	var transition probe.Transition
 	if counted {
-		transition = h.state.Observe(result, message, finished, mp.policy)
+		transition = h.state.Observe(result, message, finished, mp.policy, mp.digest)
 		countProbeResult(mp.key, result)
 		if mp.unannouncedSince.IsZero() {
 			mp.unannouncedSince = finished

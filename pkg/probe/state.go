@@ -79,13 +79,14 @@ func Seed(persisted *v1beta1.TrafficMapProbe, digest string) State {
 // p.SuccessThreshold in a row; each resets the other's count. Unknown is recorded but
 // moves neither the counts nor the gate.
 //
-// If p is not the policy the state was counted under, the counts and the gate start over
-// first, as Seed would have done, so a caller that missed a policy change cannot carry a
-// gate across it.
-func (s *State) Observe(result v1beta1.ProbeResult, message string, at time.Time, p Policy) Transition {
+// digest is Digest(p), which the caller already holds: hashing the policy on every probe
+// would put a SHA-256 on the prober's hot path. If it is not the digest the state was
+// counted under, the counts and the gate start over first, as Seed would have done, so a
+// caller that missed a policy change cannot carry a gate across it.
+func (s *State) Observe(result v1beta1.ProbeResult, message string, at time.Time, p Policy, digest string) Transition {
 	wasGated := s.Gated
-	if d := Digest(p); d != s.PolicyDigest {
-		*s = State{PolicyDigest: d}
+	if digest != s.PolicyDigest {
+		*s = State{PolicyDigest: digest}
 	}
 	s.Result, s.Message, s.LastProbeTime, s.Probed = result, message, at, true
 

@@ -89,7 +89,7 @@ func TestObserve(t *testing.T) {
 			for i, st := range tt.steps {
 				at = at.Add(p.Period)
 				msg := "message " + string(st.result)
-				if got := s.Observe(st.result, msg, at, p); got != st.want {
+				if got := s.Observe(st.result, msg, at, p, Digest(p)); got != st.want {
 					t.Errorf("step %d (%s): transition %v, want %v", i, st.result, got, st.want)
 				}
 				if s.Gated != st.gated || s.ConsecutiveFailures != st.failures || s.ConsecutiveSuccesses != st.successes {
@@ -110,7 +110,7 @@ func TestObserveStartsOverUnderAnotherPolicy(t *testing.T) {
 	at := time.Unix(1_700_000_000, 0)
 
 	s := State{PolicyDigest: Digest(old), Gated: true, ConsecutiveFailures: 5}
-	if got := s.Observe(F, "HTTP 503", at, changed); got != Ungated {
+	if got := s.Observe(F, "HTTP 503", at, changed, Digest(changed)); got != Ungated {
 		t.Fatalf("transition %v, want Ungated", got)
 	}
 	if s.Gated || s.ConsecutiveFailures != 1 || s.PolicyDigest != Digest(changed) {
@@ -119,7 +119,7 @@ func TestObserveStartsOverUnderAnotherPolicy(t *testing.T) {
 
 	changed.FailureThreshold = 1
 	s = State{PolicyDigest: Digest(old), Gated: true, ConsecutiveFailures: 5}
-	if got := s.Observe(F, "HTTP 503", at, changed); got != NoChange || !s.Gated || s.ConsecutiveFailures != 1 {
+	if got := s.Observe(F, "HTTP 503", at, changed, Digest(changed)); got != NoChange || !s.Gated || s.ConsecutiveFailures != 1 {
 		t.Fatalf("transition %v, state %+v: want gated again at once with 1 failure", got, s)
 	}
 }
@@ -162,10 +162,10 @@ func TestSeed(t *testing.T) {
 
 	t.Run("a restored gate needs successThreshold fresh passes", func(t *testing.T) {
 		s := Seed(persisted, digest)
-		if got := s.Observe(P, "HTTP 200", at.Add(p.Period), p); got != NoChange || !s.Gated {
+		if got := s.Observe(P, "HTTP 200", at.Add(p.Period), p, Digest(p)); got != NoChange || !s.Gated {
 			t.Fatalf("first pass: transition %v gated %v, want NoChange and still gated", got, s.Gated)
 		}
-		if got := s.Observe(P, "HTTP 200", at.Add(2*p.Period), p); got != Ungated || s.Gated {
+		if got := s.Observe(P, "HTTP 200", at.Add(2*p.Period), p, Digest(p)); got != Ungated || s.Gated {
 			t.Fatalf("second pass: transition %v gated %v, want Ungated", got, s.Gated)
 		}
 	})
@@ -174,7 +174,7 @@ func TestSeed(t *testing.T) {
 		counting := persisted.DeepCopy()
 		counting.Gated, counting.ConsecutiveFailures = false, 2
 		s := Seed(counting, digest)
-		if got := s.Observe(F, "HTTP 503", at.Add(p.Period), p); got != Gated {
+		if got := s.Observe(F, "HTTP 503", at.Add(p.Period), p, Digest(p)); got != Gated {
 			t.Fatalf("transition %v, want Gated at the third failure in a row", got)
 		}
 	})
@@ -195,7 +195,7 @@ func TestRecord(t *testing.T) {
 	local := time.FixedZone("UTC+2", 2*60*60)
 	at := time.Date(2026, 1, 2, 5, 4, 5, 987654321, local)
 	s := State{PolicyDigest: Digest(p)}
-	s.Observe(P, "HTTP 200", at, p)
+	s.Observe(P, "HTTP 200", at, p, Digest(p))
 
 	want := &v1beta1.TrafficMapProbe{
 		PolicyDigest:  Digest(p),
@@ -216,9 +216,9 @@ func TestRecord(t *testing.T) {
 		t.Fatalf("JSON:\n got %s\nwant %s", raw, wantJSON)
 	}
 
-	s.Observe(F, "HTTP 503", at, p)
-	s.Observe(F, "HTTP 503", at, p)
-	s.Observe(F, "HTTP 503", at, p)
+	s.Observe(F, "HTTP 503", at, p, Digest(p))
+	s.Observe(F, "HTTP 503", at, p, Digest(p))
+	s.Observe(F, "HTTP 503", at, p, Digest(p))
 	if got := s.Record(); !got.Gated || got.ConsecutiveFailures != 3 || got.Result != F {
 		t.Fatalf("Record after three failures = %+v, want gated with 3 failures", got)
 	}

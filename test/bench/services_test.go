@@ -18,7 +18,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/test/framework"
 )
 
@@ -43,20 +42,7 @@ func createServices(ctx context.Context, t *testing.T, fleet *framework.Fleet, h
 					return fmt.Errorf("copy of %s on %s: %w", name, w, err)
 				}
 			}
-			isvc := &omev1beta1.InferenceService{
-				ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace},
-				Spec: omev1beta1.InferenceServiceSpec{
-					Model:   &omev1beta1.ModelRef{Name: name},
-					Runtime: &omev1beta1.RuntimeRef{Name: "srt-" + name},
-					Placement: &omev1beta1.Placement{
-						Policy: omev1beta1.PlacementPolicyClusterAffinity,
-						Mode:   omev1beta1.PlacementModeAll,
-						ClusterAffinity: []omev1beta1.ClusterAffinityTerm{{MatchFields: []omev1beta1.FieldSelectorRequirement{
-							{Key: "metadata.name", Operator: omev1beta1.MatchOperatorIn, Values: workers},
-						}}},
-					},
-				},
-			}
+			isvc := framework.SourceService(client.ObjectKey{Namespace: namespace, Name: name}, workers, nil)
 			return fleet.ControlPlane.Client.Create(gctx, isvc)
 		})
 	}

@@ -39,3 +39,23 @@ func PlaceCopy(ctx context.Context, c client.Client, key client.ObjectKey, url s
 	}
 	return c.Status().Update(ctx, copy)
 }
+
+// SourceService is a routed source InferenceService for the control plane, placed with
+// mode All on the named workers by metadata.name, with the given routing settings.
+func SourceService(key client.ObjectKey, workers []string, routing *omev1beta1.Routing) *omev1beta1.InferenceService {
+	return &omev1beta1.InferenceService{
+		ObjectMeta: metav1.ObjectMeta{Name: key.Name, Namespace: key.Namespace},
+		Spec: omev1beta1.InferenceServiceSpec{
+			Model:   &omev1beta1.ModelRef{Name: key.Name},
+			Runtime: &omev1beta1.RuntimeRef{Name: "srt-" + key.Name},
+			Placement: &omev1beta1.Placement{
+				Policy: omev1beta1.PlacementPolicyClusterAffinity,
+				Mode:   omev1beta1.PlacementModeAll,
+				ClusterAffinity: []omev1beta1.ClusterAffinityTerm{{MatchFields: []omev1beta1.FieldSelectorRequirement{
+					{Key: "metadata.name", Operator: omev1beta1.MatchOperatorIn, Values: workers},
+				}}},
+			},
+			Routing: routing,
+		},
+	}
+}

@@ -60,21 +60,7 @@ func newService(ctx context.Context, name string, routing *omev1beta1.Routing, r
 		s.endpoints[w] = ep
 		placeCopy(ctx, w, s.key, ep.URL(), ready[w], ready[w])
 	}
-	isvc := &omev1beta1.InferenceService{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns.Name},
-		Spec: omev1beta1.InferenceServiceSpec{
-			Model:   &omev1beta1.ModelRef{Name: name},
-			Runtime: &omev1beta1.RuntimeRef{Name: "srt-" + name},
-			Placement: &omev1beta1.Placement{
-				Policy: omev1beta1.PlacementPolicyClusterAffinity,
-				Mode:   omev1beta1.PlacementModeAll,
-				ClusterAffinity: []omev1beta1.ClusterAffinityTerm{{MatchFields: []omev1beta1.FieldSelectorRequirement{
-					{Key: "metadata.name", Operator: omev1beta1.MatchOperatorIn, Values: workers},
-				}}},
-			},
-			Routing: routing,
-		},
-	}
+	isvc := framework.SourceService(s.key, workers, routing)
 	Expect(fleet.ControlPlane.Client.Create(ctx, isvc)).To(Succeed())
 	return s
 }
@@ -169,15 +155,7 @@ func gbytesSay(text string) OmegaMatcher {
 // newServiceIn creates a routed source service, placed on both workers, in an existing
 // namespace, with no copies.
 func newServiceIn(ctx context.Context, namespace, name string) client.ObjectKey {
-	isvc := &omev1beta1.InferenceService{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace},
-		Spec: omev1beta1.InferenceServiceSpec{Placement: &omev1beta1.Placement{
-			Policy: omev1beta1.PlacementPolicyClusterAffinity,
-			ClusterAffinity: []omev1beta1.ClusterAffinityTerm{{MatchFields: []omev1beta1.FieldSelectorRequirement{
-				{Key: "metadata.name", Operator: omev1beta1.MatchOperatorIn, Values: []string{"worker-a", "worker-b"}},
-			}}},
-		}},
-	}
+	isvc := framework.SourceService(client.ObjectKey{Namespace: namespace, Name: name}, []string{"worker-a", "worker-b"}, nil)
 	Expect(fleet.ControlPlane.Client.Create(ctx, isvc)).To(Succeed())
 	return client.ObjectKeyFromObject(isvc)
 }
