@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -85,23 +86,31 @@ func (r *RoutingReconciler) writeMap(ctx context.Context, isvc *omev1beta1.Infer
 	}
 	r.announce(isvc, current, result, policy)
 	setGatedHomes(client.ObjectKeyFromObject(isvc), countGated(result.Entries))
-	return r.writeMapStatus(ctx, isvc, tm, result.Routable)
+	return r.writeMapStatus(ctx, isvc, tm, []metav1.Condition{routableCondition(tm, result.Routable)})
 }
 
-func (r *RoutingReconciler) writeMapStatus(ctx context.Context, isvc *omev1beta1.InferenceService, tm *omev1beta1.TrafficMap, routable trafficmap.Condition) error {
-	before := tm.DeepCopy()
-	changed := meta.SetStatusCondition(&tm.Status.Conditions, metav1.Condition{
+// writeMapStatus applies the routing reconciler's share of the map's status: the source
+// UID and its own conditions, under its own field manager, only when it changed. The
+// publisher's fields and conditions are left to the publisher.
+func (r *RoutingReconciler) writeMapStatus(ctx context.Context, isvc *omev1beta1.InferenceService, tm *omev1beta1.TrafficMap, conditions []metav1.Condition) error {
+	_, err := applyMapStatus(ctx, r.Client, tm, statusApply{
+		manager:    RoutingStatusManager,
+		owned:      routingConditionTypes,
+		conditions: conditions,
+		fields:     map[string]any{"sourceUID": string(isvc.UID)},
+	}, time.Now())
+	return err
+}
+
+// routableCondition is the map's Routable condition for the built result.
+func routableCondition(tm *omev1beta1.TrafficMap, routable trafficmap.Condition) metav1.Condition {
+	return metav1.Condition{
 		Type:               omev1beta1.TrafficMapRoutable,
 		Status:             routable.Status,
 		Reason:             routable.Reason,
 		Message:            routable.Message,
 		ObservedGeneration: tm.Generation,
-	})
-	if !changed && tm.Status.SourceUID == string(isvc.UID) {
-		return nil
 	}
-	tm.Status.SourceUID = string(isvc.UID)
-	return r.Client.Status().Patch(ctx, tm, client.MergeFrom(before), client.FieldOwner(FieldManager))
 }
 
 // announce emits events for the gate transitions between the current map and the new

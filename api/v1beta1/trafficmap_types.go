@@ -13,6 +13,9 @@ const (
 	TrafficMapPublished = "Published"
 	// TrafficMapOverrideActive says whether a drain overrides the map (a later feature).
 	TrafficMapOverrideActive = "OverrideActive"
+	// TrafficMapCapacityFallback says whether endpoint capacity fell back to the control
+	// plane's counts (a later feature).
+	TrafficMapCapacityFallback = "CapacityFallback"
 )
 
 // Reasons of the TrafficMap Routable condition.
