@@ -26,6 +26,9 @@ const (
 // the multicluster key of the inferenceservice-config ConfigMap.
 type Config struct {
 	Routing Routing
+	// Endpoint is where the publisher writes each TrafficMap. Its zero value publishes
+	// nothing: every map is Withdrawn.
+	Endpoint Endpoint
 }
 
 // Routing holds the settings under routing.
@@ -38,6 +41,8 @@ type Routing struct {
 	Probe *probe.Policy
 	// Observer caps the outbound requests that probes (and later capacity polls) make.
 	Observer Observer
+	// Publisher selects and paces the TrafficMap publisher.
+	Publisher Publisher
 }
 
 // Observer holds the settings under routing.observer. With routing on, the four limits are

@@ -12,13 +12,15 @@ import (
 // The decoded document, before validation. A nil field was absent or null. Durations stay
 // raw, because a value that is not a duration is a validation problem, reported with the rest.
 type rawConfig struct {
-	routing rawRouting
+	routing  rawRouting
+	endpoint rawEndpoint
 }
 
 type rawRouting struct {
-	enabled  *bool
-	probe    *rawProbe // nil: no probe (absent, null, [] or {})
-	observer rawObserver
+	enabled   *bool
+	probe     *rawProbe // nil: no probe (absent, null, [] or {})
+	observer  rawObserver
+	publisher rawPublisher
 }
 
 type rawProbe struct {
@@ -64,11 +66,13 @@ func decode(data []byte) (rawConfig, []error) {
 	if kind(doc) == 'n' {
 		return cfg, nil // null: as empty
 	}
-	top := d.object(doc, "", "routing")
-	routing := d.object(top["routing"], "routing", "enabled", "probe", "observer")
+	top := d.object(doc, "", "routing", "endpoint")
+	routing := d.object(top["routing"], "routing", "enabled", "probe", "observer", "publisher")
 	cfg.routing.enabled = decodeValue[bool](d, routing["enabled"], "routing.enabled", "a boolean")
 	cfg.routing.probe = d.probe(routing["probe"], "routing.probe")
 	cfg.routing.observer = d.observer(routing["observer"], "routing.observer")
+	cfg.routing.publisher = d.publisher(routing["publisher"], "routing.publisher")
+	cfg.endpoint = d.endpoint(top["endpoint"], "endpoint")
 	return cfg, d.errs
 }
 

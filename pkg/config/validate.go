@@ -34,8 +34,10 @@ func validate(raw rawConfig) (*Config, []error) {
 		Enabled:  enabled,
 		Observer: observer,
 		// A minPeriod that is unset or invalid is zero, which skips the period floor.
-		Probe: v.probe(r.probe, "routing.probe", observer.MinPeriod),
+		Probe:     v.probe(r.probe, "routing.probe", observer.MinPeriod),
+		Publisher: v.publisher(r.publisher, "routing.publisher", enabled),
 	}}
+	cfg.Endpoint = v.endpoint(raw.endpoint, "endpoint")
 	return cfg, v.errs
 }
 

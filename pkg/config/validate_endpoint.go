@@ -1,0 +1,60 @@
+package config
+
+// publisher checks routing.publisher. The resync interval may be left out (the default
+// applies); one that is set must be a positive duration when routing is on.
+func (v *validator) publisher(raw rawPublisher, path string, routingEnabled bool) Publisher {
+	p := Publisher{Name: deref(raw.name), Options: cloneOptions(raw.options)}
+	if p.Name != "" && p.Name != BuiltinPublisher {
+		v.fail("%s.name: %q is not a publisher this operator has (only %q)", path, *raw.name, BuiltinPublisher)
+	}
+	resync, ok := v.duration(raw.resyncInterval, path+".resyncInterval")
+	switch {
+	case !ok || resync == nil:
+	case *resync < 0:
+		v.fail("%s.resyncInterval must not be negative", path)
+	case *resync == 0 && routingEnabled:
+		v.fail("%s.resyncInterval must be positive when routing is enabled", path)
+	default:
+		p.ResyncInterval = *resync
+	}
+	return p
+}
+
+// endpoint checks the endpoint block, in the order OME reports its problems.
+func (v *validator) endpoint(raw rawEndpoint, path string) Endpoint {
+	e := Endpoint{
+		GlobalGateway:      deref(raw.globalGateway),
+		GlobalHostTemplate: deref(raw.globalHostTemplate),
+		RouteNamespace:     deref(raw.routeNamespace),
+		RewriteHostname:    raw.rewriteHostname != nil && *raw.rewriteHostname,
+	}
+	if raw.backendPort != nil {
+		if port := *raw.backendPort; port < 0 || port > 65535 {
+			v.fail("%s.backendPort: %d is not a valid port", path, port)
+		} else {
+			e.BackendPort = int32(port)
+		}
+	}
+	if e.GlobalGateway != "" && (raw.backendPort == nil || *raw.backendPort == 0) {
+		v.fail("%s.backendPort: must be set when %s.globalGateway is configured (%q)", path, path, e.GlobalGateway)
+	}
+	if e.GlobalGateway == "" && e.RewriteHostname {
+		v.fail("%s.globalGateway: must be set when gateway backend features are enabled", path)
+	}
+	if raw.kind != nil && *raw.kind != "" {
+		switch k := BackendKind(*raw.kind); k {
+		case BackendExternalNameService, BackendEnvoyGateway:
+			e.BackendKind = k
+		default:
+			v.fail("%s.gatewayBackend.kind: %q must be %q or %q", path, *raw.kind, BackendExternalNameService, BackendEnvoyGateway)
+		}
+	}
+	return e
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
