@@ -1,0 +1,90 @@
+package publish
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"strings"
+)
+
+// The labels every object the publisher writes carries. Together they say which
+// InferenceService an object publishes; an object at one of our names without exactly
+// these belongs to someone else and is never touched.
+const (
+	// LabelManagedBy marks the publisher's objects; its value is ManagedByValue.
+	LabelManagedBy = "ome.io/managed-by"
+	// ManagedByValue is LabelManagedBy's value, OME's.
+	ManagedByValue = "placement-endpoint"
+	// LabelService is the published InferenceService's name.
+	LabelService = "ome.io/placement-endpoint-isvc"
+	// LabelServiceNamespace is the published InferenceService's namespace.
+	LabelServiceNamespace = "ome.io/placement-endpoint-isvc-namespace"
+	// LabelCluster is the workload cluster a backend stands for.
+	LabelCluster = "ome.io/placement-cluster"
+)
+
+// GlobalHostAnnotation on an InferenceService names its global hostname, ahead of the
+// installation's globalHostTemplate.
+const GlobalHostAnnotation = "ome.io/global-host"
+
+// backendHashDomain versions the backend name hash, as OME's does, so that a change of
+// the scheme changes every name.
+const backendHashDomain = "gateway-api-trafficmap-backend/v2"
+
+// maxNameLength bounds the route name to a DNS-1035 label.
+const maxNameLength = 63
+
+// Labels are the labels of every object that publishes the service namespace/name.
+func Labels(namespace, name string) map[string]string {
+	return map[string]string{
+		LabelManagedBy:        ManagedByValue,
+		LabelService:          name,
+		LabelServiceNamespace: namespace,
+	}
+}
+
+// OwnedBy says whether an object's labels mark it as publishing namespace/name.
+func OwnedBy(labels map[string]string, namespace, name string) bool {
+	for k, v := range Labels(namespace, name) {
+		if labels[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// RouteName is the name of the service's HTTPRoute in routeNamespace: <name>-global, or,
+// when the route lives outside the service's namespace, <name>-<8 hex>-global with the
+// hex from the service's namespace and name, so that services of the same name in two
+// namespaces do not collide.
+func RouteName(namespace, name, routeNamespace string) string {
+	base := name
+	if routeNamespace != "" && routeNamespace != namespace {
+		sum := sha256.Sum256([]byte(namespace + "/" + name))
+		base = name + "-" + hex.EncodeToString(sum[:4])
+	}
+	return boundName(base + "-global")
+}
+
+// boundName fits a name into a DNS-1035 label: a name over 63 characters keeps its first
+// 54 and gets "-" and 8 hex of its own hash, and a name that does not start with a
+// lowercase letter gets an "a" in front. (OME's truncation scheme is not documented; this
+// one keeps names unique and readable.)
+func boundName(name string) string {
+	if name != "" && (name[0] < 'a' || name[0] > 'z') {
+		name = "a" + name
+	}
+	if len(name) <= maxNameLength {
+		return name
+	}
+	sum := sha256.Sum256([]byte(name))
+	return strings.TrimRight(name[:maxNameLength-9], "-.") + "-" + hex.EncodeToString(sum[:4])
+}
+
+// BackendName is the name of the backend (Service or Envoy Gateway Backend) that stands
+// for cluster in the service's route: "tmb-" and the first 52 hex characters of a SHA-256
+// over the NUL-joined hash domain, namespace, name and cluster. It stays 56 characters
+// whatever the names' lengths.
+func BackendName(namespace, name, cluster string) string {
+	sum := sha256.Sum256([]byte(strings.Join([]string{backendHashDomain, namespace, name, cluster}, "\x00")))
+	return "tmb-" + hex.EncodeToString(sum[:])[:52]
+}
