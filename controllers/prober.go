@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
@@ -25,8 +26,9 @@ type Prober struct {
 	observer *observer.Observer
 	// notify receives the source InferenceService of every map with a new result.
 	notify chan event.GenericEvent
-	// now is the clock, replaceable in tests.
-	now func() time.Time
+	// clock decides every due time and times every result; tests drive a fake one, so
+	// that scheduling is checked exactly and without waiting.
+	clock clock.Clock
 
 	// maxInFlight caps the probes dispatched at once. A due home past the cap stays in
 	// the queue (a heap slot) instead of becoming a goroutine parked on an observer slot,
@@ -88,7 +90,7 @@ func NewProber(obs *observer.Observer, maxInFlight int) *Prober {
 		observer:    obs,
 		maxInFlight: max(maxInFlight, 1),
 		notify:      make(chan event.GenericEvent, 1024),
-		now:         time.Now,
+		clock:       clock.RealClock{},
 		maps:        map[types.NamespacedName]*mapProbes{},
 		wake:        make(chan struct{}, 1),
 	}
@@ -118,7 +120,7 @@ func (p *Prober) Sync(key types.NamespacedName, policy probe.Policy, digest stri
 	}
 	wanted := make(map[string]bool, len(targets))
 	states := make(map[string]probe.State, len(targets))
-	now := p.now()
+	now := p.clock.Now()
 	for _, t := range targets {
 		wanted[t.Cluster] = true
 		h := mp.homes[t.Cluster]
@@ -177,11 +179,11 @@ func (p *Prober) poke() {
 // Start runs the schedule until ctx ends, then cancels the probes in flight (their
 // results are thrown away, never counted) and waits for them.
 func (p *Prober) Start(ctx context.Context) error {
-	timer := time.NewTimer(time.Hour)
+	timer := p.clock.NewTimer(time.Hour)
 	defer timer.Stop()
 	for {
 		p.mu.Lock()
-		now := p.now()
+		now := p.clock.Now()
 		for p.running < p.maxInFlight {
 			h := p.queue.popDueOne(now)
 			if h == nil {
@@ -196,7 +198,10 @@ func (p *Prober) Start(ctx context.Context) error {
 		// With every slot taken, only a finishing probe (which pokes) can make progress.
 		wait := time.Hour
 		if ok && !full {
-			wait = max(next.Sub(p.now()), 0)
+			wait = next.Sub(p.clock.Now())
+			if wait <= 0 {
+				continue // came due meanwhile
+			}
 		}
 		timer.Reset(wait)
 		select {
@@ -212,7 +217,7 @@ func (p *Prober) Start(ctx context.Context) error {
 			p.mu.Unlock()
 			p.inFlight.Wait()
 			return nil
-		case <-timer.C:
+		case <-timer.C():
 		case <-p.wake:
 		}
 	}
@@ -256,7 +261,7 @@ func (p *Prober) finish(ctx context.Context, h *homeProbe, res observer.Result) 
 		return
 	}
 	mp := h.owner
-	finished := p.now()
+	finished := p.clock.Now()
 	result, message, counted := probe.Classify(res, mp.policy)
 	var transition probe.Transition
 	if counted {
