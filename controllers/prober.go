@@ -127,9 +127,9 @@ func (p *Prober) Sync(key types.NamespacedName, policy probe.Policy, digest stri
 		if h == nil {
 			h = &homeProbe{owner: mp, cluster: t.Cluster, index: -1, state: probe.Seed(t.Persisted, digest)}
 			mp.homes[t.Cluster] = h
-			// Every home of a map shares the map's offset, so the homes of one map are
-			// probed together and their results reach the map in one write.
-			p.queue.schedule(h, probe.FirstDue(now, key.String(), policy.Period))
+			// A new home is probed at once; a restored one a period after its last probe.
+			// From its second probe on, it shares the map's slot (see finish).
+			p.queue.schedule(h, probe.FirstProbe(now, h.state.LastProbeTime, policy.Period))
 		}
 		h.endpoint = t.Endpoint
 		states[t.Cluster] = h.state
@@ -271,7 +271,9 @@ func (p *Prober) finish(ctx context.Context, h *homeProbe, res observer.Result) 
 			mp.unannouncedSince = finished
 		}
 	}
-	p.queue.schedule(h, probe.NextDue(h.due, finished, mp.policy.Period))
+	// Every home of a map shares the map's offset, so the homes of one map are probed
+	// together and their results reach the map in one write.
+	p.queue.schedule(h, probe.NextDue(h.due, finished, mp.key.String(), mp.policy.Period))
 	announce := !mp.unannouncedSince.IsZero() &&
 		(!mp.anyRunning() || finished.Sub(mp.unannouncedSince) >= mp.policy.Timeout)
 	if announce {

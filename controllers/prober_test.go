@@ -163,29 +163,66 @@ func TestProberProbesOnScheduleExactly(t *testing.T) {
 	policy := testPolicy(10*time.Second, time.Second)
 	f.Sync(testKey, policy, probe.Digest(policy), []ProbeTarget{{Cluster: "worker-a", Endpoint: srv.URL + "/"}})
 
-	due := probe.FirstDue(epoch, testKey.String(), policy.Period)
+	// A new home is probed at once, without moving the clock.
+	eventually(t, "the first probe is answered", func() bool { return srv.total.Load() == 1 })
+	eventually(t, "the first probe is recorded", f.idle)
+	// Then it joins the map's slot, at least half a period later, and keeps to it.
+	due := probe.FirstDue(epoch.Add(policy.Period/2), testKey.String(), policy.Period)
 	if got := f.nextDue(); !got.Equal(due) {
-		t.Fatalf("first probe due at %s, want %s", got, due)
+		t.Fatalf("second probe due at %s, want the map's slot %s", got, due)
 	}
-	for round := int32(1); round <= 3; round++ {
+	for round := int32(2); round <= 4; round++ {
 		f.stepTo(due.Add(-time.Millisecond))
 		if got := srv.total.Load(); got != round-1 {
-			t.Fatalf("round %d: %d requests a millisecond before the due time, want %d", round, got, round-1)
+			t.Fatalf("probe %d: %d requests a millisecond before the due time, want %d", round, got, round-1)
 		}
 		f.stepTo(due)
 		eventually(t, fmt.Sprintf("probe %d is answered", round), func() bool { return srv.total.Load() == round })
 		eventually(t, "the probe is recorded", f.idle)
 		due = due.Add(policy.Period)
 		if got := f.nextDue(); !got.Equal(due) {
-			t.Fatalf("round %d: next probe due at %s, want one period later, %s", round, got, due)
+			t.Fatalf("probe %d: next probe due at %s, want one period later, %s", round, got, due)
 		}
 	}
-	want := []string{"GET /v1/models", "GET /v1/models", "GET /v1/models"}
+	want := []string{"GET /v1/models", "GET /v1/models", "GET /v1/models", "GET /v1/models"}
 	if got := srv.requests(); !slices.Equal(got, want) {
 		t.Errorf("requests = %q, want %q (the endpoint joined with the probe path, the policy's method)", got, want)
 	}
 	if st, _ := f.state(testKey, "worker-a"); st.Result != omev1beta1.ProbePassing || st.Message != "HTTP 200" {
 		t.Errorf("state = %+v, want Passing HTTP 200", st)
+	}
+}
+
+// TestProberFirstProbeAfterRestart: a home restored from its record is probed one period
+// after its lastProbeTime, or at once when that has passed, so a restart costs no time
+// towards a gate; a record made under another policy does not count.
+func TestProberFirstProbeAfterRestart(t *testing.T) {
+	policy := testPolicy(10*time.Second, time.Second)
+	digest := probe.Digest(policy)
+	record := func(digest string, ago time.Duration) *omev1beta1.TrafficMapProbe {
+		last := metav1.NewTime(epoch.Add(-ago))
+		return &omev1beta1.TrafficMapProbe{PolicyDigest: digest, Result: omev1beta1.ProbeFailing, Message: "HTTP 503",
+			Gated: true, ConsecutiveFailures: 3, LastProbeTime: &last}
+	}
+	tests := []struct {
+		name      string
+		persisted *omev1beta1.TrafficMapProbe
+		want      time.Time
+	}{
+		{"never probed", nil, epoch},
+		{"probed 3s before the restart", record(digest, 3*time.Second), epoch.Add(7 * time.Second)},
+		{"probed a minute before the restart", record(digest, time.Minute), epoch},
+		{"probed 3s before, under another policy", record("other", 3*time.Second), epoch},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := NewProber(nil, 1) // never started: only the schedule is looked at
+			p.clock = clocktesting.NewFakeClock(epoch)
+			p.Sync(testKey, policy, digest, []ProbeTarget{{Cluster: "worker-a", Endpoint: "http://x", Persisted: tt.persisted}})
+			if got, _ := p.queue.next(); !got.Equal(tt.want) {
+				t.Fatalf("first probe due at epoch%+v, want epoch%+v", got.Sub(epoch), tt.want.Sub(epoch))
+			}
+		})
 	}
 }
 
@@ -212,19 +249,20 @@ func TestProberGatesAndNeverOverlapsAHome(t *testing.T) {
 	targets := []ProbeTarget{{Cluster: "worker-a", Endpoint: srv.URL}}
 	f.Sync(testKey, policy, digest, targets)
 
-	first := f.nextDue()
-	f.stepTo(first)
+	// A new home: probed at once.
 	eventually(t, "the first probe is in flight", func() bool { return srv.now.Load() == 1 })
 	// The answer takes three periods: no second probe may start meanwhile.
-	f.stepTo(first.Add(3*policy.Period + time.Second))
+	answered := epoch.Add(3*policy.Period + time.Second)
+	f.stepTo(answered)
 	srv.release <- struct{}{}
 	eventually(t, "the first probe is recorded", func() bool { st, _ := f.state(testKey, "worker-a"); return st.Probed })
 	eventually(t, "the first probe is recorded", f.idle)
 	// The slots it ran over are skipped, not caught up.
-	if got, want := f.nextDue(), first.Add(4*policy.Period); !got.Equal(want) {
-		t.Fatalf("next probe due at %s, want the first slot after the late answer, %s", got, want)
+	next := probe.FirstDue(answered, testKey.String(), policy.Period)
+	if got := f.nextDue(); !got.Equal(next) {
+		t.Fatalf("next probe due at %s, want the first slot after the late answer, %s", got, next)
 	}
-	f.stepTo(first.Add(4 * policy.Period))
+	f.stepTo(next)
 	eventually(t, "the second probe is in flight", func() bool { return srv.now.Load() == 1 })
 	srv.release <- struct{}{}
 	eventually(t, "the home is gated", func() bool { st, _ := f.state(testKey, "worker-a"); return st.Gated })
@@ -343,9 +381,8 @@ func TestProberAnnouncesAMapOncePerRound(t *testing.T) {
 	}
 	f.Sync(testKey, policy, probe.Digest(policy), targets)
 
-	due := f.nextDue()
 	for round := int32(1); round <= 3; round++ {
-		f.stepTo(due)
+		f.stepTo(f.nextDue()) // the first round is due at once
 		eventually(t, fmt.Sprintf("round %d is answered", round), func() bool { return srv.total.Load() == 4*round })
 		// Every probe of the round has been dispatched; wait for each to be recorded and,
 		// if it announces, to have sent its announcement.
@@ -354,7 +391,6 @@ func TestProberAnnouncesAMapOncePerRound(t *testing.T) {
 			t.Fatalf("round %d of 4 homes: %d announcements, want exactly 1", round, got)
 		}
 		<-f.Events()
-		due = due.Add(policy.Period)
 	}
 }
 
