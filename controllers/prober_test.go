@@ -435,3 +435,36 @@ func TestProberAnnouncementWaitsForSiblingsAtMostATimeout(t *testing.T) {
 		t.Fatal("the last home of a round to finish must announce its result")
 	}
 }
+
+// TestProberNeverGatesForItsOwnTrouble: an endpoint the observer will not send to (a scheme
+// other than http or https, an address its network guard refuses) says nothing about the
+// cluster. It is recorded as Unknown with the reason, quoting no credential, and never
+// counts towards a gate.
+func TestProberNeverGatesForItsOwnTrouble(t *testing.T) {
+	f := startFakeProber(t, 4)
+	policy := testPolicy(10*time.Second, time.Second) // gates after 2 failures
+	targets := []ProbeTarget{
+		{Cluster: "guarded", Endpoint: "http://probe:s3cret@169.254.169.254"},
+		{Cluster: "ftp", Endpoint: "ftp://probe:s3cret@model.example.test"},
+		{Cluster: "not-a-url", Endpoint: "http://probe:s3cret@[::1"},
+	}
+	f.Sync(testKey, policy, probe.Digest(policy), targets)
+	for round := range 4 {
+		eventually(t, fmt.Sprintf("round %d is recorded", round+1), func() bool {
+			return len(f.Events()) == 1 && f.idle()
+		})
+		<-f.Events()
+		f.stepTo(f.nextDue())
+	}
+	want := map[string]string{
+		"guarded":   "probe not sent: destination 169.254.169.254 is link-local and refused by the observer's network guard",
+		"ftp":       `probe not sent: scheme "ftp" refused: the observer only sends http and https`,
+		"not-a-url": "probe not sent: the endpoint is not a valid URL",
+	}
+	for cluster, msg := range want {
+		st, _ := f.state(testKey, cluster)
+		if st.Result != omev1beta1.ProbeUnknown || st.Message != msg || st.Gated || st.ConsecutiveFailures != 0 {
+			t.Errorf("%s: state = %+v, want Unknown %q, ungated, no failures counted", cluster, st, msg)
+		}
+	}
+}
