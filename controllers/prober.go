@@ -49,16 +49,27 @@ type Prober struct {
 
 // mapProbes is the probing of one TrafficMap's homes under one policy.
 type mapProbes struct {
-	key    types.NamespacedName
+	key types.NamespacedName
+	// uid is the service's: a service created again under the same name is another one.
+	uid    types.UID
 	policy probe.Policy
 	digest string
 	homes  map[string]*homeProbe
+	// departed remembers, by cluster, homes that left the map (see DepartedHomeMemory).
+	departed map[string]departedHome
 	// unannouncedSince is when the oldest counted result not yet handed to the
 	// reconciler arrived (zero when there is none). The map is announced once none of its
 	// homes is still running, so the homes of one round cost one reconcile and one write,
 	// not one each; or once that result has waited a probe timeout, so homes whose probes
 	// keep overlapping cannot hold it back for longer.
 	unannouncedSince time.Time
+}
+
+// departedHome is the state a home had when it left its map.
+type departedHome struct {
+	state    probe.State
+	endpoint string
+	until    time.Time
 }
 
 // homeProbe is one home's schedule and state. Its fields are guarded by Prober.mu.
@@ -102,42 +113,73 @@ func (p *Prober) Events() <-chan event.GenericEvent { return p.notify }
 // NeedLeaderElection makes the prober run only on the leader.
 func (p *Prober) NeedLeaderElection() bool { return true }
 
+// DepartedHomeMemory is how long the prober remembers the state of a home that left its
+// map (its cluster briefly not Ready, its copy's status.url briefly empty). A home that
+// comes back within it, at the same endpoint, picks up its counts and gate where they
+// were, so a blip cannot lift a gate; one that stays away longer starts over.
+const DepartedHomeMemory = 10 * time.Minute
+
 // Sync makes the prober probe exactly the given homes of a map under the policy, and
-// returns every home's current state. A policy with another digest starts every home
-// over, ungated; a new home restores its state from its persisted block when that block
-// was made under the same policy; a home that is not in targets stops being probed.
-func (p *Prober) Sync(key types.NamespacedName, policy probe.Policy, digest string, targets []ProbeTarget) map[string]probe.State {
+// returns every home's current state. State belongs to one service (uid) and one
+// endpoint: a policy with another digest or a service with another UID starts every home
+// over, ungated, and so does a home whose endpoint changed. A new home restores its state
+// from its persisted block when that block was made under the same policy, or from the
+// prober's memory when it left the map less than DepartedHomeMemory ago; a home that is
+// not in targets stops being probed.
+func (p *Prober) Sync(key types.NamespacedName, uid types.UID, policy probe.Policy, digest string, targets []ProbeTarget) map[string]probe.State {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	now := p.clock.Now()
 	mp := p.maps[key]
-	if mp != nil && mp.digest != digest {
+	if mp != nil && (mp.digest != digest || mp.uid != uid) {
 		p.dropLocked(mp)
 		mp = nil
 	}
 	if mp == nil {
-		mp = &mapProbes{key: key, policy: policy.DeepCopy(), digest: digest, homes: map[string]*homeProbe{}}
+		mp = &mapProbes{key: key, uid: uid, policy: policy.DeepCopy(), digest: digest,
+			homes: map[string]*homeProbe{}, departed: map[string]departedHome{}}
 		p.maps[key] = mp
+	}
+	for cluster, d := range mp.departed {
+		if !now.Before(d.until) {
+			delete(mp.departed, cluster)
+		}
 	}
 	wanted := make(map[string]bool, len(targets))
 	states := make(map[string]probe.State, len(targets))
-	now := p.clock.Now()
 	for _, t := range targets {
 		wanted[t.Cluster] = true
 		h := mp.homes[t.Cluster]
+		if h != nil && h.endpoint != t.Endpoint {
+			// Another endpoint is another thing to probe: what the old one did says
+			// nothing about it.
+			p.removeLocked(h)
+			delete(mp.homes, t.Cluster)
+			h = nil
+		}
 		if h == nil {
-			h = &homeProbe{owner: mp, cluster: t.Cluster, index: -1, state: probe.Seed(t.Persisted, digest)}
+			state := probe.Seed(t.Persisted, digest)
+			if d, ok := mp.departed[t.Cluster]; ok {
+				delete(mp.departed, t.Cluster)
+				if d.endpoint == t.Endpoint {
+					state = d.state
+				}
+			}
+			h = &homeProbe{owner: mp, cluster: t.Cluster, endpoint: t.Endpoint, index: -1, state: state}
 			mp.homes[t.Cluster] = h
 			// A new home is probed at once; a restored one a period after its last probe.
 			// From its second probe on, it shares the map's slot (see finish).
 			p.queue.schedule(h, probe.FirstProbe(now, h.state.LastProbeTime, policy.Period))
 		}
-		h.endpoint = t.Endpoint
 		states[t.Cluster] = h.state
 	}
 	for cluster, h := range mp.homes {
 		if !wanted[cluster] {
 			p.removeLocked(h)
 			delete(mp.homes, cluster)
+			if h.state.Probed {
+				mp.departed[cluster] = departedHome{state: h.state, endpoint: h.endpoint, until: now.Add(DepartedHomeMemory)}
+			}
 		}
 	}
 	p.poke()

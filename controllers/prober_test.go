@@ -157,11 +157,13 @@ func eventually(t *testing.T, what string, cond func() bool) {
 
 var testKey = types.NamespacedName{Namespace: "ns", Name: "svc"}
 
+const testUID = types.UID("6b1c0e4a-0000-4000-8000-000000000001")
+
 func TestProberProbesOnScheduleExactly(t *testing.T) {
 	srv := newCountingServer(t)
 	f := startFakeProber(t, 4)
 	policy := testPolicy(10*time.Second, time.Second)
-	f.Sync(testKey, policy, probe.Digest(policy), []ProbeTarget{{Cluster: "worker-a", Endpoint: srv.URL + "/"}})
+	f.Sync(testKey, testUID, policy, probe.Digest(policy), []ProbeTarget{{Cluster: "worker-a", Endpoint: srv.URL + "/"}})
 
 	// A new home is probed at once, without moving the clock.
 	eventually(t, "the first probe is answered", func() bool { return srv.total.Load() == 1 })
@@ -218,7 +220,7 @@ func TestProberFirstProbeAfterRestart(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			p := NewProber(nil, 1) // never started: only the schedule is looked at
 			p.clock = clocktesting.NewFakeClock(epoch)
-			p.Sync(testKey, policy, digest, []ProbeTarget{{Cluster: "worker-a", Endpoint: "http://x", Persisted: tt.persisted}})
+			p.Sync(testKey, testUID, policy, digest, []ProbeTarget{{Cluster: "worker-a", Endpoint: "http://x", Persisted: tt.persisted}})
 			if got, _ := p.queue.next(); !got.Equal(tt.want) {
 				t.Fatalf("first probe due at epoch%+v, want epoch%+v", got.Sub(epoch), tt.want.Sub(epoch))
 			}
@@ -231,7 +233,7 @@ func TestProberSendsThePolicysMethodToTheJoinedPath(t *testing.T) {
 	f := startFakeProber(t, 4)
 	policy := testPolicy(10*time.Second, time.Second)
 	policy.Method = http.MethodHead
-	f.Sync(testKey, policy, probe.Digest(policy), []ProbeTarget{{Cluster: "worker-a", Endpoint: srv.URL}})
+	f.Sync(testKey, testUID, policy, probe.Digest(policy), []ProbeTarget{{Cluster: "worker-a", Endpoint: srv.URL}})
 	f.stepTo(f.nextDue())
 	eventually(t, "the probe is answered", func() bool { return srv.total.Load() == 1 })
 	if got, want := srv.requests(), []string{"HEAD /v1/models"}; !slices.Equal(got, want) {
@@ -247,7 +249,7 @@ func TestProberGatesAndNeverOverlapsAHome(t *testing.T) {
 	policy := testPolicy(10*time.Second, 5*time.Second)
 	digest := probe.Digest(policy)
 	targets := []ProbeTarget{{Cluster: "worker-a", Endpoint: srv.URL}}
-	f.Sync(testKey, policy, digest, targets)
+	f.Sync(testKey, testUID, policy, digest, targets)
 
 	// A new home: probed at once.
 	eventually(t, "the first probe is in flight", func() bool { return srv.now.Load() == 1 })
@@ -280,7 +282,7 @@ func TestProberForgetStopsProbing(t *testing.T) {
 	srv := newCountingServer(t)
 	f := startFakeProber(t, 4)
 	policy := testPolicy(10*time.Second, time.Second)
-	f.Sync(testKey, policy, probe.Digest(policy), []ProbeTarget{{Cluster: "worker-a", Endpoint: srv.URL}})
+	f.Sync(testKey, testUID, policy, probe.Digest(policy), []ProbeTarget{{Cluster: "worker-a", Endpoint: srv.URL}})
 	first := f.nextDue()
 	f.stepTo(first)
 	eventually(t, "the home is probed", func() bool { return srv.total.Load() == 1 })
@@ -307,18 +309,18 @@ func TestProberSyncSeedsFromThePersistedBlock(t *testing.T) {
 	persisted := &omev1beta1.TrafficMapProbe{PolicyDigest: digest, Result: omev1beta1.ProbeFailing,
 		Message: "HTTP 503", Gated: true, ConsecutiveFailures: 5, LastProbeTime: &now}
 
-	st := p.Sync(testKey, policy, digest, []ProbeTarget{{Cluster: "worker-a", Endpoint: "http://x", Persisted: persisted}})
+	st := p.Sync(testKey, testUID, policy, digest, []ProbeTarget{{Cluster: "worker-a", Endpoint: "http://x", Persisted: persisted}})
 	if !st["worker-a"].Gated || st["worker-a"].ConsecutiveFailures != 5 {
 		t.Errorf("same digest: state = %+v, want the persisted gate and count", st["worker-a"])
 	}
 
 	other := testPolicy(time.Hour, 2*time.Second)
-	st = p.Sync(testKey, other, probe.Digest(other), []ProbeTarget{{Cluster: "worker-a", Endpoint: "http://x", Persisted: persisted}})
+	st = p.Sync(testKey, testUID, other, probe.Digest(other), []ProbeTarget{{Cluster: "worker-a", Endpoint: "http://x", Persisted: persisted}})
 	if st["worker-a"].Gated || st["worker-a"].ConsecutiveFailures != 0 || st["worker-a"].Record() != nil {
 		t.Errorf("another digest: state = %+v, want a fresh start", st["worker-a"])
 	}
 
-	st = p.Sync(testKey, other, probe.Digest(other), nil)
+	st = p.Sync(testKey, testUID, other, probe.Digest(other), nil)
 	if len(st) != 0 || p.queue.Len() != 0 {
 		t.Errorf("a home left out of targets must stop being scheduled: states %v, queue %d", st, p.queue.Len())
 	}
@@ -329,7 +331,7 @@ func TestProberDiscardsCancelledProbes(t *testing.T) {
 	srv.hold.Store(true)
 	f := startFakeProber(t, 4)
 	policy := testPolicy(10*time.Second, 5*time.Second)
-	f.Sync(testKey, policy, probe.Digest(policy), []ProbeTarget{{Cluster: "worker-a", Endpoint: srv.URL}})
+	f.Sync(testKey, testUID, policy, probe.Digest(policy), []ProbeTarget{{Cluster: "worker-a", Endpoint: srv.URL}})
 	f.stepTo(f.nextDue())
 	eventually(t, "a probe is in flight", func() bool { return srv.now.Load() == 1 })
 
@@ -357,7 +359,7 @@ func TestProberCapsProbesInFlight(t *testing.T) {
 	for i := range 10 {
 		targets = append(targets, ProbeTarget{Cluster: fmt.Sprintf("worker-%d", i), Endpoint: srv.URL})
 	}
-	f.Sync(testKey, policy, probe.Digest(policy), targets)
+	f.Sync(testKey, testUID, policy, probe.Digest(policy), targets)
 	// Every home of the map is due at the same instant: only the prober's own cap keeps
 	// the dispatched probes at two (the observer would allow 64).
 	f.stepTo(f.nextDue())
@@ -379,7 +381,7 @@ func TestProberAnnouncesAMapOncePerRound(t *testing.T) {
 	for i := range 4 {
 		targets = append(targets, ProbeTarget{Cluster: fmt.Sprintf("worker-%d", i), Endpoint: srv.URL})
 	}
-	f.Sync(testKey, policy, probe.Digest(policy), targets)
+	f.Sync(testKey, testUID, policy, probe.Digest(policy), targets)
 
 	for round := int32(1); round <= 3; round++ {
 		f.stepTo(f.nextDue()) // the first round is due at once
@@ -399,7 +401,7 @@ func TestProberAnnouncementWaitsForSiblingsAtMostATimeout(t *testing.T) {
 	clk := clocktesting.NewFakeClock(epoch)
 	p.clock = clk
 	policy := testPolicy(time.Second, 100*time.Millisecond)
-	p.Sync(testKey, policy, probe.Digest(policy), []ProbeTarget{{Cluster: "a", Endpoint: "http://a"}, {Cluster: "b", Endpoint: "http://b"}})
+	p.Sync(testKey, testUID, policy, probe.Digest(policy), []ProbeTarget{{Cluster: "a", Endpoint: "http://a"}, {Cluster: "b", Endpoint: "http://b"}})
 	mp := p.maps[testKey]
 	a, b := mp.homes["a"], mp.homes["b"]
 	dispatch := func(h *homeProbe) {
@@ -448,7 +450,7 @@ func TestProberNeverGatesForItsOwnTrouble(t *testing.T) {
 		{Cluster: "ftp", Endpoint: "ftp://probe:s3cret@model.example.test"},
 		{Cluster: "not-a-url", Endpoint: "http://probe:s3cret@[::1"},
 	}
-	f.Sync(testKey, policy, probe.Digest(policy), targets)
+	f.Sync(testKey, testUID, policy, probe.Digest(policy), targets)
 	for round := range 4 {
 		eventually(t, fmt.Sprintf("round %d is recorded", round+1), func() bool {
 			return len(f.Events()) == 1 && f.idle()
@@ -466,5 +468,86 @@ func TestProberNeverGatesForItsOwnTrouble(t *testing.T) {
 		if st.Result != omev1beta1.ProbeUnknown || st.Message != msg || st.Gated || st.ConsecutiveFailures != 0 {
 			t.Errorf("%s: state = %+v, want Unknown %q, ungated, no failures counted", cluster, st, msg)
 		}
+	}
+}
+
+// gatedRecord is a persisted probe block of a gated home under policy.
+func gatedRecord(policy probe.Policy) *omev1beta1.TrafficMapProbe {
+	last := metav1.NewTime(epoch.Add(-time.Second))
+	return &omev1beta1.TrafficMapProbe{PolicyDigest: probe.Digest(policy), Result: omev1beta1.ProbeFailing,
+		Message: "HTTP 503", Gated: true, ConsecutiveFailures: 3, LastProbeTime: &last}
+}
+
+// TestProberStateBelongsToOneServiceAndEndpoint: a service created again under the same
+// name (another UID) and a home at another endpoint start over; nothing carries across.
+func TestProberStateBelongsToOneServiceAndEndpoint(t *testing.T) {
+	p := NewProber(nil, 1) // never started: Sync alone decides the states
+	p.clock = clocktesting.NewFakeClock(epoch)
+	policy := testPolicy(10*time.Second, time.Second)
+	digest := probe.Digest(policy)
+	gated := []ProbeTarget{{Cluster: "worker-a", Endpoint: "http://a.example.test", Persisted: gatedRecord(policy)}}
+	if st := p.Sync(testKey, testUID, policy, digest, gated)["worker-a"]; !st.Gated {
+		t.Fatalf("restored state = %+v, want gated", st)
+	}
+
+	again := []ProbeTarget{{Cluster: "worker-a", Endpoint: "http://a.example.test"}}
+	if st := p.Sync(testKey, testUID, policy, digest, again)["worker-a"]; !st.Gated {
+		t.Fatalf("same service, same endpoint: state = %+v, want the gate kept", st)
+	}
+	if st := p.Sync(testKey, "another-uid", policy, digest, again)["worker-a"]; st.Probed || st.Gated {
+		t.Errorf("a new service of the same name inherited %+v, want a fresh state", st)
+	}
+
+	p.Sync(testKey, testUID, policy, digest, gated)
+	moved := []ProbeTarget{{Cluster: "worker-a", Endpoint: "http://b.example.test"}}
+	if st := p.Sync(testKey, testUID, policy, digest, moved)["worker-a"]; st.Probed || st.Gated {
+		t.Errorf("a home at a new endpoint inherited %+v, want a fresh state", st)
+	}
+	if st := p.Sync(testKey, testUID, policy, digest, again)["worker-a"]; st.Probed || st.Gated {
+		t.Errorf("back at the old endpoint the home has %+v, want a fresh state", st)
+	}
+}
+
+// TestProberRemembersADepartedHome: a home that leaves its map keeps its gate for
+// DepartedHomeMemory, if it comes back at the same endpoint.
+func TestProberRemembersADepartedHome(t *testing.T) {
+	p := NewProber(nil, 1)
+	clk := clocktesting.NewFakeClock(epoch)
+	p.clock = clk
+	policy := testPolicy(10*time.Second, time.Second)
+	digest := probe.Digest(policy)
+	gated := []ProbeTarget{{Cluster: "worker-a", Endpoint: "http://a.example.test", Persisted: gatedRecord(policy)}}
+	back := []ProbeTarget{{Cluster: "worker-a", Endpoint: "http://a.example.test"}}
+
+	p.Sync(testKey, testUID, policy, digest, gated)
+	p.Sync(testKey, testUID, policy, digest, nil) // gone from the map
+	clk.Step(DepartedHomeMemory - time.Second)
+	st := p.Sync(testKey, testUID, policy, digest, back)["worker-a"]
+	if !st.Gated || st.ConsecutiveFailures != 3 {
+		t.Fatalf("back within the memory: state = %+v, want the gate and count it left with", st)
+	}
+	// Its last probe was long ago by now: it is probed at once.
+	if due, _ := p.queue.next(); !due.Equal(clk.Now()) {
+		t.Errorf("back within the memory: next probe at %s, want at once, %s", due, clk.Now())
+	}
+
+	p.Sync(testKey, testUID, policy, digest, nil)
+	clk.Step(DepartedHomeMemory)
+	if st := p.Sync(testKey, testUID, policy, digest, back)["worker-a"]; st.Probed || st.Gated {
+		t.Errorf("back after the memory ran out: state = %+v, want a fresh state", st)
+	}
+
+	p.Sync(testKey, testUID, policy, digest, gated)
+	p.Sync(testKey, testUID, policy, digest, nil)
+	moved := []ProbeTarget{{Cluster: "worker-a", Endpoint: "http://b.example.test"}}
+	if st := p.Sync(testKey, testUID, policy, digest, moved)["worker-a"]; st.Probed || st.Gated {
+		t.Errorf("back at another endpoint: state = %+v, want a fresh state", st)
+	}
+
+	p.Sync(testKey, testUID, policy, digest, gated)
+	p.Sync(testKey, testUID, policy, digest, nil)
+	p.Forget(testKey) // the service is gone, unrouted or unprobed: nothing to remember
+	if st := p.Sync(testKey, testUID, policy, digest, back)["worker-a"]; st.Probed || st.Gated {
+		t.Errorf("back after Forget: state = %+v, want a fresh state", st)
 	}
 }

@@ -85,7 +85,7 @@ func BenchmarkProberFirstVerdict(b *testing.B) {
 		key := types.NamespacedName{Namespace: "bench", Name: fmt.Sprintf("new-%d", i)}
 		newKeys[i] = key
 		expected[key] = time.Now()
-		p.Sync(key, policy, digest, targets(i, nil))
+		p.Sync(key, "", policy, digest, targets(i, nil))
 	}
 	for i := range maps {
 		key := types.NamespacedName{Namespace: "bench", Name: fmt.Sprintf("restored-%d", i)}
@@ -94,7 +94,7 @@ func BenchmarkProberFirstVerdict(b *testing.B) {
 		now := time.Now()
 		last := metav1.NewTime(now.Add(wait - period))
 		expected[key] = last.Add(period)
-		p.Sync(key, policy, digest, targets(i, &last))
+		p.Sync(key, "", policy, digest, targets(i, &last))
 	}
 
 	deadline := time.Now().Add(spread + period)
