@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
@@ -25,8 +26,9 @@ type Prober struct {
 	observer *observer.Observer
 	// notify receives the source InferenceService of every map with a new result.
 	notify chan event.GenericEvent
-	// now is the clock, replaceable in tests.
-	now func() time.Time
+	// clock decides every due time and times every result; tests drive a fake one, so
+	// that scheduling is checked exactly and without waiting.
+	clock clock.Clock
 
 	// maxInFlight caps the probes dispatched at once. A due home past the cap stays in
 	// the queue (a heap slot) instead of becoming a goroutine parked on an observer slot,
@@ -47,16 +49,27 @@ type Prober struct {
 
 // mapProbes is the probing of one TrafficMap's homes under one policy.
 type mapProbes struct {
-	key    types.NamespacedName
+	key types.NamespacedName
+	// uid is the service's: a service created again under the same name is another one.
+	uid    types.UID
 	policy probe.Policy
 	digest string
 	homes  map[string]*homeProbe
+	// departed remembers, by cluster, homes that left the map (see DepartedHomeMemory).
+	departed map[string]departedHome
 	// unannouncedSince is when the oldest counted result not yet handed to the
 	// reconciler arrived (zero when there is none). The map is announced once none of its
 	// homes is still running, so the homes of one round cost one reconcile and one write,
 	// not one each; or once that result has waited a probe timeout, so homes whose probes
 	// keep overlapping cannot hold it back for longer.
 	unannouncedSince time.Time
+}
+
+// departedHome is the state a home had when it left its map.
+type departedHome struct {
+	state    probe.State
+	endpoint string
+	until    time.Time
 }
 
 // homeProbe is one home's schedule and state. Its fields are guarded by Prober.mu.
@@ -88,7 +101,7 @@ func NewProber(obs *observer.Observer, maxInFlight int) *Prober {
 		observer:    obs,
 		maxInFlight: max(maxInFlight, 1),
 		notify:      make(chan event.GenericEvent, 1024),
-		now:         time.Now,
+		clock:       clock.RealClock{},
 		maps:        map[types.NamespacedName]*mapProbes{},
 		wake:        make(chan struct{}, 1),
 	}
@@ -100,42 +113,73 @@ func (p *Prober) Events() <-chan event.GenericEvent { return p.notify }
 // NeedLeaderElection makes the prober run only on the leader.
 func (p *Prober) NeedLeaderElection() bool { return true }
 
+// DepartedHomeMemory is how long the prober remembers the state of a home that left its
+// map (its cluster briefly not Ready, its copy's status.url briefly empty). A home that
+// comes back within it, at the same endpoint, picks up its counts and gate where they
+// were, so a blip cannot lift a gate; one that stays away longer starts over.
+const DepartedHomeMemory = 10 * time.Minute
+
 // Sync makes the prober probe exactly the given homes of a map under the policy, and
-// returns every home's current state. A policy with another digest starts every home
-// over, ungated; a new home restores its state from its persisted block when that block
-// was made under the same policy; a home that is not in targets stops being probed.
-func (p *Prober) Sync(key types.NamespacedName, policy probe.Policy, digest string, targets []ProbeTarget) map[string]probe.State {
+// returns every home's current state. State belongs to one service (uid) and one
+// endpoint: a policy with another digest or a service with another UID starts every home
+// over, ungated, and so does a home whose endpoint changed. A new home restores its state
+// from its persisted block when that block was made under the same policy, or from the
+// prober's memory when it left the map less than DepartedHomeMemory ago; a home that is
+// not in targets stops being probed.
+func (p *Prober) Sync(key types.NamespacedName, uid types.UID, policy probe.Policy, digest string, targets []ProbeTarget) map[string]probe.State {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	now := p.clock.Now()
 	mp := p.maps[key]
-	if mp != nil && mp.digest != digest {
+	if mp != nil && (mp.digest != digest || mp.uid != uid) {
 		p.dropLocked(mp)
 		mp = nil
 	}
 	if mp == nil {
-		mp = &mapProbes{key: key, policy: policy.DeepCopy(), digest: digest, homes: map[string]*homeProbe{}}
+		mp = &mapProbes{key: key, uid: uid, policy: policy.DeepCopy(), digest: digest,
+			homes: map[string]*homeProbe{}, departed: map[string]departedHome{}}
 		p.maps[key] = mp
+	}
+	for cluster, d := range mp.departed {
+		if !now.Before(d.until) {
+			delete(mp.departed, cluster)
+		}
 	}
 	wanted := make(map[string]bool, len(targets))
 	states := make(map[string]probe.State, len(targets))
-	now := p.now()
 	for _, t := range targets {
 		wanted[t.Cluster] = true
 		h := mp.homes[t.Cluster]
-		if h == nil {
-			h = &homeProbe{owner: mp, cluster: t.Cluster, index: -1, state: probe.Seed(t.Persisted, digest)}
-			mp.homes[t.Cluster] = h
-			// Every home of a map shares the map's offset, so the homes of one map are
-			// probed together and their results reach the map in one write.
-			p.queue.schedule(h, probe.FirstDue(now, key.String(), policy.Period))
+		if h != nil && h.endpoint != t.Endpoint {
+			// Another endpoint is another thing to probe: what the old one did says
+			// nothing about it.
+			p.removeLocked(h)
+			delete(mp.homes, t.Cluster)
+			h = nil
 		}
-		h.endpoint = t.Endpoint
+		if h == nil {
+			state := probe.Seed(t.Persisted, digest)
+			if d, ok := mp.departed[t.Cluster]; ok {
+				delete(mp.departed, t.Cluster)
+				if d.endpoint == t.Endpoint {
+					state = d.state
+				}
+			}
+			h = &homeProbe{owner: mp, cluster: t.Cluster, endpoint: t.Endpoint, index: -1, state: state}
+			mp.homes[t.Cluster] = h
+			// A new home is probed at once; a restored one a period after its last probe.
+			// From its second probe on, it shares the map's slot (see finish).
+			p.queue.schedule(h, probe.FirstProbe(now, h.state.LastProbeTime, policy.Period))
+		}
 		states[t.Cluster] = h.state
 	}
 	for cluster, h := range mp.homes {
 		if !wanted[cluster] {
 			p.removeLocked(h)
 			delete(mp.homes, cluster)
+			if h.state.Probed {
+				mp.departed[cluster] = departedHome{state: h.state, endpoint: h.endpoint, until: now.Add(DepartedHomeMemory)}
+			}
 		}
 	}
 	p.poke()
@@ -177,11 +221,11 @@ func (p *Prober) poke() {
 // Start runs the schedule until ctx ends, then cancels the probes in flight (their
 // results are thrown away, never counted) and waits for them.
 func (p *Prober) Start(ctx context.Context) error {
-	timer := time.NewTimer(time.Hour)
+	timer := p.clock.NewTimer(time.Hour)
 	defer timer.Stop()
 	for {
 		p.mu.Lock()
-		now := p.now()
+		now := p.clock.Now()
 		for p.running < p.maxInFlight {
 			h := p.queue.popDueOne(now)
 			if h == nil {
@@ -196,7 +240,10 @@ func (p *Prober) Start(ctx context.Context) error {
 		// With every slot taken, only a finishing probe (which pokes) can make progress.
 		wait := time.Hour
 		if ok && !full {
-			wait = max(next.Sub(p.now()), 0)
+			wait = next.Sub(p.clock.Now())
+			if wait <= 0 {
+				continue // came due meanwhile
+			}
 		}
 		timer.Reset(wait)
 		select {
@@ -212,7 +259,7 @@ func (p *Prober) Start(ctx context.Context) error {
 			p.mu.Unlock()
 			p.inFlight.Wait()
 			return nil
-		case <-timer.C:
+		case <-timer.C():
 		case <-p.wake:
 		}
 	}
@@ -256,7 +303,7 @@ func (p *Prober) finish(ctx context.Context, h *homeProbe, res observer.Result) 
 		return
 	}
 	mp := h.owner
-	finished := p.now()
+	finished := p.clock.Now()
 	result, message, counted := probe.Classify(res, mp.policy)
 	var transition probe.Transition
 	if counted {
@@ -266,7 +313,9 @@ func (p *Prober) finish(ctx context.Context, h *homeProbe, res observer.Result) 
 			mp.unannouncedSince = finished
 		}
 	}
-	p.queue.schedule(h, probe.NextDue(h.due, finished, mp.policy.Period))
+	// Every home of a map shares the map's offset, so the homes of one map are probed
+	// together and their results reach the map in one write.
+	p.queue.schedule(h, probe.NextDue(h.due, finished, mp.key.String(), mp.policy.Period))
 	announce := !mp.unannouncedSince.IsZero() &&
 		(!mp.anyRunning() || finished.Sub(mp.unannouncedSince) >= mp.policy.Timeout)
 	if announce {

@@ -219,7 +219,7 @@ func runProberScale(b *testing.B, homes int, delay, period time.Duration, period
 				Endpoint: fmt.Sprintf("%s/%s/worker-%d", srv.URL, key.Name, c),
 			})
 		}
-		p.Sync(key, policy, digest, targets)
+		p.Sync(key, "", policy, digest, targets)
 	}
 	syncTime := time.Since(syncStart)
 	heapSynced := liveHeap()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -49,6 +50,12 @@ type RoutingReconciler struct {
 	InstallationProbe *probe.Policy
 	// Limits are the observer limits a service's probe must respect.
 	Limits probe.Limits
+	// APIReader reads straight from the API server, past the cache: to confirm that a
+	// service the cache no longer has is gone, and to build again after a conflict.
+	APIReader client.Reader
+
+	// fresh holds the services whose last write conflicted (see retryConflict).
+	fresh sync.Map
 }
 
 // +kubebuilder:rbac:groups=ome.io,resources=inferenceservices,verbs=get;list;watch
@@ -60,14 +67,15 @@ type RoutingReconciler struct {
 
 // Reconcile brings one service's TrafficMap up to date.
 func (r *RoutingReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	reader := r.readerFor(req.NamespacedName)
 	isvc := &omev1beta1.InferenceService{}
-	if err := r.Client.Get(ctx, req.NamespacedName, isvc); err != nil {
+	if err := reader.Get(ctx, req.NamespacedName, isvc); err != nil {
 		if apierrors.IsNotFound(err) {
-			r.Prober.Forget(req.NamespacedName)
+			return r.gone(ctx, req.NamespacedName)
 		}
-		return ctrl.Result{}, client.IgnoreNotFound(err)
+		return ctrl.Result{}, err
 	}
-	current, err := r.currentMap(ctx, isvc)
+	current, err := r.currentMap(ctx, reader, isvc)
 	if errors.Is(err, errNotControlled) {
 		// Someone else's object: never touch it, and don't retry until something changes.
 		ctrl.LoggerFrom(ctx).Error(err, "Leaving TrafficMap alone", "InferenceService", klog.KObj(isvc))
@@ -78,7 +86,7 @@ func (r *RoutingReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 	}
 	if !r.routed(isvc) {
 		r.Prober.Forget(req.NamespacedName)
-		return ctrl.Result{}, r.deleteMap(ctx, current)
+		return r.retryConflict(req.NamespacedName, r.deleteMap(ctx, current))
 	}
 	policy, err := r.routingPolicy(isvc)
 	if err != nil {
@@ -95,7 +103,7 @@ func (r *RoutingReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	r.attachProbes(req.NamespacedName, policy, in.homes, current)
+	r.attachProbes(req.NamespacedName, isvc.UID, policy, in.homes, current)
 	result := trafficmap.Build(trafficmap.Input{
 		Candidates:      len(in.placement.Candidates),
 		Homes:           in.homes,
@@ -106,12 +114,7 @@ func (r *RoutingReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 	if err == nil {
 		err = r.writeMap(ctx, isvc, current, result, allFailedPolicy(policy))
 	}
-	if apierrors.IsConflict(err) {
-		// The cache had not seen our previous write yet: expected, not an error. Build
-		// again from the newer object.
-		return ctrl.Result{RequeueAfter: conflictRetry}, nil
-	}
-	return ctrl.Result{}, err
+	return r.retryConflict(req.NamespacedName, err)
 }
 
 // routed says whether the service takes part in routing: the installation has routing
@@ -155,22 +158,26 @@ func (r *RoutingReconciler) refuse(ctx context.Context, isvc *omev1beta1.Inferen
 
 // attachProbes hands the homes to the prober under the resolved policy and puts each
 // home's current probe record on it. Without a probe, homes carry no record.
-func (r *RoutingReconciler) attachProbes(key types.NamespacedName, policy probe.Resolution, homes []trafficmap.Home, current *omev1beta1.TrafficMap) {
+func (r *RoutingReconciler) attachProbes(key types.NamespacedName, uid types.UID, policy probe.Resolution, homes []trafficmap.Home, current *omev1beta1.TrafficMap) {
 	if policy.Mode != probe.ModePolicy {
 		r.Prober.Forget(key)
 		return
 	}
-	persisted := map[string]*omev1beta1.TrafficMapProbe{}
+	persisted := map[string]omev1beta1.TrafficMapEntry{}
 	if current != nil {
-		for i := range current.Spec.Entries {
-			persisted[current.Spec.Entries[i].Cluster] = current.Spec.Entries[i].Probe
+		for _, e := range current.Spec.Entries {
+			persisted[e.Cluster] = e
 		}
 	}
 	targets := make([]ProbeTarget, len(homes))
 	for i, h := range homes {
-		targets[i] = ProbeTarget{Cluster: h.Cluster, Endpoint: h.Endpoint, Persisted: persisted[h.Cluster]}
+		targets[i] = ProbeTarget{Cluster: h.Cluster, Endpoint: h.Endpoint}
+		// A record made for another endpoint is not this one's.
+		if e, ok := persisted[h.Cluster]; ok && e.Endpoint == h.Endpoint {
+			targets[i].Persisted = e.Probe
+		}
 	}
-	states := r.Prober.Sync(key, policy.Policy, policy.Digest, targets)
+	states := r.Prober.Sync(key, uid, policy.Policy, policy.Digest, targets)
 	for i := range homes {
 		if st, ok := states[homes[i].Cluster]; ok {
 			homes[i].Probe = st.Record()

@@ -24,9 +24,9 @@ var errNotControlled = errors.New("not controlled by the service")
 
 // currentMap is the service's TrafficMap, nil when there is none. A map of that name that
 // the service does not control is an errNotControlled error.
-func (r *RoutingReconciler) currentMap(ctx context.Context, isvc *omev1beta1.InferenceService) (*omev1beta1.TrafficMap, error) {
+func (r *RoutingReconciler) currentMap(ctx context.Context, reader client.Reader, isvc *omev1beta1.InferenceService) (*omev1beta1.TrafficMap, error) {
 	tm := &omev1beta1.TrafficMap{}
-	if err := r.Client.Get(ctx, client.ObjectKeyFromObject(isvc), tm); err != nil {
+	if err := reader.Get(ctx, client.ObjectKeyFromObject(isvc), tm); err != nil {
 		if apierrors.IsNotFound(err) {
 			return nil, nil
 		}
@@ -43,7 +43,9 @@ func (r *RoutingReconciler) deleteMap(ctx context.Context, tm *omev1beta1.Traffi
 	if tm == nil {
 		return nil
 	}
-	return client.IgnoreNotFound(r.Client.Delete(ctx, tm, client.Preconditions{UID: &tm.UID}))
+	// Only the very object read is deleted: a map written since (or created again) is
+	// the API server's Conflict, never lost.
+	return client.IgnoreNotFound(r.Client.Delete(ctx, tm, client.Preconditions{UID: &tm.UID, ResourceVersion: &tm.ResourceVersion}))
 }
 
 // writePlacement records on the source service where it is placed, when that changed.

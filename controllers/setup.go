@@ -63,6 +63,7 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 	}
 	return (&RoutingReconciler{
 		Client:            mgr.GetClient(),
+		APIReader:         mgr.GetAPIReader(),
 		Recorder:          mgr.GetEventRecorder("ome-routing"),
 		Members:           members,
 		Prober:            prober,

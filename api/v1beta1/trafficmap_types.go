@@ -22,8 +22,8 @@ const (
 const (
 	// ReasonRoutable (True): at least one entry has a positive weight.
 	ReasonRoutable = "Routable"
-	// ReasonAllHomesProbeFailed: every home is gated. True under PreserveTraffic, False
-	// under Drain.
+	// ReasonAllHomesProbeFailed: every home is gated and some home could serve. True
+	// under PreserveTraffic, False under Drain. Which reason wins is in the README.
 	ReasonAllHomesProbeFailed = "AllHomesProbeFailed"
 	// ReasonNotPlaced (False): the service is not placed, so the map has no entries.
 	ReasonNotPlaced = "NotPlaced"

@@ -37,7 +37,7 @@ func parseOptions(fs *flag.FlagSet, args []string) (*options, error) {
 	fs.BoolVar(&o.leaderElect, "leader-elect", false, "Elect a leader, so that only one manager probes and writes at a time.")
 	fs.StringVar(&o.multiclusterConfig, "multicluster-config", "",
 		"Path of the multi-cluster settings: the JSON in the multicluster key of the inferenceservice-config ConfigMap. "+
-			"Unset, or a file that does not exist, leaves routing off.")
+			"Unset leaves routing off; a path that cannot be read is an error.")
 	fs.BoolVar(&o.enableMulticluster, "enable-multicluster", false,
 		"Run as part of a multi-cluster installation. Routing needs it.")
 	fs.StringVar(&o.multiclusterRole, "multicluster-role", "",

@@ -107,3 +107,18 @@ func TestLoadSettings(t *testing.T) {
 		})
 	}
 }
+
+// TestMulticlusterConfigHelpMatchesBehaviour keeps the flag's help in step with
+// loadSettings: an unreadable path is an error (TestLoadSettings), never "routing off".
+func TestMulticlusterConfigHelpMatchesBehaviour(t *testing.T) {
+	fs := flag.NewFlagSet("manager", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	if _, err := parseOptions(fs, nil); err != nil {
+		t.Fatal(err)
+	}
+	const want = "Path of the multi-cluster settings: the JSON in the multicluster key of the inferenceservice-config ConfigMap. " +
+		"Unset leaves routing off; a path that cannot be read is an error."
+	if got := fs.Lookup("multicluster-config").Usage; got != want {
+		t.Errorf("--multicluster-config help = %q, want %q", got, want)
+	}
+}

@@ -115,6 +115,11 @@ func (d *decoder) probe(raw json.RawMessage, path string) *rawProbe {
 	// The string fields are required at this stage, before the probe's own rules run.
 	for _, field := range []string{"path", "method", "allFailedPolicy"} {
 		if _, ok := fields[field]; !ok {
+			// OME's manager words a missing method this way; the same grep finds both.
+			if _, hasPath := fields["path"]; hasPath && field == "method" {
+				d.fail("%s.method is required when %s.path is set", path, path)
+				continue
+			}
 			d.fail("%s.%s is required", path, field)
 		}
 	}

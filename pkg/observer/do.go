@@ -75,15 +75,15 @@ func (o *Observer) do(ctx context.Context, req Request) Result {
 	// slot: a bad URL costs the other probes nothing.
 	httpReq, err := http.NewRequestWithContext(ctx, method, req.URL, nil)
 	if err != nil {
-		return Result{Outcome: OutcomeTransportError, Err: err}
+		return Result{Outcome: OutcomeTransportError, Err: fmt.Errorf("%w: %w", &NotSentError{Reason: "the endpoint is not a valid URL"}, err)}
 	}
 	if s := httpReq.URL.Scheme; s != "http" && s != "https" {
 		return Result{Outcome: OutcomeTransportError, Err: urlError(httpReq,
-			fmt.Errorf("scheme %q refused: the observer only sends http and https", s))}
+			&NotSentError{Reason: fmt.Sprintf("scheme %q refused: the observer only sends http and https", s)})}
 	}
 	if req.Timeout <= 0 {
 		return Result{Outcome: OutcomeTransportError, Err: urlError(httpReq,
-			fmt.Errorf("request timeout must be positive, got %s", req.Timeout))}
+			&NotSentError{Reason: fmt.Sprintf("request timeout must be positive, got %s", req.Timeout)})}
 	}
 
 	waitStart := time.Now()

@@ -2,6 +2,7 @@ package observer
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/netip"
@@ -129,7 +130,10 @@ func (o *Observer) dialContext(ctx context.Context, network, address string) (ne
 		if err == nil {
 			return conn, nil
 		}
-		if firstErr == nil {
+		// A failed dial outranks a refusal: the endpoint was tried and did not answer,
+		// which is about its health (see NotSent).
+		var refused *refusedError
+		if firstErr == nil || errors.As(firstErr, &refused) {
 			firstErr = err
 		}
 		if ctx.Err() != nil {

@@ -13,6 +13,9 @@ import (
 // probe record's message. The CRD counts characters, so a byte cap is always within it.
 const MaxMessageBytes = 1024
 
+// NotSentPrefix starts the message of a probe the observer refused to send.
+const NotSentPrefix = "probe not sent: "
+
 // Classify turns one attempt's outcome into a result and the message recorded with it.
 // counted is false for a cancelled attempt (shutdown, lost leadership, a home removed):
 // it says nothing about the home, so it must not be recorded or counted as a failure.
@@ -25,6 +28,12 @@ func Classify(r observer.Result, p Policy) (result v1beta1.ProbeResult, message 
 	case observer.OutcomeCancelled:
 		return "", "", false
 	case observer.OutcomeTransportError:
+		if reason, notSent := observer.NotSent(r.Err); notSent {
+			// The operator's own trouble (an endpoint it cannot use, or an address its
+			// network guard refuses) is not the cluster's failure: Unknown, never a step
+			// towards a gate. The reason quotes no URL, so no credential is recorded.
+			return v1beta1.ProbeUnknown, capMessage(NotSentPrefix + reason), true
+		}
 		return v1beta1.ProbeFailing, capMessage("transport error: " + errText(r.Err)), true
 	case observer.OutcomeBodyError:
 		return v1beta1.ProbeFailing, capMessage("response body error: " + errText(r.Err)), true

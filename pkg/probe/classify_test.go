@@ -2,6 +2,7 @@ package probe
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -31,6 +32,9 @@ func TestClassify(t *testing.T) {
 			wantResult: v1beta1.ProbeUnknown, wantMessage: "HTTP 429 (not in accept or gate list)", wantCounted: true},
 		{name: "transport error", in: observer.Result{Outcome: observer.OutcomeTransportError, Err: dial},
 			wantResult: v1beta1.ProbeFailing, wantMessage: "transport error: " + dial.Error(), wantCounted: true},
+		{name: "not sent: the operator's own trouble is Unknown", in: observer.Result{Outcome: observer.OutcomeTransportError,
+			Err: fmt.Errorf(`Get "ftp://probe:s3cret@llm.example.com/v1/models": %w`, &observer.NotSentError{Reason: `scheme "ftp" refused: the observer only sends http and https`})},
+			wantResult: v1beta1.ProbeUnknown, wantMessage: `probe not sent: scheme "ftp" refused: the observer only sends http and https`, wantCounted: true},
 		{name: "transport error without an error", in: observer.Result{Outcome: observer.OutcomeTransportError},
 			wantResult: v1beta1.ProbeFailing, wantMessage: "transport error: unknown error", wantCounted: true},
 		{name: "body error after an accepted status", in: observer.Result{Outcome: observer.OutcomeBodyError, StatusCode: 200, Err: errors.New("unexpected EOF")},

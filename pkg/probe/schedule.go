@@ -33,24 +33,39 @@ func FirstDue(now time.Time, key string, period time.Duration) time.Time {
 	return base
 }
 
-// NextDue is when a home is probed next: one period after prevDue, but never before the
-// previous attempt finished at finished. A home that fell behind (its attempt waited for a
-// slot or ran long) skips the slots it missed and takes the first of prevDue+k*period, k>=1,
-// at or after finished; it is not caught up with a burst of attempts. Slots stay on the
-// home's offset. It returns finished for a period that is not positive.
-func NextDue(prevDue, finished time.Time, period time.Duration) time.Time {
+// FirstProbe is when a home's first probe under a schedule is due. A home with no record
+// under the current policy (new, or its policy changed) is probed at once, so its first
+// verdict does not wait up to a period for its slot. A home restored from its record after a
+// restart or a change of leader is probed one period after its lastProbeTime, or at once
+// if that has passed: the restart costs it no time towards a gate, and its probes are not
+// bunched any closer than a period.
+func FirstProbe(now, lastProbe time.Time, period time.Duration) time.Time {
+	if lastProbe.IsZero() {
+		return now
+	}
+	if due := lastProbe.Add(period); due.After(now) {
+		return due
+	}
+	return now
+}
+
+// NextDue is when a home is probed next: on the first of key's slots (see FirstDue) at
+// least half a period after prevDue, and never before the previous attempt finished at
+// finished. On the slot grid that is exactly one period after prevDue; a first probe that
+// came off the grid (see FirstProbe) rejoins it, so that all homes of one map land
+// together again, without two probes closer than half a period. A home that fell behind
+// (its attempt waited for a slot or ran long) skips the slots it missed and takes the
+// first at or after finished; it is not caught up with a burst of attempts. It returns
+// finished for a period that is not positive.
+func NextDue(prevDue, finished time.Time, key string, period time.Duration) time.Time {
 	if period <= 0 {
 		return finished
 	}
-	next := prevDue.Add(period)
-	if behind := finished.Sub(next); behind > 0 {
-		skipped := behind / period
-		if behind%period != 0 {
-			skipped++
-		}
-		next = next.Add(skipped * period)
+	earliest := prevDue.Add(period / 2)
+	if finished.After(earliest) {
+		earliest = finished
 	}
-	return next
+	return FirstDue(earliest, key, period)
 }
 
 // Lateness is how long after its due time an attempt started, or zero if it started on

@@ -72,9 +72,11 @@ func TestFirstDue(t *testing.T) {
 	}
 }
 
+const slotKey = "ns/svc"
+
 func TestNextDue(t *testing.T) {
 	const period = 10 * time.Second
-	prev := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	prev := FirstDue(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), slotKey, period)
 	tests := []struct {
 		name     string
 		finished time.Duration // after prev
@@ -89,14 +91,64 @@ func TestNextDue(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := NextDue(prev, prev.Add(tt.finished), period)
+			got := NextDue(prev, prev.Add(tt.finished), slotKey, period)
 			if want := prev.Add(tt.want); !got.Equal(want) {
 				t.Fatalf("NextDue = prev+%v, want prev+%v", got.Sub(prev), tt.want)
 			}
 		})
 	}
-	if got := NextDue(prev, prev.Add(time.Second), 0); !got.Equal(prev.Add(time.Second)) {
+	if got := NextDue(prev, prev.Add(time.Second), slotKey, 0); !got.Equal(prev.Add(time.Second)) {
 		t.Errorf("NextDue with no period = %v, want finished", got)
+	}
+}
+
+// TestNextDueRejoinsTheSlotGrid: a first probe off the key's grid is followed by the first
+// slot at least half a period later.
+func TestNextDueRejoinsTheSlotGrid(t *testing.T) {
+	const period = 10 * time.Second
+	slot := FirstDue(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), slotKey, period)
+	tests := []struct {
+		name string
+		prev time.Duration // after slot
+		want time.Duration // after slot
+	}{
+		{name: "probed just after a slot: the next slot", prev: time.Second, want: period},
+		{name: "probed just over half a period after a slot: the one after the next", prev: period/2 + time.Nanosecond, want: 2 * period},
+		{name: "probed half a period before a slot: that slot", prev: -period / 2, want: 0},
+		{name: "probed just under half a period before a slot: the one after", prev: -period/2 + time.Nanosecond, want: period},
+		{name: "probed just before a slot: the one after", prev: -time.Second, want: period},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			prev := slot.Add(tt.prev)
+			got := NextDue(prev, prev.Add(100*time.Millisecond), slotKey, period)
+			if want := slot.Add(tt.want); !got.Equal(want) {
+				t.Fatalf("NextDue = slot+%v, want slot+%v", got.Sub(slot), tt.want)
+			}
+		})
+	}
+}
+
+func TestFirstProbe(t *testing.T) {
+	const period = 10 * time.Second
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	tests := []struct {
+		name string
+		last time.Time
+		want time.Time
+	}{
+		{name: "never probed: at once", want: now},
+		{name: "probed 3s ago: a period after it", last: now.Add(-3 * time.Second), want: now.Add(7 * time.Second)},
+		{name: "probed exactly a period ago: at once", last: now.Add(-period), want: now},
+		{name: "probed an hour ago: at once", last: now.Add(-time.Hour), want: now},
+		{name: "a record from the future (clock skew): still one period after it", last: now.Add(time.Second), want: now.Add(11 * time.Second)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := FirstProbe(now, tt.last, period); !got.Equal(tt.want) {
+				t.Fatalf("FirstProbe = now%+v, want now%+v", got.Sub(now), tt.want.Sub(now))
+			}
+		})
 	}
 }
 
@@ -104,11 +156,11 @@ func TestNextDue(t *testing.T) {
 // home's grid, never before the attempt finished, and never a whole period after it (no
 // slot is skipped that could still be used).
 func TestNextDueProperties(t *testing.T) {
-	prev := time.Date(2026, 1, 2, 3, 4, 5, 123, time.UTC)
 	for _, period := range []time.Duration{time.Second, 7 * time.Second, 30 * time.Second} {
+		prev := FirstDue(time.Date(2026, 1, 2, 3, 4, 5, 123, time.UTC), slotKey, period)
 		for finished := time.Duration(0); finished < 5*period; finished += period / 13 {
 			end := prev.Add(finished)
-			next := NextDue(prev, end, period)
+			next := NextDue(prev, end, slotKey, period)
 			d := next.Sub(prev)
 			switch {
 			case d <= 0 || d%period != 0:

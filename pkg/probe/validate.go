@@ -36,15 +36,14 @@ func Validate(spec Spec, path string) (Policy, []error) {
 		errs = append(errs, fmt.Errorf(format, args...))
 	}
 
+	w := wordingFor(path)
 	has := present(spec)
 	if spec.Disabled {
 		if len(fieldsWhere(has, true)) > 0 {
 			add("%s: disabled must not be combined with probe configuration fields", path)
 		}
 	} else if missing := fieldsWhere(has, false); len(missing) > 0 {
-		add("%s: an enabled probe must specify path, method, acceptStatuses, gateStatuses, "+
-			"period, timeout, failureThreshold, successThreshold, and allFailedPolicy (missing: %s)",
-			path, strings.Join(missing, ", "))
+		errs = append(errs, w.missing(missing)...)
 	}
 
 	// Fields that are present are checked even next to a missing or disabled one, as the
@@ -54,7 +53,7 @@ func Validate(spec Spec, path string) (Policy, []error) {
 		case p == "":
 			add("%s.path must not be empty", path)
 		case !strings.HasPrefix(p, "/"):
-			add("%s.path must start with \"/\", got %q", path, p)
+			errs = append(errs, w.pathSlash(p))
 		}
 		// OpenAPI maxLength counts characters, not bytes.
 		if n := utf8.RuneCountInString(*spec.Path); n > MaxPathLength {
@@ -62,34 +61,32 @@ func Validate(spec Spec, path string) (Policy, []error) {
 		}
 	}
 	if spec.Method != nil && !slices.Contains(validMethods, *spec.Method) {
-		add("%s.method must be one of %s, got %q", path, strings.Join(validMethods, ", "), *spec.Method)
+		errs = append(errs, w.method(*spec.Method))
 	}
-	errs = append(errs, checkStatuses(spec.AcceptStatuses, path+".acceptStatuses")...)
-	errs = append(errs, checkStatuses(spec.GateStatuses, path+".gateStatuses")...)
-	if slices.ContainsFunc(spec.GateStatuses, func(s int32) bool { return slices.Contains(gateForbidden, s) }) {
-		add("%s.gateStatuses must not contain 401, 403, or 429", path)
-	}
+	errs = append(errs, checkStatuses(w, spec.AcceptStatuses, "acceptStatuses")...)
+	errs = append(errs, checkStatuses(w, spec.GateStatuses, "gateStatuses")...)
+	errs = append(errs, w.gateForbidden(forbiddenGates(spec.GateStatuses))...)
 	for _, s := range overlap(spec.AcceptStatuses, spec.GateStatuses) {
-		add("%s status %d is in both acceptStatuses and gateStatuses", path, s)
+		errs = append(errs, w.overlap(s))
 	}
 	if spec.Period != nil && *spec.Period <= 0 {
-		add("%s.period must be positive", path)
+		errs = append(errs, w.notPositive("period"))
 	}
 	if spec.Timeout != nil && *spec.Timeout <= 0 {
-		add("%s.timeout must be positive", path)
+		errs = append(errs, w.notPositive("timeout"))
 	}
 	if spec.Period != nil && spec.Timeout != nil && *spec.Timeout >= *spec.Period {
 		add("%s.timeout (%s) must be shorter than %s.period (%s)", path, *spec.Timeout, path, *spec.Period)
 	}
 	checkThreshold := func(v *int32, name string) {
 		if v != nil && *v < MinThreshold {
-			add("%s.%s must be at least %d, got %d", path, name, MinThreshold, *v)
+			errs = append(errs, w.threshold(name, *v))
 		}
 	}
 	checkThreshold(spec.FailureThreshold, "failureThreshold")
 	checkThreshold(spec.SuccessThreshold, "successThreshold")
 	if spec.AllFailedPolicy != nil && !slices.Contains(validAllFailed, *spec.AllFailedPolicy) {
-		add("%s.allFailedPolicy must be %s or %s, got %q", path, validAllFailed[0], validAllFailed[1], *spec.AllFailedPolicy)
+		errs = append(errs, w.allFailedPolicy(*spec.AllFailedPolicy))
 	}
 
 	if len(errs) > 0 || spec.Disabled {
@@ -150,23 +147,35 @@ func fieldsWhere(has map[string]bool, want bool) []string {
 }
 
 // checkStatuses checks a present status list's length and each status's range.
-func checkStatuses(list []int32, field string) []error {
+func checkStatuses(w wording, list []int32, field string) []error {
 	if list == nil {
 		return nil
 	}
 	var errs []error
 	switch {
 	case len(list) == 0:
-		errs = append(errs, fmt.Errorf("%s must have at least 1 item", field))
+		errs = append(errs, w.emptyStatuses(field))
 	case len(list) > MaxStatuses:
-		errs = append(errs, fmt.Errorf("%s must have at most %d items, got %d", field, MaxStatuses, len(list)))
+		errs = append(errs, fmt.Errorf("%s.%s must have at most %d items, got %d", w.path, field, MaxStatuses, len(list)))
 	}
 	for i, s := range list {
 		if s < MinStatus || s > MaxStatus {
-			errs = append(errs, fmt.Errorf("%s[%d] must be between %d and %d, got %d", field, i, MinStatus, MaxStatus, s))
+			errs = append(errs, w.statusRange(field, i, s))
 		}
 	}
 	return errs
+}
+
+// forbiddenGates returns the statuses of gate that must not gate, once each, in gate's
+// order.
+func forbiddenGates(gate []int32) []int32 {
+	var found []int32
+	for _, s := range gate {
+		if slices.Contains(gateForbidden, s) && !slices.Contains(found, s) {
+			found = append(found, s)
+		}
+	}
+	return found
 }
 
 // overlap returns the statuses of accept that gate also holds, once each, in accept's order.

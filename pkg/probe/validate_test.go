@@ -29,7 +29,7 @@ func TestValidate(t *testing.T) {
 			path: InstallationPath,
 			want: []string{
 				"routing.probe: disabled must not be combined with probe configuration fields",
-				"routing.probe.timeout must be positive",
+				"routing.probe.timeout must be positive when routing.probe.path is set",
 			},
 		},
 		{
@@ -42,7 +42,10 @@ func TestValidate(t *testing.T) {
 			name: "period and timeout missing",
 			spec: step1Spec(func(s *Spec) { s.Period, s.Timeout = nil, nil }),
 			path: InstallationPath,
-			want: []string{"routing.probe: an enabled probe must specify path, method, acceptStatuses, gateStatuses, period, timeout, failureThreshold, successThreshold, and allFailedPolicy (missing: period, timeout)"},
+			want: []string{
+				"routing.probe.period must be positive when routing.probe.path is set",
+				"routing.probe.timeout must be positive when routing.probe.path is set",
+			},
 		},
 		{
 			name: "empty path",
@@ -132,8 +135,8 @@ func TestValidate(t *testing.T) {
 			spec: step1Spec(func(s *Spec) { s.AcceptStatuses = []int32{503, 200, 500, 503} }),
 			path: InstallationPath,
 			want: []string{
-				"routing.probe status 503 is in both acceptStatuses and gateStatuses",
-				"routing.probe status 500 is in both acceptStatuses and gateStatuses",
+				"routing.probe: status 503 is in both acceptStatuses and gateStatuses",
+				"routing.probe: status 500 is in both acceptStatuses and gateStatuses",
 			},
 		},
 		{
@@ -212,6 +215,52 @@ func TestValidate(t *testing.T) {
 				if !reflect.DeepEqual(p, Policy{}) {
 					t.Errorf("policy = %+v, want the zero Policy", p)
 				}
+			}
+		})
+	}
+}
+
+// TestValidateInstallationSpeaksOME holds the installation's probe to the messages OME's
+// manager logs at startup, word for word, so that one grep finds a bad chart value in
+// either operator's log.
+func TestValidateInstallationSpeaksOME(t *testing.T) {
+	tests := []struct {
+		name string
+		spec Spec
+		want []string
+	}{
+		{"path without slash", step1Spec(func(s *Spec) { s.Path = ptr("v1/models") }),
+			[]string{`routing.probe.path "v1/models" must begin with "/"`}},
+		{"no method", step1Spec(func(s *Spec) { s.Method = nil }),
+			[]string{"routing.probe.method is required when routing.probe.path is set"}},
+		{"method put", step1Spec(func(s *Spec) { s.Method = ptr("PUT") }),
+			[]string{`routing.probe.method "PUT" must be GET, HEAD, or POST`}},
+		{"no acceptStatuses", step1Spec(func(s *Spec) { s.AcceptStatuses = nil }),
+			[]string{"routing.probe.acceptStatuses is required when routing.probe.path is set"}},
+		{"empty gateStatuses", step1Spec(func(s *Spec) { s.GateStatuses = []int32{} }),
+			[]string{"routing.probe.gateStatuses is required when routing.probe.path is set"}},
+		{"statuses out of range", step1Spec(func(s *Spec) { s.AcceptStatuses, s.GateStatuses = []int32{200, 99}, []int32{600} }),
+			[]string{"routing.probe.acceptStatuses contains invalid HTTP status 99", "routing.probe.gateStatuses contains invalid HTTP status 600"}},
+		{"gate 429, 401 and 429 again", step1Spec(func(s *Spec) { s.GateStatuses = []int32{503, 429, 401, 429} }),
+			[]string{"routing.probe.gateStatuses must not contain 429", "routing.probe.gateStatuses must not contain 401"}},
+		{"gate 403", step1Spec(func(s *Spec) { s.GateStatuses = []int32{403} }),
+			[]string{"routing.probe.gateStatuses must not contain 403"}},
+		{"503 in both", step1Spec(func(s *Spec) { s.AcceptStatuses = []int32{200, 503} }),
+			[]string{"routing.probe: status 503 is in both acceptStatuses and gateStatuses"}},
+		{"period and timeout 0", step1Spec(func(s *Spec) { s.Period, s.Timeout = ptr(time.Duration(0)), ptr(-time.Second) }),
+			[]string{"routing.probe.period must be positive when routing.probe.path is set", "routing.probe.timeout must be positive when routing.probe.path is set"}},
+		{"thresholds 0 and missing", step1Spec(func(s *Spec) { s.FailureThreshold, s.SuccessThreshold = ptr[int32](0), nil }),
+			[]string{"routing.probe.successThreshold must be positive when routing.probe.path is set", "routing.probe.failureThreshold must be positive when routing.probe.path is set"}},
+		{"allFailedPolicy Preserve", step1Spec(func(s *Spec) { s.AllFailedPolicy = ptr("Preserve") }),
+			[]string{`routing.probe.allFailedPolicy "Preserve" must be "PreserveTraffic" or "Drain" when routing.probe.path is set`}},
+		{"timeout equal to period", step1Spec(func(s *Spec) { s.Timeout = ptr(10 * time.Second) }),
+			[]string{"routing.probe.timeout (10s) must be shorter than routing.probe.period (10s)"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, errs := Validate(tt.spec, InstallationPath)
+			if got := errorStrings(errs); !reflect.DeepEqual(got, tt.want) {
+				t.Fatalf("errors:\n got %q\nwant %q", got, tt.want)
 			}
 		})
 	}

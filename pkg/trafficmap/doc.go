@@ -24,21 +24,9 @@
 // Healthy is a ready replica and no gate. It reports the home, not the policy: under
 // PreserveTraffic a gated home takes traffic and still shows healthy false.
 //
-// # The Routable condition and which reason wins
+// # The Routable condition
 //
 // The condition is derived from the finished entries, and is True exactly when some
-// weight is positive. When several reasons apply, the first that explains the weights wins:
-// NotPlaced (no candidate, no home), NoAddressableHome (candidates, no home),
-// AllHomesProbeFailed (every home gated), Routable, AllHomesUnready, NoRoutableCapacity.
-//
-// Every home gated: under Drain, or with no policy at all, the gates hold, every weight
-// is 0, and the condition is False AllHomesProbeFailed even if no home is ready either,
-// since the gate is what the user has to fix first. Under PreserveTraffic it is True
-// AllHomesProbeFailed while some home has capacity. If none has, the gates were ignored
-// and did not cause the empty table, so the condition is False with the capacity reason
-// (AllHomesUnready or NoRoutableCapacity) and its message adds that the probe fails too;
-// False AllHomesProbeFailed keeps its one meaning, the policy drained the service.
-//
-// With no home, Candidates tells NotPlaced from NoAddressableHome. With homes, the
-// candidate count does not matter.
+// weight is positive. Which reason wins when several apply is set out in one place, the
+// README's "How it decides" section; TestBuildRoutable holds the code to it.
 package trafficmap

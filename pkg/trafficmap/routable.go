@@ -10,21 +10,9 @@ import (
 
 // routableCondition decides the Routable condition from the finished entries, so that the
 // condition can never disagree with the weights it describes: it is True exactly when some
-// entry has a positive weight.
-//
-// When several reasons apply, the first that explains the zero weights wins:
-//
-//  1. NotPlaced, NoAddressableHome: there is no entry at all.
-//  2. AllHomesProbeFailed: every home is gated. Under any policy but PreserveTraffic the
-//     gates alone zero every weight, whatever the replicas, and the probe is what the user
-//     must look at. Under PreserveTraffic it is True as long as some weight is positive; if
-//     none is, the gates were ignored and are not the cause, so the capacity reasons below
-//     apply, with a note that the probe fails too.
-//  3. Routable: some weight is positive.
-//  4. AllHomesUnready: no home, gated or not, has a ready replica. It comes before
-//     NoRoutableCapacity because it is the more specific, more actionable cause.
-//  5. NoRoutableCapacity: the rest (ready replicas but none allocated, or the only homes
-//     with capacity are gated).
+// entry has a positive weight. The order in which its reasons win is set out once, in the
+// README ("How it decides", Routable); the comments below say only why each step is where
+// it is.
 func routableCondition(candidates int, policy omev1beta1.AllFailedPolicy, entries []omev1beta1.TrafficMapEntry) Condition {
 	if len(entries) == 0 {
 		if candidates <= 0 {
@@ -36,13 +24,16 @@ func routableCondition(candidates int, policy omev1beta1.AllFailedPolicy, entrie
 	}
 
 	homes := len(entries)
-	var positive, ready, gatedHomes int
+	var positive, ready, servable, gatedHomes int
 	for _, e := range entries {
 		if e.Weight > 0 {
 			positive++
 		}
 		if e.Capacity.Ready > 0 {
 			ready++
+		}
+		if e.Capacity.Ready > 0 && e.Capacity.Allocated > 0 {
+			servable++
 		}
 		if e.Probe != nil && e.Probe.Gated {
 			gatedHomes++
@@ -51,15 +42,23 @@ func routableCondition(candidates int, policy omev1beta1.AllFailedPolicy, entrie
 
 	note := ""
 	if gatedHomes == homes {
-		if policy != omev1beta1.AllFailedPreserveTraffic {
+		// The gates explain the empty (or preserved) table only when lifting them would
+		// restore traffic, that is when some home could serve. Otherwise the capacity
+		// reason is the true cause, under either policy, and alerts keyed on the reason
+		// must see it.
+		preserve := policy == omev1beta1.AllFailedPreserveTraffic
+		switch {
+		case servable > 0 && !preserve:
 			return Condition{metav1.ConditionFalse, omev1beta1.ReasonAllHomesProbeFailed,
 				fmt.Sprintf("%d home(s) have conclusive probe failures; all route weights are zero", homes)}
-		}
-		if positive > 0 {
+		case servable > 0 && positive > 0:
 			return Condition{metav1.ConditionTrue, omev1beta1.ReasonAllHomesProbeFailed,
 				fmt.Sprintf("%d home(s) have conclusive probe failures; preserving traffic among homes with ready capacity", homes)}
+		case preserve:
+			note = fmt.Sprintf(" (all %d home(s) also fail the probe; PreserveTraffic ignores the gates)", homes)
+		default:
+			note = fmt.Sprintf(" (all %d home(s) also fail the probe)", homes)
 		}
-		note = fmt.Sprintf(" (all %d home(s) also fail the probe; PreserveTraffic ignores the gates)", homes)
 	}
 
 	switch {

@@ -127,11 +127,11 @@ func TestRenderedConfigRefusedByManager(t *testing.T) {
 	}, {
 		name:   "gate on 429",
 		values: edit(t, step1Values, "[404, 500", "[429, 500"),
-		want:   "invalid multi-cluster configuration: routing.probe.gateStatuses must not contain 401, 403, or 429",
+		want:   "invalid multi-cluster configuration: routing.probe.gateStatuses must not contain 429",
 	}, {
 		name:   "status in both lists",
 		values: edit(t, step1Values, "[404, 500", "[200, 500"),
-		want:   "invalid multi-cluster configuration: routing.probe status 200 is in both acceptStatuses and gateStatuses",
+		want:   "invalid multi-cluster configuration: routing.probe: status 200 is in both acceptStatuses and gateStatuses",
 	}}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -14,7 +14,7 @@ import (
 )
 
 // The chart's CRDs and the manager's RBAC rules are copies of what controller-gen writes
-// into config/, made by make chart-manifests. A hand edit, or a copy not refreshed after
+// into config/, made by make manifests. A hand edit, or a copy not refreshed after
 // make manifests, fails here. This part needs no helm.
 func TestChartCopiesMatchGenerated(t *testing.T) {
 	root := repoRoot(t)
@@ -27,7 +27,7 @@ func TestChartCopiesMatchGenerated(t *testing.T) {
 		t.Fatal(err)
 	}
 	if names(generated) != names(copies) {
-		t.Errorf("chart crds/ holds %s, config/crd/bases holds %s: run make chart-manifests", names(copies), names(generated))
+		t.Errorf("chart crds/ holds %s, config/crd/bases holds %s: run make manifests", names(copies), names(generated))
 	}
 	pairs := map[string]string{
 		filepath.Join(root, "config", "rbac", "role.yaml"): filepath.Join(chartDir(t), "rbac", "role.yaml"),
@@ -42,12 +42,12 @@ func TestChartCopiesMatchGenerated(t *testing.T) {
 		}
 		got, err := os.ReadFile(dst)
 		if err != nil {
-			t.Errorf("%v: run make chart-manifests", err)
+			t.Errorf("%v: run make manifests", err)
 			continue
 		}
 		if !bytes.Equal(got, want) {
 			rel, _ := filepath.Rel(root, dst)
-			t.Errorf("%s differs from %s: run make chart-manifests, and do not edit the copy", rel, src)
+			t.Errorf("%s differs from %s: run make manifests, and do not edit the copy", rel, src)
 		}
 	}
 }

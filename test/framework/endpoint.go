@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -26,9 +27,14 @@ const (
 	Refuse Mode = "refuse"
 )
 
+// ProbePath is the only path an Endpoint answers on: the probe path of the user guide's
+// policy. A request for any other path gets a 404, so a probe sent to the wrong URL fails
+// its test instead of passing by accident.
+const ProbePath = "/v1/models"
+
 // Endpoint is a real HTTP server on loopback that stands in for a model server. Tests
-// switch how it answers, and read how many requests it has had and how many were in
-// flight at once.
+// switch how it answers, and read how many requests it has had, their methods and paths,
+// and how many were in flight at once.
 type Endpoint struct {
 	addr string
 
@@ -42,6 +48,8 @@ type Endpoint struct {
 
 	requests atomic.Int64
 	inFlight *InFlight
+	// seen holds the "METHOD path" of every request, in arrival order.
+	seen []string
 }
 
 // InFlight counts requests in flight, across every endpoint that shares it, and the most
@@ -85,6 +93,13 @@ func (e *Endpoint) URL() string { return "http://" + e.addr }
 
 // Requests is how many requests the endpoint has received.
 func (e *Endpoint) Requests() int64 { return e.requests.Load() }
+
+// Seen is the "METHOD path" of every request so far, in arrival order.
+func (e *Endpoint) Seen() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return slices.Clone(e.seen)
+}
 
 // SetDelay makes every answer wait d first, so that requests overlap.
 func (e *Endpoint) SetDelay(d time.Duration) {
@@ -137,17 +152,20 @@ func (e *Endpoint) handle(w http.ResponseWriter, r *http.Request) {
 	e.inFlight.enter()
 	defer e.inFlight.leave()
 	e.mu.Lock()
+	e.seen = append(e.seen, r.Method+" "+r.URL.Path)
 	mode, release, delay := e.mode, e.release, e.delay
 	e.mu.Unlock()
 	if delay > 0 {
 		time.Sleep(delay)
 	}
-	switch mode {
-	case Unavailable:
+	switch {
+	case r.URL.Path != ProbePath:
+		http.NotFound(w, r)
+	case mode == Unavailable:
 		http.Error(w, "unavailable", http.StatusServiceUnavailable)
-	case Redirect:
+	case mode == Redirect:
 		http.Redirect(w, r, r.URL.Path, http.StatusMovedPermanently)
-	case Hang:
+	case mode == Hang:
 		select {
 		case <-release:
 		case <-r.Context().Done():

@@ -20,6 +20,11 @@ var _ = Describe("The routing probe", func() {
 			"worker-b 1 true Passing HTTP 200",
 		}))
 		Expect(s.routable(Default).Reason).To(Equal(omev1beta1.ReasonRoutable))
+		// The probe goes to the copy's status.url joined with the probe path, with the
+		// probe's method; the endpoints answer 404 anywhere else.
+		for _, w := range []string{"worker-a", "worker-b"} {
+			Expect(s.endpoints[w].Seen()).To(And(Not(BeEmpty()), HaveEach("GET "+framework.ProbePath)), w)
+		}
 	})
 
 	It("gates a cluster after exactly failureThreshold failures and lifts it after successThreshold passes", func(ctx context.Context) {
