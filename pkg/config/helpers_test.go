@@ -44,7 +44,7 @@ func chartObserver() obj {
 		"maxResponseBytes":        65536,
 		"minPeriod":               "1s",
 		"allowLoopback":           false,
-		"allowPrivateNetworks":    true,
+		"allowPrivateNetworks":    false,
 	}
 }
 
@@ -94,13 +94,12 @@ func chartObserverConfig() Observer {
 		MaxConcurrentRequests:   16,
 		MaxResponseBytes:        65536,
 		MinPeriod:               time.Second,
-		AllowPrivateNetworks:    true,
 	}
 }
 
 // routingOff is what a document that turns nothing on gives.
 func routingOff() *Config {
-	return &Config{Routing: Routing{Observer: Observer{AllowPrivateNetworks: true}}}
+	return &Config{}
 }
 
 // errorLines splits a joined error into its problems and checks that each one carries a

@@ -44,7 +44,6 @@ func (v *validator) observer(raw rawObserver, path string, required bool) Observ
 		MaxConcurrentReconciles: positive(v, raw.maxConcurrentReconciles, path+".maxConcurrentReconciles", required),
 		MaxConcurrentRequests:   positive(v, raw.maxConcurrentRequests, path+".maxConcurrentRequests", required),
 		MaxResponseBytes:        positive(v, raw.maxResponseBytes, path+".maxResponseBytes", required),
-		AllowPrivateNetworks:    true,
 	}
 	minPeriod, ok := v.duration(raw.minPeriod, path+".minPeriod")
 	switch {

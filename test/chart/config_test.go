@@ -18,7 +18,7 @@ var defaultObserver = config.Observer{
 	MaxResponseBytes:        65536,
 	MinPeriod:               time.Second,
 	AllowLoopback:           false,
-	AllowPrivateNetworks:    true,
+	AllowPrivateNetworks:    false,
 }
 
 // step1Probe is Step 1's probe, as the manager reads it.
@@ -71,10 +71,10 @@ func TestRenderedConfigLoads(t *testing.T) {
           maxResponseBytes: 10737418240
           minPeriod: 500ms
           allowLoopback: true
-          allowPrivateNetworks: false`),
+          allowPrivateNetworks: true`),
 		want: config.Config{Routing: config.Routing{Enabled: true, Observer: config.Observer{
 			MaxConcurrentReconciles: 2, MaxConcurrentRequests: 100, MaxResponseBytes: 10737418240,
-			MinPeriod: 500 * time.Millisecond, AllowLoopback: true, AllowPrivateNetworks: false,
+			MinPeriod: 500 * time.Millisecond, AllowLoopback: true, AllowPrivateNetworks: true,
 		}}},
 	}, {
 		// --set gives helm integers.
