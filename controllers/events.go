@@ -12,6 +12,9 @@ const (
 	// EventRoutingPolicyRefused: the service's routing settings were refused; its map is
 	// frozen until they are fixed.
 	EventRoutingPolicyRefused = "RoutingPolicyRefused"
+	// EventEndpointRefused: a cluster's copy reports a status.url with user information, a
+	// query or a fragment, or one too long for the TrafficMap; that home is left out.
+	EventEndpointRefused = "EndpointRefused"
 )
 
 // Event actions (events.k8s.io/v1): what the operator was doing when the event happened.
