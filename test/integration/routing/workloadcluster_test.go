@@ -2,6 +2,7 @@ package routing
 
 import (
 	"context"
+	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -62,6 +63,20 @@ var _ = Describe("WorkloadCluster registration", func() {
 		Expect(cp.Create(ctx, secret)).To(Succeed())
 		expectReady(wc.Name, metav1.ConditionFalse, omev1beta1.ReasonBadKubeConfig)
 		Expect(readyCondition(Default, wc.Name).Message).To(ContainSubstring("insecure-skip-tls-verify is refused"))
+
+		// A server URL with a password is refused, and the status never quotes it.
+		kc, err = clientcmd.Load(fleet.Workers["worker-a"].KubeConfig)
+		Expect(err).NotTo(HaveOccurred())
+		for _, c := range kc.Clusters {
+			c.Server = strings.Replace(c.Server, "https://", "https://admin:pw-in-server@", 1)
+		}
+		withPassword, err := clientcmd.Write(*kc)
+		Expect(err).NotTo(HaveOccurred())
+		secret.Data[omev1beta1.DefaultKubeConfigKey] = withPassword
+		Expect(cp.Update(ctx, secret)).To(Succeed())
+		Eventually(func(g Gomega) string { return readyCondition(g, wc.Name).Message }, timeout, interval).Should(
+			Equal("server with user information is refused"))
+		Expect(readyCondition(Default, wc.Name).Reason).To(Equal(omev1beta1.ReasonBadKubeConfig))
 
 		// Fixing the Secret reconnects without touching the WorkloadCluster.
 		secret.Data[omev1beta1.DefaultKubeConfigKey] = fleet.Workers["worker-a"].KubeConfig
