@@ -63,7 +63,7 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 	}
 	return (&RoutingReconciler{
 		Client:            mgr.GetClient(),
-		Recorder:          mgr.GetEventRecorder("ome-routing"),
+		Recorder:          noteCapRecorder{mgr.GetEventRecorder("ome-routing")},
 		Members:           members,
 		Prober:            prober,
 		Enabled:           opts.RoutingEnabled,
