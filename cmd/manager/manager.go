@@ -28,6 +28,7 @@ func newManager(restCfg *rest.Config, o *options) (ctrl.Manager, error) {
 
 	mgr, err := ctrl.NewManager(restCfg, ctrl.Options{
 		Scheme:                 scheme,
+		Cache:                  controllers.CacheOptions(o.operatorNamespace),
 		Metrics:                metricsserver.Options{BindAddress: o.metricsAddr},
 		HealthProbeBindAddress: o.probeAddr,
 		LeaderElection:         o.leaderElect,
@@ -77,6 +78,7 @@ func setupControllers(mgr ctrl.Manager, o *options, cfg *config.Config) error {
 		return err
 	}
 	opts := controllers.DefaultMemberTimings
+	opts.SecretNamespace = o.operatorNamespace
 	opts.RoutingEnabled = cfg.Routing.Enabled
 	opts.InstallationProbe = cfg.Routing.Probe
 	opts.Limits = probe.Limits{MinPeriod: obsCfg.MinPeriod}
@@ -99,6 +101,7 @@ func logSettings(o *options, cfg *config.Config) {
 		"routingEnabled", r.Enabled,
 		"enableMulticluster", o.enableMulticluster,
 		"multiclusterRole", o.multiclusterRole,
+		"operatorNamespace", o.operatorNamespace,
 		"probe", probeSummary,
 		"probeDigest", digest,
 		"maxConcurrentReconciles", obs.MaxConcurrentReconciles,
