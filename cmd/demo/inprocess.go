@@ -55,7 +55,7 @@ func (d *Demo) startInProcess(settings, logPath string) (<-chan error, error) {
 	opts.SecretNamespace = framework.SecretNamespace
 	opts.RoutingEnabled = r.Enabled
 	opts.InstallationProbe = r.Probe
-	opts.Limits = probe.Limits{MinPeriod: r.Observer.MinPeriod}
+	opts.Limits = probe.Limits{MinPeriod: r.Observer.MinPeriod, MaxPeriod: r.Observer.MaxPeriod, MaxTimeout: r.Observer.MaxTimeout}
 	opts.Observer = obs
 	opts.RoutingWorkers = r.Observer.MaxConcurrentReconciles
 	opts.MaxProbesInFlight = int(r.Observer.MaxConcurrentRequests)

@@ -81,7 +81,7 @@ func setupControllers(mgr ctrl.Manager, o *options, cfg *config.Config) error {
 	opts.SecretNamespace = o.operatorNamespace
 	opts.RoutingEnabled = cfg.Routing.Enabled
 	opts.InstallationProbe = cfg.Routing.Probe
-	opts.Limits = probe.Limits{MinPeriod: obsCfg.MinPeriod}
+	opts.Limits = probe.Limits{MinPeriod: obsCfg.MinPeriod, MaxPeriod: obsCfg.MaxPeriod, MaxTimeout: obsCfg.MaxTimeout}
 	opts.Observer = obs
 	opts.RoutingWorkers = obsCfg.MaxConcurrentReconciles
 	opts.MaxProbesInFlight = int(obsCfg.MaxConcurrentRequests)
@@ -108,6 +108,8 @@ func logSettings(o *options, cfg *config.Config) {
 		"maxConcurrentRequests", obs.MaxConcurrentRequests,
 		"maxResponseBytes", obs.MaxResponseBytes,
 		"minPeriod", obs.MinPeriod.String(),
+		"maxPeriod", obs.MaxPeriod.String(),
+		"maxTimeout", obs.MaxTimeout.String(),
 		"allowLoopback", obs.AllowLoopback,
 		"allowPrivateNetworks", obs.AllowPrivateNetworks,
 	)

@@ -53,6 +53,12 @@ type Observer struct {
 	// MinPeriod is the shortest probe period allowed, for the installation's probe and for
 	// every service's own.
 	MinPeriod time.Duration
+	// MaxPeriod and MaxTimeout are the longest probe period and timeout allowed, for the
+	// installation's probe and for every service's own. A timeout bounds how long one
+	// probe holds a shared slot, so one service cannot keep the slots for hours. Unset,
+	// they are DefaultMaxPeriod and DefaultMaxTimeout: a missing key is not "unlimited".
+	MaxPeriod  time.Duration
+	MaxTimeout time.Duration
 
 	// The observer's network guard. A probe's destination comes from a workload cluster's
 	// status, which the control plane does not control, so the observer checks the address
@@ -69,6 +75,12 @@ type Observer struct {
 	// a missing key must not open the control plane's own networks to a member's status.
 	AllowPrivateNetworks bool
 }
+
+// The maxima a configuration without maxPeriod or maxTimeout gets; the chart's defaults.
+const (
+	DefaultMaxPeriod  = 5 * time.Minute
+	DefaultMaxTimeout = 30 * time.Second
+)
 
 // Load reads the settings from the file at path, as Parse does. An empty file turns
 // routing off; a file that does not exist is an error.

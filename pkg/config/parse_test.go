@@ -73,7 +73,23 @@ var acceptedCases = []parseCase{
 	{
 		name: "routing off: the observer limits may be left out, the probe is kept",
 		json: routing(obj{"probe": step1Probe()}),
-		want: &Config{Routing: Routing{Probe: step1Policy()}},
+		want: &Config{Routing: Routing{Probe: step1Policy(), Observer: defaultMaxima()}},
+	},
+	{
+		name: "probe at the maxima",
+		json: enabled(with(step1Probe(), "period", "2m", "timeout", "10s"), with(chartObserver(), "maxPeriod", "2m", "maxTimeout", "10s")),
+		want: &Config{Routing: Routing{Enabled: true,
+			Probe: func() *probe.Policy {
+				p := step1Policy()
+				p.Period, p.Timeout = 2*time.Minute, 10*time.Second
+				return p
+			}(),
+			Observer: func() Observer {
+				o := chartObserverConfig()
+				o.MaxPeriod, o.MaxTimeout = 2*time.Minute, 10*time.Second
+				return o
+			}(),
+		}},
 	},
 	{
 		name: "network guard options",
