@@ -1,5 +1,14 @@
 package controllers
 
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/tools/events"
+)
+
 // Event reasons on an InferenceService, for the transitions a person acts on.
 const (
 	// EventHomeGated: a home failed failureThreshold probes in a row and lost its weight.
@@ -12,6 +21,9 @@ const (
 	// EventRoutingPolicyRefused: the service's routing settings were refused; its map is
 	// frozen until they are fixed.
 	EventRoutingPolicyRefused = "RoutingPolicyRefused"
+	// EventEndpointRefused: a cluster's copy reports a status.url with user information, a
+	// query or a fragment, or one too long for the TrafficMap; that home is left out.
+	EventEndpointRefused = "EndpointRefused"
 )
 
 // Event actions (events.k8s.io/v1): what the operator was doing when the event happened.
@@ -20,3 +32,31 @@ const (
 	actionRoute         = "Route"
 	actionResolvePolicy = "ResolvePolicy"
 )
+
+// maxNoteBytes is the events API's limit on an event's note. An event over it is
+// refused by the API server and lost, so every note is cut to it.
+const maxNoteBytes = 1024
+
+// noteCapRecorder formats each note and cuts it to maxNoteBytes on a character boundary.
+// Notes quote probe messages and errors, which can be as long as the limit themselves.
+type noteCapRecorder struct {
+	events.EventRecorder
+}
+
+// Eventf records the event with its note cut to the API's limit.
+func (r noteCapRecorder) Eventf(regarding, related runtime.Object, eventtype, reason, action, note string, args ...any) {
+	r.EventRecorder.Eventf(regarding, related, eventtype, reason, action, "%s", capNote(fmt.Sprintf(note, args...)))
+}
+
+// capNote makes note valid UTF-8 and cuts it to maxNoteBytes without splitting a character.
+func capNote(note string) string {
+	note = strings.ToValidUTF8(note, "\uFFFD")
+	if len(note) <= maxNoteBytes {
+		return note
+	}
+	cut := maxNoteBytes
+	for cut > 0 && !utf8.RuneStart(note[cut]) {
+		cut--
+	}
+	return note[:cut]
+}

@@ -44,13 +44,27 @@ func memberConfig(data []byte) (*rest.Config, error) {
 }
 
 func checkCluster(c *clientcmdapi.Cluster) error {
+	// No message quotes the server: it may carry a password or a token, and these errors
+	// become the WorkloadCluster's status.
 	var errs []error
 	u, err := url.Parse(c.Server)
 	switch {
 	case err != nil:
-		errs = append(errs, fmt.Errorf("server %q is not a URL", c.Server))
+		errs = append(errs, errors.New("server is not a URL"))
 	case u.Scheme != "https":
-		errs = append(errs, fmt.Errorf("server %q must use https", c.Server))
+		errs = append(errs, errors.New("server must use https"))
+	}
+	if err == nil {
+		if u.User != nil {
+			// net/http would send it as basic auth, which is refused below in its own form.
+			errs = append(errs, errors.New("server with user information is refused"))
+		}
+		if u.RawQuery != "" || u.ForceQuery {
+			errs = append(errs, errors.New("server with a query is refused"))
+		}
+		if u.Fragment != "" {
+			errs = append(errs, errors.New("server with a fragment is refused"))
+		}
 	}
 	if c.InsecureSkipTLSVerify {
 		errs = append(errs, errors.New("insecure-skip-tls-verify is refused"))
@@ -81,7 +95,7 @@ func checkAuth(a *clientcmdapi.AuthInfo) error {
 	if a.TokenFile != "" || a.ClientCertificate != "" || a.ClientKey != "" {
 		errs = append(errs, errors.New("credential file paths are refused; use token or client-certificate-data and client-key-data"))
 	}
-	if a.Impersonate != "" || len(a.ImpersonateGroups) > 0 || a.ImpersonateUID != "" {
+	if a.Impersonate != "" || len(a.ImpersonateGroups) > 0 || a.ImpersonateUID != "" || len(a.ImpersonateUserExtra) > 0 {
 		errs = append(errs, errors.New("impersonation is refused"))
 	}
 	hasCert := len(a.ClientCertificateData) > 0 && len(a.ClientKeyData) > 0

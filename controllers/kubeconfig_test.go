@@ -57,6 +57,40 @@ func TestMemberConfig(t *testing.T) {
 		{name: "exec plugin", mutate: func(_ *clientcmdapi.Cluster, a *clientcmdapi.AuthInfo) {
 			a.Exec = &clientcmdapi.ExecConfig{Command: "aws", APIVersion: "client.authentication.k8s.io/v1"}
 		}, wantErr: "exec credential plugins are refused"},
+		{name: "server with user information", mutate: func(c *clientcmdapi.Cluster, _ *clientcmdapi.AuthInfo) {
+			c.Server = "https://admin:s3cret@127.0.0.1:6443"
+		}, wantErr: "server with user information is refused"},
+		{name: "server with a query", mutate: func(c *clientcmdapi.Cluster, _ *clientcmdapi.AuthInfo) {
+			c.Server = "https://127.0.0.1:6443/?access_token=s3cret"
+		}, wantErr: "server with a query is refused"},
+		{name: "server with a fragment", mutate: func(c *clientcmdapi.Cluster, _ *clientcmdapi.AuthInfo) {
+			c.Server = "https://127.0.0.1:6443/#s3cret"
+		}, wantErr: "server with a fragment is refused"},
+		{name: "plain http with a password", mutate: func(c *clientcmdapi.Cluster, _ *clientcmdapi.AuthInfo) {
+			c.Server = "http://admin:s3cret@127.0.0.1:6443"
+		}, wantErr: "server must use https"},
+		{name: "server that does not parse", mutate: func(c *clientcmdapi.Cluster, _ *clientcmdapi.AuthInfo) {
+			c.Server = "https://admin:s3cret@[::1"
+		}, wantErr: "server is not a URL"},
+		{name: "proxy-url", mutate: func(c *clientcmdapi.Cluster, _ *clientcmdapi.AuthInfo) {
+			c.ProxyURL = "http://proxy:s3cret@10.0.0.1:3128"
+		}, wantErr: "proxy-url is refused"},
+		{name: "impersonated user", mutate: func(_ *clientcmdapi.Cluster, a *clientcmdapi.AuthInfo) { a.Impersonate = "system:admin" },
+			wantErr: "impersonation is refused"},
+		{name: "impersonated groups", mutate: func(_ *clientcmdapi.Cluster, a *clientcmdapi.AuthInfo) {
+			a.ImpersonateGroups = []string{"system:masters"}
+		}, wantErr: "impersonation is refused"},
+		{name: "impersonated UID", mutate: func(_ *clientcmdapi.Cluster, a *clientcmdapi.AuthInfo) { a.ImpersonateUID = "1234" },
+			wantErr: "impersonation is refused"},
+		{name: "impersonated extra", mutate: func(_ *clientcmdapi.Cluster, a *clientcmdapi.AuthInfo) {
+			a.ImpersonateUserExtra = map[string][]string{"scopes": {"all"}}
+		}, wantErr: "impersonation is refused"},
+		{name: "client certificate file", mutate: func(_ *clientcmdapi.Cluster, a *clientcmdapi.AuthInfo) {
+			a.Token, a.ClientCertificate, a.ClientKeyData = "", "/etc/member/tls.crt", []byte("key")
+		}, wantErr: "credential file paths are refused"},
+		{name: "client key file", mutate: func(_ *clientcmdapi.Cluster, a *clientcmdapi.AuthInfo) {
+			a.Token, a.ClientCertificateData, a.ClientKey = "", []byte("cert"), "/etc/member/tls.key"
+		}, wantErr: "credential file paths are refused"},
 		{name: "no credentials", mutate: func(_ *clientcmdapi.Cluster, a *clientcmdapi.AuthInfo) { a.Token = "" },
 			wantErr: "an inline token or client-certificate-data and client-key-data are required"},
 	}
@@ -74,6 +108,10 @@ func TestMemberConfig(t *testing.T) {
 			}
 			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 				t.Fatalf("memberConfig() error = %v, want one containing %q", err, tt.wantErr)
+			}
+			// The error becomes the WorkloadCluster's status: it never quotes a credential.
+			if strings.Contains(err.Error(), "s3cret") || strings.Contains(err.Error(), "secret-token") {
+				t.Fatalf("memberConfig() error %q quotes a credential", err)
 			}
 		})
 	}

@@ -2,7 +2,6 @@ package controllers
 
 import (
 	"context"
-	"strings"
 	"sync"
 	"time"
 
@@ -272,7 +271,7 @@ func (p *Prober) dispatchLocked(ctx context.Context, h *homeProbe, now time.Time
 	mp := h.owner
 	req := observer.Request{
 		Method:  mp.policy.Method,
-		URL:     strings.TrimSuffix(h.endpoint, "/") + mp.policy.Path,
+		URL:     probeURL(h.endpoint, mp.policy.Path),
 		Timeout: mp.policy.Timeout,
 	}
 	due := h.due

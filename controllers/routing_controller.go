@@ -103,6 +103,7 @@ func (r *RoutingReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 	if err != nil {
 		return ctrl.Result{}, err
 	}
+	r.announceRefusedEndpoints(ctx, isvc, in.refused)
 	r.attachProbes(req.NamespacedName, isvc.UID, policy, in.homes, current)
 	result := trafficmap.Build(trafficmap.Input{
 		Candidates:      len(in.placement.Candidates),
@@ -154,6 +155,17 @@ func (r *RoutingReconciler) refuse(ctx context.Context, isvc *omev1beta1.Inferen
 	r.Prober.Forget(client.ObjectKeyFromObject(isvc))
 	ctrl.LoggerFrom(ctx).Error(err, "Refusing routing settings; the TrafficMap is frozen", "InferenceService", klog.KObj(isvc))
 	r.Recorder.Eventf(isvc, nil, corev1.EventTypeWarning, EventRoutingPolicyRefused, actionResolvePolicy, "%s", err.Error())
+}
+
+// announceRefusedEndpoints tells the service's owner which homes are left out because of
+// their copy's status.url, without quoting it: it may hold a credential.
+func (r *RoutingReconciler) announceRefusedEndpoints(ctx context.Context, isvc *omev1beta1.InferenceService, refused []refusedEndpoint) {
+	for _, re := range refused {
+		ctrl.LoggerFrom(ctx).Info("Leaving a home out: its status.url is refused", "InferenceService", klog.KObj(isvc),
+			"cluster", re.cluster, "reason", re.reason.Error())
+		r.Recorder.Eventf(isvc, nil, corev1.EventTypeWarning, EventEndpointRefused, actionRoute,
+			"Cluster %s left out: the status.url of its copy is refused because %v; it is neither probed nor routed to", re.cluster, re.reason)
+	}
 }
 
 // attachProbes hands the homes to the prober under the resolved policy and puts each

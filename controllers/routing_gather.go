@@ -18,6 +18,16 @@ import (
 type gathered struct {
 	placement omev1beta1.PlacementStatus
 	homes     []trafficmap.Home
+	// refused are the candidates whose copy reports a URL that is not used; see
+	// placement.CheckEndpoint.
+	refused []refusedEndpoint
+}
+
+// refusedEndpoint is a candidate left out because of its copy's status.url. The reason
+// never quotes the URL.
+type refusedEndpoint struct {
+	cluster string
+	reason  error
 }
 
 // gather reads the candidate clusters and each one's copy of the service from the member
@@ -35,6 +45,13 @@ func (r *RoutingReconciler) gather(ctx context.Context, isvc *omev1beta1.Inferen
 			return gathered{}, err
 		}
 		if placement.Addressable(copy) {
+			if err := placement.CheckEndpoint(copy.Status.URL); err != nil {
+				// Neither probed nor written anywhere: the candidate stays, without an
+				// endpoint, and the rest of the map is built as usual.
+				g.refused = append(g.refused, refusedEndpoint{cluster: name, reason: err})
+				g.placement.Candidates = append(g.placement.Candidates, cand)
+				continue
+			}
 			reps := placement.CopyReplicas(copy)
 			cand.Endpoint, cand.AdmittedReplicas, cand.ReadyReplicas = copy.Status.URL, reps.Allocated, reps.Ready
 			g.homes = append(g.homes, trafficmap.Home{

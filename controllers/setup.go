@@ -1,7 +1,12 @@
 package controllers
 
 import (
+	"errors"
 	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	ctrl "sigs.k8s.io/controller-runtime"
 
@@ -23,6 +28,10 @@ type Options struct {
 	MaxProbesInFlight int
 	// RoutingWorkers is routing.observer.maxConcurrentReconciles.
 	RoutingWorkers int
+	// SecretNamespace is the operator's own namespace: WorkloadCluster kubeconfig Secrets
+	// are read only from it. The manager's cache must hold Secrets from it alone; see
+	// CacheOptions.
+	SecretNamespace string
 	// MemberTimeout bounds every call to a workload cluster's API server.
 	MemberTimeout time.Duration
 	// MemberHealthInterval is how often each member's /version is checked.
@@ -42,9 +51,20 @@ var DefaultMemberTimings = Options{
 // holds up only its own worker while it times out.
 const memberWorkers = 4
 
+// CacheOptions limit the manager's cache of Secrets to the operator's namespace, so that
+// the manager neither needs nor holds the rights to Secrets anywhere else.
+func CacheOptions(secretNamespace string) cache.Options {
+	return cache.Options{ByObject: map[client.Object]cache.ByObject{
+		&corev1.Secret{}: {Namespaces: map[string]cache.Config{secretNamespace: {}}},
+	}}
+}
+
 // Setup adds the WorkloadCluster controller, the routing controller and the prober to
 // the manager.
 func Setup(mgr ctrl.Manager, opts Options) error {
+	if opts.SecretNamespace == "" {
+		return errors.New("controllers: SecretNamespace must be set")
+	}
 	members := NewMembers(mgr.GetScheme(), opts.MemberTimeout)
 	prober := NewProber(opts.Observer, opts.MaxProbesInFlight)
 	if err := mgr.Add(members); err != nil {
@@ -54,17 +74,18 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 		return err
 	}
 	if err := (&WorkloadClusterReconciler{
-		Client:         mgr.GetClient(),
-		Members:        members,
-		HealthInterval: opts.MemberHealthInterval,
-		Grace:          opts.MemberGrace,
+		Client:          mgr.GetClient(),
+		Members:         members,
+		SecretNamespace: opts.SecretNamespace,
+		HealthInterval:  opts.MemberHealthInterval,
+		Grace:           opts.MemberGrace,
 	}).SetupWithManager(mgr, memberWorkers); err != nil {
 		return err
 	}
 	return (&RoutingReconciler{
 		Client:            mgr.GetClient(),
 		APIReader:         mgr.GetAPIReader(),
-		Recorder:          mgr.GetEventRecorder("ome-routing"),
+		Recorder:          noteCapRecorder{mgr.GetEventRecorder("ome-routing")},
 		Members:           members,
 		Prober:            prober,
 		Enabled:           opts.RoutingEnabled,

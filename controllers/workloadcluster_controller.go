@@ -29,6 +29,9 @@ const IndexWorkloadClusterSecret = "spec.clusterSource.kubeConfig.secretRef"
 type WorkloadClusterReconciler struct {
 	Client  client.Client
 	Members *Members
+	// SecretNamespace is the operator's own namespace, the only one kubeconfig Secrets
+	// are read from (and cached in).
+	SecretNamespace string
 	// HealthInterval is how often a member's /version is checked.
 	HealthInterval time.Duration
 	// Grace is how long a member that was Reachable may fail its checks before it is
@@ -41,7 +44,9 @@ type WorkloadClusterReconciler struct {
 
 // +kubebuilder:rbac:groups=ome.io,resources=workloadclusters,verbs=get;list;watch
 // +kubebuilder:rbac:groups=ome.io,resources=workloadclusters/status,verbs=get;update;patch
-// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch
+// Secrets only in the operator's namespace: a Role there, not a ClusterRole rule. The chart
+// puts the Role in its release namespace, whatever the marker's default says.
+// +kubebuilder:rbac:groups="",namespace=ome,resources=secrets,verbs=get;list;watch
 
 // Reconcile connects to one member and sets its Ready condition.
 func (r *WorkloadClusterReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
@@ -68,6 +73,13 @@ func (r *WorkloadClusterReconciler) connect(ctx context.Context, wc *omev1beta1.
 	key := ref.Key
 	if key == "" {
 		key = omev1beta1.DefaultKubeConfigKey
+	}
+	if ref.SecretRef.Namespace != r.SecretNamespace {
+		// Not read at all, so nothing about a Secret elsewhere, not even whether it
+		// exists, can reach the status.
+		return r.notReady(wc.Name, omev1beta1.ReasonSecretNamespaceRefused, fmt.Sprintf(
+			"kubeconfig Secrets are read only from the operator's namespace %q; secretRef.namespace %q is refused",
+			r.SecretNamespace, ref.SecretRef.Namespace))
 	}
 	secret := &corev1.Secret{}
 	err := r.Client.Get(ctx, types.NamespacedName{Namespace: ref.SecretRef.Namespace, Name: ref.SecretRef.Name}, secret)

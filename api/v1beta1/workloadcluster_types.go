@@ -19,6 +19,9 @@ const (
 	ReasonConnectionFailed = "ConnectionFailed"
 	// ReasonSecretNotFound (False): the kubeconfig Secret or its key is missing.
 	ReasonSecretNotFound = "SecretNotFound"
+	// ReasonSecretNamespaceRefused (False): the kubeconfig Secret is named in a namespace
+	// other than the operator's own, the only one it reads Secrets from.
+	ReasonSecretNamespaceRefused = "SecretNamespaceRefused"
 	// ReasonBadKubeConfig (False): the kubeconfig does not parse or uses a refused form
 	// (insecure TLS, file paths, basic auth, auth-provider, exec).
 	ReasonBadKubeConfig = "BadKubeConfig"

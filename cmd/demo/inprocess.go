@@ -41,6 +41,7 @@ func (d *Demo) startInProcess(settings, logPath string) (<-chan error, error) {
 	}
 	mgr, err := ctrl.NewManager(d.fleet.ControlPlane.Config, ctrl.Options{
 		Scheme:                 framework.Scheme,
+		Cache:                  controllers.CacheOptions(framework.SecretNamespace),
 		Logger:                 zap.New(zap.WriteTo(logFile)),
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
@@ -51,9 +52,10 @@ func (d *Demo) startInProcess(settings, logPath string) (<-chan error, error) {
 		return nil, err
 	}
 	opts := controllers.DefaultMemberTimings
+	opts.SecretNamespace = framework.SecretNamespace
 	opts.RoutingEnabled = r.Enabled
 	opts.InstallationProbe = r.Probe
-	opts.Limits = probe.Limits{MinPeriod: r.Observer.MinPeriod}
+	opts.Limits = probe.Limits{MinPeriod: r.Observer.MinPeriod, MaxPeriod: r.Observer.MaxPeriod, MaxTimeout: r.Observer.MaxTimeout}
 	opts.Observer = obs
 	opts.RoutingWorkers = r.Observer.MaxConcurrentReconciles
 	opts.MaxProbesInFlight = int(r.Observer.MaxConcurrentRequests)

@@ -15,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/test/framework"
 )
 
 // managerStopTimeout is how long the manager may take to shut down after SIGTERM before
@@ -59,6 +60,7 @@ func managerArgs(settings string) []string {
 		"--multicluster-config=" + settings,
 		"--enable-multicluster",
 		"--multicluster-role=control-plane",
+		"--operator-namespace=" + framework.SecretNamespace,
 		"--metrics-bind-address=0",
 		"--health-probe-bind-address=0",
 	}

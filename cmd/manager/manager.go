@@ -28,6 +28,7 @@ func newManager(restCfg *rest.Config, o *options) (ctrl.Manager, error) {
 
 	mgr, err := ctrl.NewManager(restCfg, ctrl.Options{
 		Scheme:                 scheme,
+		Cache:                  controllers.CacheOptions(o.operatorNamespace),
 		Metrics:                metricsserver.Options{BindAddress: o.metricsAddr},
 		HealthProbeBindAddress: o.probeAddr,
 		LeaderElection:         o.leaderElect,
@@ -77,9 +78,10 @@ func setupControllers(mgr ctrl.Manager, o *options, cfg *config.Config) error {
 		return err
 	}
 	opts := controllers.DefaultMemberTimings
+	opts.SecretNamespace = o.operatorNamespace
 	opts.RoutingEnabled = cfg.Routing.Enabled
 	opts.InstallationProbe = cfg.Routing.Probe
-	opts.Limits = probe.Limits{MinPeriod: obsCfg.MinPeriod}
+	opts.Limits = probe.Limits{MinPeriod: obsCfg.MinPeriod, MaxPeriod: obsCfg.MaxPeriod, MaxTimeout: obsCfg.MaxTimeout}
 	opts.Observer = obs
 	opts.RoutingWorkers = obsCfg.MaxConcurrentReconciles
 	opts.MaxProbesInFlight = int(obsCfg.MaxConcurrentRequests)
@@ -99,12 +101,15 @@ func logSettings(o *options, cfg *config.Config) {
 		"routingEnabled", r.Enabled,
 		"enableMulticluster", o.enableMulticluster,
 		"multiclusterRole", o.multiclusterRole,
+		"operatorNamespace", o.operatorNamespace,
 		"probe", probeSummary,
 		"probeDigest", digest,
 		"maxConcurrentReconciles", obs.MaxConcurrentReconciles,
 		"maxConcurrentRequests", obs.MaxConcurrentRequests,
 		"maxResponseBytes", obs.MaxResponseBytes,
 		"minPeriod", obs.MinPeriod.String(),
+		"maxPeriod", obs.MaxPeriod.String(),
+		"maxTimeout", obs.MaxTimeout.String(),
 		"allowLoopback", obs.AllowLoopback,
 		"allowPrivateNetworks", obs.AllowPrivateNetworks,
 	)

@@ -14,6 +14,10 @@ import (
 // across workload clusters and probes them.
 const roleControlPlane = "control-plane"
 
+// defaultOperatorNamespace is where the manager looks for kubeconfig Secrets when
+// --operator-namespace is not given: the namespace the guides install it in.
+const defaultOperatorNamespace = "ome"
+
 // options are the manager's command-line settings.
 type options struct {
 	metricsAddr string
@@ -24,6 +28,9 @@ type options struct {
 	multiclusterConfig string
 	enableMulticluster bool
 	multiclusterRole   string
+	// operatorNamespace is the manager's own namespace, the only one it reads kubeconfig
+	// Secrets from.
+	operatorNamespace string
 
 	zap zap.Options
 }
@@ -42,12 +49,17 @@ func parseOptions(fs *flag.FlagSet, args []string) (*options, error) {
 		"Run as part of a multi-cluster installation. Routing needs it.")
 	fs.StringVar(&o.multiclusterRole, "multicluster-role", "",
 		`This cluster's role in a multi-cluster installation: "control-plane", or empty. Routing needs "control-plane".`)
+	fs.StringVar(&o.operatorNamespace, "operator-namespace", defaultOperatorNamespace,
+		"The manager's own namespace: WorkloadCluster kubeconfig Secrets are read only from it. The chart sets it to the release namespace.")
 	o.zap.BindFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected arguments: %q", fs.Args())
+	}
+	if o.operatorNamespace == "" {
+		return nil, errors.New("--operator-namespace must not be empty: it is the only namespace kubeconfig Secrets are read from")
 	}
 	if o.multiclusterRole != "" && o.multiclusterRole != roleControlPlane {
 		// Prefixed like the settings file's problems: the chart sets the role from the

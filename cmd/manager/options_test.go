@@ -22,8 +22,11 @@ func TestParseOptions(t *testing.T) {
 		t.Fatal(err)
 	}
 	if o.metricsAddr != ":8080" || o.probeAddr != ":8081" || o.leaderElect || o.multiclusterConfig != "" ||
-		o.enableMulticluster || o.multiclusterRole != "" {
+		o.enableMulticluster || o.multiclusterRole != "" || o.operatorNamespace != "ome" {
 		t.Errorf("defaults = %+v", *o)
+	}
+	if o, err = parse(t, "--operator-namespace=ome-system"); err != nil || o.operatorNamespace != "ome-system" {
+		t.Errorf("--operator-namespace=ome-system: %+v, %v", o, err)
 	}
 
 	o, err = parse(t, "--multicluster-config=/etc/ome/multicluster", "--enable-multicluster",
@@ -45,6 +48,8 @@ func TestParseOptions(t *testing.T) {
 			`invalid multi-cluster configuration: --multicluster-role "worker" is not supported: use "control-plane" or leave it empty`},
 		{"role in another case", []string{"--multicluster-role=Control-Plane"}, `--multicluster-role "Control-Plane" is not supported`},
 		{"unknown flag", []string{"--multicluster"}, "flag provided but not defined: -multicluster"},
+		{"empty operator namespace", []string{"--operator-namespace="},
+			"--operator-namespace must not be empty: it is the only namespace kubeconfig Secrets are read from"},
 		{"stray argument", []string{"control-plane"}, `unexpected arguments: ["control-plane"]`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -58,21 +58,34 @@ type Observer struct {
 	// MinPeriod is the shortest probe period allowed, for the installation's probe and for
 	// every service's own.
 	MinPeriod time.Duration
+	// MaxPeriod and MaxTimeout are the longest probe period and timeout allowed, for the
+	// installation's probe and for every service's own. A timeout bounds how long one
+	// probe holds a shared slot, so one service cannot keep the slots for hours. Unset,
+	// they are DefaultMaxPeriod and DefaultMaxTimeout: a missing key is not "unlimited".
+	MaxPeriod  time.Duration
+	MaxTimeout time.Duration
 
 	// The observer's network guard. A probe's destination comes from a workload cluster's
 	// status, which the control plane does not control, so the observer checks the address
 	// it dials. Link-local addresses (169.254.0.0/16 and fe80::/10, where cloud metadata
-	// services answer) are always refused, whatever these say; so is multicast.
+	// services answer) are always refused, whatever these say; so are the other metadata
+	// addresses, multicast, 0.0.0.0/8, :: and 240.0.0.0/4 (see pkg/observer).
 
-	// AllowLoopback lets the observer dial loopback addresses (127.0.0.0/8 and ::1, and
-	// the unspecified 0.0.0.0 and ::, which reach the same host). Default false; tests and
-	// the local demo, whose endpoints run on the manager's own machine, set it.
+	// AllowLoopback lets the observer dial loopback addresses (127.0.0.0/8 and ::1).
+	// Default false; tests and the local demo, whose endpoints run on the manager's own
+	// machine, set it.
 	AllowLoopback bool
 	// AllowPrivateNetworks lets the observer dial private addresses (10.0.0.0/8,
-	// 172.16.0.0/12, 192.168.0.0/16, the shared 100.64.0.0/10 and fc00::/7). Default true,
-	// since workload clusters' ingresses often sit on private networks.
+	// 172.16.0.0/12, 192.168.0.0/16, the shared 100.64.0.0/10 and fc00::/7). Default false:
+	// a missing key must not open the control plane's own networks to a member's status.
 	AllowPrivateNetworks bool
 }
+
+// The maxima a configuration without maxPeriod or maxTimeout gets; the chart's defaults.
+const (
+	DefaultMaxPeriod  = 5 * time.Minute
+	DefaultMaxTimeout = 30 * time.Second
+)
 
 // Load reads the settings from the file at path, as Parse does. An empty file turns
 // routing off; a file that does not exist is an error.

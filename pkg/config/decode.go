@@ -35,6 +35,8 @@ type rawObserver struct {
 	maxConcurrentRequests   *int64
 	maxResponseBytes        *int64
 	minPeriod               json.RawMessage
+	maxPeriod               json.RawMessage
+	maxTimeout              json.RawMessage
 	allowLoopback           *bool
 	allowPrivateNetworks    *bool
 }
@@ -128,12 +130,14 @@ func (d *decoder) probe(raw json.RawMessage, path string) *rawProbe {
 
 func (d *decoder) observer(raw json.RawMessage, path string) rawObserver {
 	fields := d.object(raw, path, "maxConcurrentReconciles", "maxConcurrentRequests",
-		"maxResponseBytes", "minPeriod", "allowLoopback", "allowPrivateNetworks")
+		"maxResponseBytes", "minPeriod", "maxPeriod", "maxTimeout", "allowLoopback", "allowPrivateNetworks")
 	return rawObserver{
 		maxConcurrentReconciles: decodeValue[int](d, fields["maxConcurrentReconciles"], path+".maxConcurrentReconciles", "an integer"),
 		maxConcurrentRequests:   decodeValue[int64](d, fields["maxConcurrentRequests"], path+".maxConcurrentRequests", "an integer"),
 		maxResponseBytes:        decodeValue[int64](d, fields["maxResponseBytes"], path+".maxResponseBytes", "an integer"),
 		minPeriod:               fields["minPeriod"],
+		maxPeriod:               fields["maxPeriod"],
+		maxTimeout:              fields["maxTimeout"],
 		allowLoopback:           decodeValue[bool](d, fields["allowLoopback"], path+".allowLoopback", "a boolean"),
 		allowPrivateNetworks:    decodeValue[bool](d, fields["allowPrivateNetworks"], path+".allowPrivateNetworks", "a boolean"),
 	}

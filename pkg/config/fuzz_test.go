@@ -80,7 +80,7 @@ func FuzzParse(f *testing.F) {
 		if got, want := r.Observer.AllowLoopback, o.AllowLoopback != nil && *o.AllowLoopback; got != want {
 			t.Fatalf("AllowLoopback = %v, want %v", got, want)
 		}
-		if got, want := r.Observer.AllowPrivateNetworks, o.AllowPrivateNetworks == nil || *o.AllowPrivateNetworks; got != want {
+		if got, want := r.Observer.AllowPrivateNetworks, o.AllowPrivateNetworks != nil && *o.AllowPrivateNetworks; got != want {
 			t.Fatalf("AllowPrivateNetworks = %v, want %v", got, want)
 		}
 		checkProbe(t, doc.Routing.Probe, r.Probe, r.Observer.MinPeriod)

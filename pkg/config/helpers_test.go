@@ -43,8 +43,10 @@ func chartObserver() obj {
 		"maxConcurrentRequests":   16,
 		"maxResponseBytes":        65536,
 		"minPeriod":               "1s",
+		"maxPeriod":               "5m",
+		"maxTimeout":              "30s",
 		"allowLoopback":           false,
-		"allowPrivateNetworks":    true,
+		"allowPrivateNetworks":    false,
 	}
 }
 
@@ -94,13 +96,19 @@ func chartObserverConfig() Observer {
 		MaxConcurrentRequests:   16,
 		MaxResponseBytes:        65536,
 		MinPeriod:               time.Second,
-		AllowPrivateNetworks:    true,
+		MaxPeriod:               5 * time.Minute,
+		MaxTimeout:              30 * time.Second,
 	}
 }
 
 // routingOff is what a document that turns nothing on gives.
 func routingOff() *Config {
-	return &Config{Routing: Routing{Observer: Observer{AllowPrivateNetworks: true}}}
+	return &Config{Routing: Routing{Observer: defaultMaxima()}}
+}
+
+// defaultMaxima is the observer of a document that sets none of its limits.
+func defaultMaxima() Observer {
+	return Observer{MaxPeriod: DefaultMaxPeriod, MaxTimeout: DefaultMaxTimeout}
 }
 
 // errorLines splits a joined error into its problems and checks that each one carries a

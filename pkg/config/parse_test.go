@@ -28,7 +28,11 @@ var acceptedCases = []parseCase{
 		json: `{"routing": {"enabled": true,
   "probe": {"path": "/v1/models", "method": "GET", "acceptStatuses": [200], "gateStatuses": [404,500,502,503,504], "period": "10s", "timeout": "3s", "failureThreshold": 3, "successThreshold": 2, "allFailedPolicy": "PreserveTraffic"},
   "observer": {"maxConcurrentReconciles": 8, "maxConcurrentRequests": 16, "maxResponseBytes": 65536, "minPeriod": "1s", "allowLoopback": false, "allowPrivateNetworks": true}}}`,
-		want: &Config{Routing: Routing{Enabled: true, Probe: step1Policy(), Observer: chartObserverConfig()}},
+		want: &Config{Routing: Routing{Enabled: true, Probe: step1Policy(), Observer: func() Observer {
+			o := chartObserverConfig()
+			o.AllowPrivateNetworks = true
+			return o
+		}()}},
 	},
 	{name: "empty document", json: "", want: routingOff()},
 	{name: "blank document", json: " \n\t", want: routingOff()},
@@ -69,21 +73,42 @@ var acceptedCases = []parseCase{
 	{
 		name: "routing off: the observer limits may be left out, the probe is kept",
 		json: routing(obj{"probe": step1Probe()}),
-		want: &Config{Routing: Routing{Probe: step1Policy(), Observer: Observer{AllowPrivateNetworks: true}}},
+		want: &Config{Routing: Routing{Probe: step1Policy(), Observer: defaultMaxima()}},
+	},
+	{
+		name: "probe at the maxima",
+		json: enabled(with(step1Probe(), "period", "2m", "timeout", "10s"), with(chartObserver(), "maxPeriod", "2m", "maxTimeout", "10s")),
+		want: &Config{Routing: Routing{Enabled: true,
+			Probe: func() *probe.Policy {
+				p := step1Policy()
+				p.Period, p.Timeout = 2*time.Minute, 10*time.Second
+				return p
+			}(),
+			Observer: func() Observer {
+				o := chartObserverConfig()
+				o.MaxPeriod, o.MaxTimeout = 2*time.Minute, 10*time.Second
+				return o
+			}(),
+		}},
 	},
 	{
 		name: "network guard options",
-		json: enabled(nil, with(chartObserver(), "allowLoopback", true, "allowPrivateNetworks", false)),
+		json: enabled(nil, with(chartObserver(), "allowLoopback", true, "allowPrivateNetworks", true)),
 		want: &Config{Routing: Routing{Enabled: true, Observer: func() Observer {
 			o := chartObserverConfig()
-			o.AllowLoopback, o.AllowPrivateNetworks = true, false
+			o.AllowLoopback, o.AllowPrivateNetworks = true, true
 			return o
 		}()}},
 	},
 	{
+		// A missing key opens nothing: neither loopback nor the private networks.
 		name: "network guard defaults",
 		json: enabled(nil, with(chartObserver(), "allowLoopback", drop, "allowPrivateNetworks", drop)),
-		want: &Config{Routing: Routing{Enabled: true, Observer: chartObserverConfig()}},
+		want: &Config{Routing: Routing{Enabled: true, Observer: func() Observer {
+			o := chartObserverConfig()
+			o.AllowLoopback, o.AllowPrivateNetworks = false, false
+			return o
+		}()}},
 	},
 	{
 		name: "compound durations, period at the floor",

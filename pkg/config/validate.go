@@ -33,8 +33,9 @@ func validate(raw rawConfig) (*Config, []error) {
 	cfg := &Config{Routing: Routing{
 		Enabled:  enabled,
 		Observer: observer,
-		// A minPeriod that is unset or invalid is zero, which skips the period floor.
-		Probe:     v.probe(r.probe, "routing.probe", observer.MinPeriod),
+		// A minPeriod that is unset or invalid is zero, which skips the period floor; an
+		// invalid maximum is zero too, which skips it.
+		Probe:     v.probe(r.probe, "routing.probe", observer),
 		Publisher: v.publisher(r.publisher, "routing.publisher", enabled),
 	}}
 	cfg.Endpoint = v.endpoint(raw.endpoint, "endpoint")
@@ -46,7 +47,6 @@ func (v *validator) observer(raw rawObserver, path string, required bool) Observ
 		MaxConcurrentReconciles: positive(v, raw.maxConcurrentReconciles, path+".maxConcurrentReconciles", required),
 		MaxConcurrentRequests:   positive(v, raw.maxConcurrentRequests, path+".maxConcurrentRequests", required),
 		MaxResponseBytes:        positive(v, raw.maxResponseBytes, path+".maxResponseBytes", required),
-		AllowPrivateNetworks:    true,
 	}
 	minPeriod, ok := v.duration(raw.minPeriod, path+".minPeriod")
 	switch {
@@ -60,6 +60,11 @@ func (v *validator) observer(raw rawObserver, path string, required bool) Observ
 	default:
 		o.MinPeriod = *minPeriod
 	}
+	o.MaxPeriod = v.maximum(raw.maxPeriod, path+".maxPeriod", DefaultMaxPeriod)
+	o.MaxTimeout = v.maximum(raw.maxTimeout, path+".maxTimeout", DefaultMaxTimeout)
+	if o.MinPeriod > 0 && o.MaxPeriod > 0 && o.MinPeriod > o.MaxPeriod {
+		v.fail("%s.minPeriod (%s) must not be over %s.maxPeriod (%s)", path, o.MinPeriod, path, o.MaxPeriod)
+	}
 	if raw.allowLoopback != nil {
 		o.AllowLoopback = *raw.allowLoopback
 	}
@@ -67,6 +72,22 @@ func (v *validator) observer(raw rawObserver, path string, required bool) Observ
 		o.AllowPrivateNetworks = *raw.allowPrivateNetworks
 	}
 	return o
+}
+
+// maximum reads an optional positive duration; unset, it is def. An invalid value is
+// reported and read as zero.
+func (v *validator) maximum(raw json.RawMessage, path string, def time.Duration) time.Duration {
+	d, ok := v.duration(raw, path)
+	switch {
+	case !ok:
+		return 0
+	case d == nil:
+		return def
+	case *d <= 0:
+		v.fail("%s must be positive, got %v", path, *d)
+		return 0
+	}
+	return *d
 }
 
 func positive[T int | int64](v *validator, value *T, path string, required bool) T {
@@ -85,7 +106,8 @@ func positive[T int | int64](v *validator, value *T, path string, required bool)
 
 // probe checks the installation's probe with the same rules as a service's own, then
 // against the period floor. It returns nil when there is no probe or it breaks a rule.
-func (v *validator) probe(raw *rawProbe, path string, minPeriod time.Duration) *probe.Policy {
+func (v *validator) probe(raw *rawProbe, path string, limits Observer) *probe.Policy {
+	minPeriod := limits.MinPeriod
 	if raw == nil {
 		return nil
 	}
@@ -132,6 +154,14 @@ func (v *validator) probe(raw *rawProbe, path string, minPeriod time.Duration) *
 		floor := policy
 		floor.Period = *spec.Period
 		if err := probe.CheckMinPeriod(floor, path, minPeriod); err != nil {
+			v.add(err)
+		}
+	}
+	timeoutParsed := !slices.Contains(unparsed, path+".timeout")
+	if periodParsed && timeoutParsed && spec.Period != nil && spec.Timeout != nil {
+		ceiling := policy
+		ceiling.Period, ceiling.Timeout = *spec.Period, *spec.Timeout
+		for _, err := range probe.CheckMaxima(ceiling, path, limits.MaxPeriod, limits.MaxTimeout) {
 			v.add(err)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"slices"
 	"strconv"
 )
 
@@ -22,6 +23,36 @@ import (
 // sharedAddressSpace is 100.64.0.0/10 (RFC 6598, carrier-grade NAT). netip's IsPrivate
 // leaves it out, but clusters use it for pod and service networks.
 var sharedAddressSpace = netip.MustParsePrefix("100.64.0.0/10")
+
+// Ranges that are never a destination, whatever the options say.
+var (
+	// thisNetwork is 0.0.0.0/8 (RFC 1122): a source-only range. Linux connects 0.0.0.0
+	// to the local host, so it is loopback in disguise as well.
+	thisNetwork = netip.MustParsePrefix("0.0.0.0/8")
+	// reservedClassE is 240.0.0.0/4, with the broadcast address 255.255.255.255 in it.
+	reservedClassE = netip.MustParsePrefix("240.0.0.0/4")
+)
+
+// metadataAddresses are cloud metadata services that answer outside 169.254.0.0/16: AWS
+// over IPv6 and Alibaba Cloud. They sit inside ranges that an option may open (fc00::/7,
+// 100.64.0.0/10), so they are refused by name before those ranges are looked at.
+var metadataAddresses = []netip.Addr{
+	netip.MustParseAddr("fd00:ec2::254"),
+	netip.MustParseAddr("100.100.100.200"),
+}
+
+// IPv6 ranges that carry an IPv4 address, which a translator or relay on the path may
+// turn into a connection to that IPv4 address. The embedded address gets the same rules,
+// or 64:ff9b::a9fe:a9fe would reach 169.254.169.254 through a NAT64 gateway.
+var (
+	// nat64 is the well-known NAT64 prefix (RFC 6052): the IPv4 address is the last 32 bits.
+	nat64 = netip.MustParsePrefix("64:ff9b::/96")
+	// sixToFour is 6to4 (RFC 3056): the IPv4 address is bits 16 to 47.
+	sixToFour = netip.MustParsePrefix("2002::/16")
+	// ipv4Compatible is the deprecated ::a.b.c.d form (RFC 4291): the last 32 bits. :: and
+	// ::1 are in it too; they are handled as themselves first.
+	ipv4Compatible = netip.MustParsePrefix("::/96")
+)
 
 type guard struct {
 	allowLoopback bool
@@ -48,25 +79,33 @@ func (e *refusedError) Error() string {
 // check returns nil when addr may be dialled, and a *refusedError otherwise.
 func (g guard) check(addr netip.Addr) error {
 	// ::ffff:169.254.169.254 reaches the same host as 169.254.169.254. netip's IsX
-	// predicates already look through the mapping, but the unspecified comparison and
-	// the 100.64.0.0/10 prefix do not.
+	// predicates already look through the mapping, but the prefixes below do not.
 	a := addr.Unmap()
+	if embedded, via, ok := embeddedIPv4(a); ok {
+		if err := g.check(embedded); err != nil {
+			r := err.(*refusedError)
+			return &refusedError{addr: addr, kind: fmt.Sprintf("%s embedding %s, which is %s", via, embedded, r.kind), option: r.option}
+		}
+		return nil
+	}
 	switch {
 	case !a.IsValid():
 		return &refusedError{addr: addr, kind: "not a valid address"}
+	case slices.Contains(metadataAddresses, a.WithZone("")):
+		return &refusedError{addr: addr, kind: "a cloud metadata address"}
 	case a.IsLinkLocalUnicast():
 		// 169.254.0.0/16 and fe80::/10: where the cloud metadata service answers. No
 		// option allows it; no model endpoint lives there.
 		return &refusedError{addr: addr, kind: "link-local"}
 	case a.IsMulticast():
 		return &refusedError{addr: addr, kind: "multicast"}
+	case thisNetwork.Contains(a):
+		return &refusedError{addr: addr, kind: "in 0.0.0.0/8 (this network)"}
 	case a.IsUnspecified():
-		// Connecting to 0.0.0.0 or :: reaches a listener on the host itself, so it is
-		// loopback in disguise.
-		if g.allowLoopback {
-			return nil
-		}
-		return &refusedError{addr: addr, kind: "unspecified (it reaches the local host)", option: "AllowLoopback"}
+		// ::, like 0.0.0.0, names no destination; a connection to it reaches the host.
+		return &refusedError{addr: addr, kind: "unspecified"}
+	case reservedClassE.Contains(a):
+		return &refusedError{addr: addr, kind: "in the reserved 240.0.0.0/4"}
 	case a.IsLoopback():
 		if g.allowLoopback {
 			return nil
@@ -79,6 +118,24 @@ func (g guard) check(addr netip.Addr) error {
 		return &refusedError{addr: addr, kind: "in a private network", option: "AllowPrivateNetworks"}
 	}
 	return nil
+}
+
+// embeddedIPv4 returns the IPv4 address that an IPv6 address carries, and the form it is
+// carried in, for the forms a network may translate into IPv4.
+func embeddedIPv4(a netip.Addr) (netip.Addr, string, bool) {
+	if !a.Is6() {
+		return netip.Addr{}, "", false
+	}
+	b := a.As16()
+	switch {
+	case nat64.Contains(a):
+		return netip.AddrFrom4([4]byte(b[12:16])), "NAT64", true
+	case sixToFour.Contains(a):
+		return netip.AddrFrom4([4]byte(b[2:6])), "6to4", true
+	case ipv4Compatible.Contains(a) && !a.IsUnspecified() && !a.IsLoopback():
+		return netip.AddrFrom4([4]byte(b[12:16])), "IPv4-compatible", true
+	}
+	return netip.Addr{}, "", false
 }
 
 // lookupIP is the resolver the dialer uses outside tests.

@@ -31,8 +31,8 @@ type Options struct {
 	MaxConcurrentRequests int64
 	// MaxResponseBytes is how much of a response body is read; the rest is dropped.
 	MaxResponseBytes int64
-	// AllowLoopback permits 127.0.0.0/8 and ::1, and also 0.0.0.0 and ::, because a
-	// connection to the unspecified address lands on the host itself.
+	// AllowLoopback permits 127.0.0.0/8 and ::1. The unspecified 0.0.0.0 and :: stay
+	// refused: they name no destination, though a connection to them lands on the host.
 	AllowLoopback bool
 	// AllowPrivateNetworks permits 10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16,
 	// 100.64.0.0/10 and fc00::/7.

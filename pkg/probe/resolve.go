@@ -24,6 +24,10 @@ const (
 type Limits struct {
 	// MinPeriod is routing.observer.minPeriod. Zero means no floor.
 	MinPeriod time.Duration
+	// MaxPeriod and MaxTimeout are routing.observer.maxPeriod and maxTimeout. Zero means
+	// no ceiling.
+	MaxPeriod  time.Duration
+	MaxTimeout time.Duration
 }
 
 // Resolution is the probe that applies to one service.
@@ -36,12 +40,13 @@ type Resolution struct {
 
 // Resolve picks the probe for a service. A service's own probe replaces the installation's
 // as a whole, so nothing is merged field by field; without one, the installation's policy
-// applies, or none. installation must have passed Validate and CheckMinPeriod when the
+// applies, or none. installation must have passed Validate, CheckMinPeriod and CheckMaxima when the
 // configuration was loaded; it is not checked again.
 //
 // An error means the service's probe is unusable. It is written for the log, so that the
 // user finds the field to fix: validation problems start with "validate routing policy: ",
-// a period under the observer's floor with "resolve probe policy: ".
+// a period under the observer's floor, or a period or timeout over its maxima, with
+// "resolve probe policy: ".
 func Resolve(installation *Policy, service *v1beta1.RoutingProbe, limits Limits) (Resolution, error) {
 	if service == nil {
 		if installation == nil {
@@ -59,8 +64,13 @@ func Resolve(installation *Policy, service *v1beta1.RoutingProbe, limits Limits)
 	if spec.Disabled {
 		return Resolution{Mode: ModeDisabled}, nil
 	}
+	var outside []error
 	if err := CheckMinPeriod(p, ServicePath, limits.MinPeriod); err != nil {
-		return Resolution{}, fmt.Errorf("resolve probe policy: %w", err)
+		outside = append(outside, err)
+	}
+	outside = append(outside, CheckMaxima(p, ServicePath, limits.MaxPeriod, limits.MaxTimeout)...)
+	if len(outside) > 0 {
+		return Resolution{}, fmt.Errorf("resolve probe policy: %w", joinErrors(outside))
 	}
 	return Resolution{Mode: ModePolicy, Policy: p, Digest: Digest(p)}, nil
 }

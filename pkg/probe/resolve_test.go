@@ -58,6 +58,14 @@ func TestResolve(t *testing.T) {
 			wantErr: "validate routing policy: spec.routing.probe status 503 is in both acceptStatuses and gateStatuses; spec.routing.probe.timeout (10s) must be shorter than spec.routing.probe.period (10s)"},
 		{name: "period under the observer's floor", service: fast, limits: limits,
 			wantErr: "resolve probe policy: spec.routing.probe.period (500ms) must be at least routing.observer.minPeriod (1s)"},
+		{name: "timeout over the observer's maximum", service: step2, limits: Limits{MinPeriod: time.Second, MaxPeriod: time.Hour, MaxTimeout: time.Second},
+			wantErr: "resolve probe policy: spec.routing.probe.timeout (5s) must be at most routing.observer.maxTimeout (1s)"},
+		{name: "period and timeout over the maxima, on one line", service: step2, limits: Limits{MaxPeriod: 10 * time.Second, MaxTimeout: time.Second},
+			wantErr: "resolve probe policy: spec.routing.probe.period (30s) must be at most routing.observer.maxPeriod (10s); spec.routing.probe.timeout (5s) must be at most routing.observer.maxTimeout (1s)"},
+		{name: "at the maxima", service: step2, limits: Limits{MaxPeriod: 30 * time.Second, MaxTimeout: 5 * time.Second},
+			want: Resolution{Mode: ModePolicy, Policy: step2Policy, Digest: Digest(step2Policy)}},
+		{name: "the installation's probe is not checked again", installation: &installation, limits: Limits{MaxPeriod: time.Second, MaxTimeout: time.Millisecond},
+			want: Resolution{Mode: ModePolicy, Policy: installation, Digest: Digest(installation)}},
 		{name: "no floor", service: fast, want: func() Resolution {
 			p := step1Policy()
 			p.Period, p.Timeout = 500*time.Millisecond, 100*time.Millisecond

@@ -114,6 +114,21 @@ func CheckMinPeriod(p Policy, path string, minPeriod time.Duration) error {
 	return nil
 }
 
+// CheckMaxima refuses a policy whose period or timeout is over the installation's maxima.
+// A timeout bounds how long a probe holds one of the observer's shared slots, and a period
+// how long a gate takes to close; without a ceiling one service could set either to hours.
+// A zero maximum is no maximum. path names the policy's source, as for Validate.
+func CheckMaxima(p Policy, path string, maxPeriod, maxTimeout time.Duration) []error {
+	var errs []error
+	if maxPeriod > 0 && p.Period > maxPeriod {
+		errs = append(errs, fmt.Errorf("%s.period (%s) must be at most routing.observer.maxPeriod (%s)", path, p.Period, maxPeriod))
+	}
+	if maxTimeout > 0 && p.Timeout > maxTimeout {
+		errs = append(errs, fmt.Errorf("%s.timeout (%s) must be at most routing.observer.maxTimeout (%s)", path, p.Timeout, maxTimeout))
+	}
+	return errs
+}
+
 // fieldNames lists the nine configuration fields in the order messages name them.
 var fieldNames = []string{
 	"path", "method", "acceptStatuses", "gateStatuses", "period", "timeout",

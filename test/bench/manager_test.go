@@ -146,6 +146,7 @@ func startManager(ctx context.Context, t *testing.T, fleet *framework.Fleet) *er
 	logf.SetLogger(logger)
 	mgr, err := ctrl.NewManager(fleet.ControlPlane.Config, ctrl.Options{
 		Scheme:                 framework.Scheme,
+		Cache:                  controllers.CacheOptions(framework.SecretNamespace),
 		Logger:                 logger,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
@@ -155,6 +156,7 @@ func startManager(ctx context.Context, t *testing.T, fleet *framework.Fleet) *er
 		t.Fatal(err)
 	}
 	if err := controllers.Setup(mgr, controllers.Options{
+		SecretNamespace:      framework.SecretNamespace,
 		RoutingEnabled:       true,
 		InstallationProbe:    installationProbe(t),
 		Limits:               probe.Limits{MinPeriod: time.Second},

@@ -17,8 +17,10 @@ var defaultObserver = config.Observer{
 	MaxConcurrentRequests:   16,
 	MaxResponseBytes:        65536,
 	MinPeriod:               time.Second,
+	MaxPeriod:               5 * time.Minute,
+	MaxTimeout:              30 * time.Second,
 	AllowLoopback:           false,
-	AllowPrivateNetworks:    true,
+	AllowPrivateNetworks:    false,
 }
 
 // step1Probe is Step 1's probe, as the manager reads it.
@@ -71,10 +73,11 @@ func TestRenderedConfigLoads(t *testing.T) {
           maxResponseBytes: 10737418240
           minPeriod: 500ms
           allowLoopback: true
-          allowPrivateNetworks: false`),
+          allowPrivateNetworks: true`),
 		want: config.Config{Routing: config.Routing{Enabled: true, Observer: config.Observer{
 			MaxConcurrentReconciles: 2, MaxConcurrentRequests: 100, MaxResponseBytes: 10737418240,
-			MinPeriod: 500 * time.Millisecond, AllowLoopback: true, AllowPrivateNetworks: false,
+			MinPeriod: 500 * time.Millisecond, MaxPeriod: 5 * time.Minute, MaxTimeout: 30 * time.Second,
+			AllowLoopback: true, AllowPrivateNetworks: true,
 		}}},
 	}, {
 		// --set gives helm integers.
@@ -124,6 +127,10 @@ func TestRenderedConfigRefusedByManager(t *testing.T) {
 		name:   "period under minPeriod",
 		values: edit(t, edit(t, step1Values, "period: 10s", "period: 500ms"), "timeout: 3s", "timeout: 100ms"),
 		want:   "invalid multi-cluster configuration: routing.probe.period (500ms) must be at least routing.observer.minPeriod (1s)",
+	}, {
+		name:   "timeout over maxTimeout",
+		values: edit(t, edit(t, step1Values, "period: 10s", "period: 2m"), "timeout: 3s", "timeout: 59s"),
+		want:   "invalid multi-cluster configuration: routing.probe.timeout (59s) must be at most routing.observer.maxTimeout (30s)",
 	}, {
 		name:   "gate on 429",
 		values: edit(t, step1Values, "[404, 500", "[429, 500"),

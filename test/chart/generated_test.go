@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 )
 
@@ -52,22 +53,50 @@ func TestChartCopiesMatchGenerated(t *testing.T) {
 	}
 }
 
-// The rendered ClusterRole carries exactly the generated rules.
-func TestClusterRoleRulesAreGenerated(t *testing.T) {
-	helmBin(t) // skips the test when HELM is unset
+// generatedRoles reads config/rbac/role.yaml: the manager's ClusterRole and its Role for
+// kubeconfig Secrets, both from the +kubebuilder:rbac markers.
+func generatedRoles(t *testing.T) (rbacv1.ClusterRole, rbacv1.Role) {
+	t.Helper()
 	data, err := os.ReadFile(filepath.Join(repoRoot(t), "config", "rbac", "role.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var generated rbacv1.ClusterRole
-	if err := yaml.UnmarshalStrict(data, &generated); err != nil {
-		t.Fatalf("decode config/rbac/role.yaml: %v", err)
+	var cluster rbacv1.ClusterRole
+	var namespaced rbacv1.Role
+	for _, doc := range bytes.Split(data, []byte("\n---\n")) {
+		var head metav1.TypeMeta
+		if err := yaml.Unmarshal(doc, &head); err != nil {
+			t.Fatalf("decode config/rbac/role.yaml: %v", err)
+		}
+		switch head.Kind {
+		case "ClusterRole":
+			err = yaml.UnmarshalStrict(doc, &cluster)
+		case "Role":
+			err = yaml.UnmarshalStrict(doc, &namespaced)
+		}
+		if err != nil {
+			t.Fatalf("decode config/rbac/role.yaml: %v", err)
+		}
 	}
-	if len(generated.Rules) == 0 {
-		t.Fatal("config/rbac/role.yaml has no rules")
+	if len(cluster.Rules) == 0 || len(namespaced.Rules) == 0 {
+		t.Fatalf("config/rbac/role.yaml has a ClusterRole with %d rules and a Role with %d", len(cluster.Rules), len(namespaced.Rules))
 	}
+	return cluster, namespaced
+}
 
-	out := render(t, "")
+// The rendered ClusterRole and Secrets Role carry exactly the generated rules; the Role and
+// the manager's --operator-namespace are in the release namespace, whatever it is, and no
+// cluster-wide rule reaches Secrets.
+func TestRolesAreGenerated(t *testing.T) {
+	helmBin(t) // skips the test when HELM is unset
+	generated, generatedSecrets := generatedRoles(t)
+	for _, rule := range generated.Rules {
+		if slices.Contains(rule.Resources, "secrets") {
+			t.Errorf("the generated ClusterRole reaches Secrets: %+v", rule)
+		}
+	}
+	const ns = "routing-system"
+	out := render(t, "", "--namespace", ns)
 	var role rbacv1.ClusterRole
 	out.object(t, "ClusterRole", "ome-manager-role", &role)
 	if !reflect.DeepEqual(role.Rules, generated.Rules) {
@@ -75,9 +104,25 @@ func TestClusterRoleRulesAreGenerated(t *testing.T) {
 	}
 	var binding rbacv1.ClusterRoleBinding
 	out.object(t, "ClusterRoleBinding", "ome-manager-rolebinding", &binding)
-	want := rbacv1.Subject{Kind: "ServiceAccount", Name: managerName, Namespace: releaseNamespace}
+	want := rbacv1.Subject{Kind: "ServiceAccount", Name: managerName, Namespace: ns}
 	if binding.RoleRef.Name != role.Name || !slices.Contains(binding.Subjects, want) {
 		t.Errorf("ClusterRoleBinding binds %+v to %+v, want %s to %+v", binding.RoleRef, binding.Subjects, role.Name, want)
+	}
+
+	var secrets rbacv1.Role
+	out.object(t, "Role", "ome-manager-secrets-role", &secrets)
+	if secrets.Namespace != ns || !reflect.DeepEqual(secrets.Rules, generatedSecrets.Rules) {
+		t.Errorf("rendered Secrets Role in %q with %+v, want %q with %+v", secrets.Namespace, secrets.Rules, ns, generatedSecrets.Rules)
+	}
+	var secretsBinding rbacv1.RoleBinding
+	out.object(t, "RoleBinding", "ome-manager-secrets-rolebinding", &secretsBinding)
+	if secretsBinding.Namespace != ns || secretsBinding.RoleRef.Kind != "Role" || secretsBinding.RoleRef.Name != secrets.Name ||
+		!slices.Contains(secretsBinding.Subjects, want) {
+		t.Errorf("Secrets RoleBinding %+v", secretsBinding)
+	}
+	args := out.deployment(t).Spec.Template.Spec.Containers[0].Args
+	if !slices.Contains(args, "--operator-namespace="+ns) {
+		t.Errorf("manager args %q lack --operator-namespace=%s", args, ns)
 	}
 }
 

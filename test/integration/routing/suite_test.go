@@ -66,6 +66,7 @@ func startManager(installation *probe.Policy, maxRequests int64) func() {
 	managerLog = gbytes.NewBuffer()
 	mgr, err := ctrl.NewManager(fleet.ControlPlane.Config, ctrl.Options{
 		Scheme:                 framework.Scheme,
+		Cache:                  controllers.CacheOptions(framework.SecretNamespace),
 		Logger:                 zap.New(zap.WriteTo(GinkgoWriter), zap.WriteTo(managerLog), zap.UseDevMode(true)),
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
@@ -74,6 +75,7 @@ func startManager(installation *probe.Policy, maxRequests int64) func() {
 	})
 	Expect(err).NotTo(HaveOccurred())
 	Expect(controllers.Setup(mgr, controllers.Options{
+		SecretNamespace:      framework.SecretNamespace,
 		RoutingEnabled:       true,
 		InstallationProbe:    installation,
 		Limits:               probe.Limits{MinPeriod: time.Second},

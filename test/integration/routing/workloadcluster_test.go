@@ -2,6 +2,7 @@ package routing
 
 import (
 	"context"
+	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -63,6 +64,20 @@ var _ = Describe("WorkloadCluster registration", func() {
 		expectReady(wc.Name, metav1.ConditionFalse, omev1beta1.ReasonBadKubeConfig)
 		Expect(readyCondition(Default, wc.Name).Message).To(ContainSubstring("insecure-skip-tls-verify is refused"))
 
+		// A server URL with a password is refused, and the status never quotes it.
+		kc, err = clientcmd.Load(fleet.Workers["worker-a"].KubeConfig)
+		Expect(err).NotTo(HaveOccurred())
+		for _, c := range kc.Clusters {
+			c.Server = strings.Replace(c.Server, "https://", "https://admin:pw-in-server@", 1)
+		}
+		withPassword, err := clientcmd.Write(*kc)
+		Expect(err).NotTo(HaveOccurred())
+		secret.Data[omev1beta1.DefaultKubeConfigKey] = withPassword
+		Expect(cp.Update(ctx, secret)).To(Succeed())
+		Eventually(func(g Gomega) string { return readyCondition(g, wc.Name).Message }, timeout, interval).Should(
+			Equal("server with user information is refused"))
+		Expect(readyCondition(Default, wc.Name).Reason).To(Equal(omev1beta1.ReasonBadKubeConfig))
+
 		// Fixing the Secret reconnects without touching the WorkloadCluster.
 		secret.Data[omev1beta1.DefaultKubeConfigKey] = fleet.Workers["worker-a"].KubeConfig
 		Expect(cp.Update(ctx, secret)).To(Succeed())
@@ -70,5 +85,37 @@ var _ = Describe("WorkloadCluster registration", func() {
 
 		Expect(cp.Delete(ctx, secret)).To(Succeed())
 		expectReady(wc.Name, metav1.ConditionFalse, omev1beta1.ReasonSecretNotFound)
+	})
+})
+
+var _ = Describe("Kubeconfig Secrets outside the operator's namespace", func() {
+	It("are refused without reading them, so the status says nothing about them", func(ctx context.Context) {
+		cp := fleet.ControlPlane.Client
+		other := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "tenant-"}}
+		Expect(cp.Create(ctx, other)).To(Succeed())
+		// A valid kubeconfig in another namespace, and a name there that holds nothing.
+		Expect(cp.Create(ctx, &corev1.Secret{
+			ObjectMeta: metav1.ObjectMeta{Name: "stolen", Namespace: other.Name},
+			Data:       map[string][]byte{omev1beta1.DefaultKubeConfigKey: fleet.Workers["worker-a"].KubeConfig},
+		})).To(Succeed())
+		want := `kubeconfig Secrets are read only from the operator's namespace "` + framework.SecretNamespace +
+			`"; secretRef.namespace "` + other.Name + `" is refused`
+		for _, secretName := range []string{"stolen", "absent"} {
+			wc := &omev1beta1.WorkloadCluster{
+				ObjectMeta: metav1.ObjectMeta{Name: "elsewhere-" + secretName},
+				Spec: omev1beta1.WorkloadClusterSpec{ClusterSource: omev1beta1.ClusterSource{KubeConfig: omev1beta1.KubeConfigSource{
+					SecretRef: omev1beta1.SecretReference{Name: secretName, Namespace: other.Name},
+				}}},
+			}
+			Expect(cp.Create(ctx, wc)).To(Succeed())
+			DeferCleanup(func(ctx context.Context) { Expect(cp.Delete(ctx, wc)).To(Succeed()) })
+			// The same words whether or not the Secret exists.
+			Eventually(func(g Gomega) {
+				c := readyCondition(g, wc.Name)
+				g.Expect(c.Status).To(Equal(metav1.ConditionFalse))
+				g.Expect(c.Reason).To(Equal(omev1beta1.ReasonSecretNamespaceRefused))
+				g.Expect(c.Message).To(Equal(want))
+			}, timeout, interval).Should(Succeed())
+		}
 	})
 })

@@ -1,0 +1,21 @@
+package controllers
+
+import "testing"
+
+func TestProbeURL(t *testing.T) {
+	cases := []struct{ endpoint, path, want string }{
+		{"http://127.0.0.1:8080", "/v1/models", "http://127.0.0.1:8080/v1/models"},
+		{"http://127.0.0.1:8080/", "/v1/models", "http://127.0.0.1:8080/v1/models"},
+		{"https://gw.example.com/serving/qwen/", "/v1/models", "https://gw.example.com/serving/qwen/v1/models"},
+		// The path stays a path: no query, no fragment, no escape from the endpoint's host.
+		{"https://gw.example.com", "/health?x=1#f", "https://gw.example.com/health%3Fx=1%23f"},
+		{"https://gw.example.com", "/@evil.test/", "https://gw.example.com/@evil.test/"},
+		{"https://gw.example.com/base", "/../../admin", "https://gw.example.com/admin"},
+		{"https://gw.example.com/%zz", "/v1/models", ""},
+	}
+	for _, tc := range cases {
+		if got := probeURL(tc.endpoint, tc.path); got != tc.want {
+			t.Errorf("probeURL(%q, %q) = %q, want %q", tc.endpoint, tc.path, got, tc.want)
+		}
+	}
+}

@@ -1,0 +1,68 @@
+package routing
+
+import (
+	"context"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/controllers"
+	"github.com/ome-routing/operator/test/framework"
+)
+
+// A copy's status.url is written by the workload cluster. One that carries a credential,
+// or that the map could not hold, must not reach the map, the placement status, a probe,
+// an event or the log, and must not stop the rest of the map from updating.
+var _ = Describe("A copy's status.url", func() {
+	DescribeTable("is left out, with a Warning that does not quote it, while the rest of the map keeps updating",
+		func(ctx context.Context, name string, bad func(good string) string, secret, reason string) {
+			s := newService(ctx, name, nil, both(1))
+			Eventually(s.table).WithTimeout(timeout).WithPolling(interval).Should(Equal([]string{
+				"worker-a 1 true Passing HTTP 200",
+				"worker-b 1 true Passing HTTP 200",
+			}))
+			badURL := bad(s.endpoints["worker-b"].URL())
+			placeCopy(ctx, "worker-b", s.key, badURL, 1, 1)
+
+			Eventually(s.table).WithTimeout(timeout).WithPolling(interval).Should(Equal([]string{
+				"worker-a 1 true Passing HTTP 200",
+			}))
+			Eventually(func(g Gomega) []string { return s.events(g, controllers.EventEndpointRefused) }, timeout, interval).Should(
+				ContainElement("Cluster worker-b left out: the status.url of its copy is refused because " + reason +
+					"; it is neither probed nor routed to"))
+
+			// The rest of the map still follows its probes.
+			s.set("worker-a", framework.Unavailable)
+			Eventually(s.table).WithTimeout(timeout).WithPolling(interval).Should(Equal([]string{
+				"worker-a 1 false Failing HTTP 503",
+			}))
+
+			isvc := &omev1beta1.InferenceService{}
+			Expect(fleet.ControlPlane.Client.Get(ctx, s.key, isvc)).To(Succeed())
+			Expect(isvc.Status.Placement.Candidates).To(ContainElement(omev1beta1.PlacementCandidate{Cluster: "worker-b"}))
+			for _, e := range s.trafficMap(Default).Spec.Entries {
+				Expect(e.Endpoint).NotTo(ContainSubstring(secret))
+			}
+			for _, msg := range s.events(Default, controllers.EventEndpointRefused) {
+				Expect(msg).NotTo(ContainSubstring(secret))
+				Expect(msg).NotTo(ContainSubstring("127.0.0.1"))
+			}
+			Expect(string(managerLog.Contents())).NotTo(ContainSubstring(secret))
+			Expect(s.endpoints["worker-b"].Requests()).To(BeNumerically(">", 0), "worker-b was probed before its URL changed")
+		},
+		Entry("user information", "url-userinfo",
+			func(good string) string { return strings.Replace(good, "http://", "http://probe:pw-in-userinfo@", 1) },
+			"pw-in-userinfo", "it carries user information"),
+		Entry("a query", "url-query",
+			func(good string) string { return good + "/?token=tok-in-query" },
+			"tok-in-query", "it has a query"),
+		Entry("a fragment", "url-fragment",
+			func(good string) string { return good + "/#access_token=tok-in-fragment" },
+			"tok-in-fragment", "it has a fragment"),
+		Entry("over the map's 2048 characters", "url-long",
+			func(good string) string { return good + "/" + strings.Repeat("x", 2100-len(good)-1) },
+			strings.Repeat("x", 64), "it is 2100 characters long, over the limit of 2048"),
+	)
+})
