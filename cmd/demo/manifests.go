@@ -55,6 +55,7 @@ func managerSettings(t Timing) string {
       "maxConcurrentRequests": 16,
       "maxResponseBytes": 65536,
       "minPeriod": "1s",
+      "maxSamples": 10,
       "allowLoopback": true,
       "allowPrivateNetworks": true
     }

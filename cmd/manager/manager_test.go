@@ -18,7 +18,7 @@ const step1Config = `{"routing": {"enabled": true,
   "probe": {"path": "/v1/models", "method": "GET", "acceptStatuses": [200], "gateStatuses": [404,500,502,503,504],
     "period": "10s", "timeout": "3s", "failureThreshold": 3, "successThreshold": 2, "allFailedPolicy": "PreserveTraffic"},
   "observer": {"maxConcurrentReconciles": 8, "maxConcurrentRequests": 16, "maxResponseBytes": 65536, "minPeriod": "1s",
-    "allowLoopback": false, "allowPrivateNetworks": true}}}`
+    "maxSamples": 10, "allowLoopback": false, "allowPrivateNetworks": true}}}`
 
 // The log line and error that show the manager got past its settings and tried to find an
 // API server.

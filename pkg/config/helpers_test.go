@@ -43,6 +43,7 @@ func chartObserver() obj {
 		"maxConcurrentRequests":   16,
 		"maxResponseBytes":        65536,
 		"minPeriod":               "1s",
+		"maxSamples":              10,
 		"allowLoopback":           false,
 		"allowPrivateNetworks":    true,
 	}
@@ -94,6 +95,7 @@ func chartObserverConfig() Observer {
 		MaxConcurrentRequests:   16,
 		MaxResponseBytes:        65536,
 		MinPeriod:               time.Second,
+		MaxSamples:              10,
 		AllowPrivateNetworks:    true,
 	}
 }
