@@ -146,9 +146,13 @@ func TestReportFaults(t *testing.T) {
 		{"stale on arrival", answer(200, `{"servable": 1, "observedAt": "`+stamp(-time.Minute)+`"}`),
 			func(string) string { return "capacity report is stale (at least configured maximum age 30s)" }},
 		{"body over the cap", answer(200, `{"servable": 1, "pad": "`+strings.Repeat("x", maxBody)+`"}`),
-			func(string) string { return "reading capacity response: response exceeds configured limit of 256 bytes" }},
+			func(string) string {
+				return "reading capacity response: response exceeds configured limit of 256 bytes"
+			}},
 		{"hang until the timeout", func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() },
-			func(url string) string { return `capacity request did not complete: Get "` + url + `": context deadline exceeded` }},
+			func(url string) string {
+				return `capacity request did not complete: Get "` + url + `": context deadline exceeded`
+			}},
 		{"body cut short", func(w http.ResponseWriter, _ *http.Request) {
 			w.Header().Set("Content-Length", "100")
 			w.WriteHeader(200)

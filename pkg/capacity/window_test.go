@@ -25,7 +25,7 @@ func reading(at time.Duration, n int32, want Ceiling) step {
 	return step{at: at, servable: &n, want: want}
 }
 
-func capped(v int32) Ceiling          { return Ceiling{OK: true, Value: v} }
+func capped(v int32) Ceiling         { return Ceiling{OK: true, Value: v} }
 func uncapped(reason string) Ceiling { return Ceiling{Reason: reason} }
 
 func TestWindow(t *testing.T) {
