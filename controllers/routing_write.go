@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/pkg/capacity"
 	"github.com/ome-routing/operator/pkg/trafficmap"
 )
 
@@ -59,7 +60,7 @@ func (r *RoutingReconciler) writePlacement(ctx context.Context, isvc *omev1beta1
 // the status are each written only when they differ, so a steady service costs no writes
 // and a hand edit is put back.
 func (r *RoutingReconciler) writeMap(ctx context.Context, isvc *omev1beta1.InferenceService, current *omev1beta1.TrafficMap,
-	result trafficmap.Result, policy omev1beta1.AllFailedPolicy) error {
+	result trafficmap.Result, policy omev1beta1.AllFailedPolicy, polled bool) error {
 	spec := omev1beta1.TrafficMapSpec{
 		Service:                isvc.Name,
 		Mode:                   isvc.Spec.Placement.Mode,
@@ -85,10 +86,15 @@ func (r *RoutingReconciler) writeMap(ctx context.Context, isvc *omev1beta1.Infer
 	}
 	r.announce(isvc, current, result, policy)
 	setGatedHomes(client.ObjectKeyFromObject(isvc), countGated(result.Entries))
-	return r.writeMapStatus(ctx, isvc, tm, result.Routable)
+	fallback := capacity.FallbackCondition(polled, result.Entries)
+	if polled {
+		setCapacityFallbackHomes(client.ObjectKeyFromObject(isvc), capacity.FallbackHomes(result.Entries))
+	}
+	return r.writeMapStatus(ctx, isvc, tm, result.Routable, fallback)
 }
 
-func (r *RoutingReconciler) writeMapStatus(ctx context.Context, isvc *omev1beta1.InferenceService, tm *omev1beta1.TrafficMap, routable trafficmap.Condition) error {
+func (r *RoutingReconciler) writeMapStatus(ctx context.Context, isvc *omev1beta1.InferenceService, tm *omev1beta1.TrafficMap, routable trafficmap.Condition,
+	fallback metav1.Condition) error {
 	before := tm.DeepCopy()
 	changed := meta.SetStatusCondition(&tm.Status.Conditions, metav1.Condition{
 		Type:               omev1beta1.TrafficMapRoutable,
@@ -97,6 +103,8 @@ func (r *RoutingReconciler) writeMapStatus(ctx context.Context, isvc *omev1beta1
 		Message:            routable.Message,
 		ObservedGeneration: tm.Generation,
 	})
+	fallback.ObservedGeneration = tm.Generation
+	changed = meta.SetStatusCondition(&tm.Status.Conditions, fallback) || changed
 	if !changed && tm.Status.SourceUID == string(isvc.UID) {
 		return nil
 	}
