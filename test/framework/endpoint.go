@@ -39,6 +39,8 @@ type Endpoint struct {
 	release  chan struct{}
 
 	delay time.Duration
+	// report is how the endpoint answers capacity polls on ReportPath (report.go).
+	report report
 
 	requests atomic.Int64
 	inFlight *InFlight
@@ -137,10 +139,13 @@ func (e *Endpoint) handle(w http.ResponseWriter, r *http.Request) {
 	e.inFlight.enter()
 	defer e.inFlight.leave()
 	e.mu.Lock()
-	mode, release, delay := e.mode, e.release, e.delay
+	mode, release, delay, report := e.mode, e.release, e.delay, e.report
 	e.mu.Unlock()
 	if delay > 0 {
 		time.Sleep(delay)
+	}
+	if mode != Hang && report.answer(w, r) {
+		return
 	}
 	switch mode {
 	case Unavailable:
