@@ -150,7 +150,7 @@ BENCH_LOAD = echo "load part=$(1) load_average=$$(cut -d' ' -f1-3 /proc/loadavg 
 BENCH_FIGURES = tee $(BENCH_OUT)/$(1).log | awk '/^(prober|capacity|e2e) /{print; fflush()} /^(--- FAIL|FAIL|panic:)/{print; bad=1} END{exit bad}'
 
 .PHONY: bench bench-observer bench-prober bench-capacity bench-e2e
-bench: ## Measure the observer's overhead, the prober at 1k/10k/50k homes and 200 services end to end (about 5 minutes).
+bench: ## Measure the observer's overhead, the prober at 1k/10k/50k homes, polls with probes at 10k, and 200 services end to end (about 6 minutes).
 	@$(MAKE) --no-print-directory -j1 bench-observer bench-prober bench-capacity bench-e2e
 
 bench-observer: ## Observer vs a bare net/http client: ns/op, allocs/op and their ratios.
