@@ -153,11 +153,11 @@ demo: envtest build ## Watch the operator gate and restore a cluster on local AP
 BENCH_TIMEOUT ?= 30m
 BENCH_OUT := $(CURDIR)/_out/bench
 BENCH_LOAD = echo "load part=$(1) load_average=$$(cut -d' ' -f1-3 /proc/loadavg | tr ' ' ,) cpus=$$(nproc)"
-BENCH_FIGURES = tee $(BENCH_OUT)/$(1).log | awk '/^(prober|e2e) /{print; fflush()} /^(--- FAIL|FAIL|panic:)/{print; bad=1} END{exit bad}'
+BENCH_FIGURES = tee $(BENCH_OUT)/$(1).log | awk '/^(prober|capacity|e2e) /{print; fflush()} /^(--- FAIL|FAIL|panic:)/{print; bad=1} END{exit bad}'
 
-.PHONY: bench bench-observer bench-prober bench-e2e
-bench: ## Measure the observer's overhead, the prober at 1k/10k/50k homes and 200 services end to end (about 5 minutes).
-	@$(MAKE) --no-print-directory -j1 bench-observer bench-prober bench-e2e
+.PHONY: bench bench-observer bench-prober bench-capacity bench-e2e
+bench: ## Measure the observer's overhead, the prober at 1k/10k/50k homes, polls with probes at 10k, and 200 services end to end (about 6 minutes).
+	@$(MAKE) --no-print-directory -j1 bench-observer bench-prober bench-capacity bench-e2e
 
 bench-observer: ## Observer vs a bare net/http client: ns/op, allocs/op and their ratios.
 	@mkdir -p $(BENCH_OUT); $(call BENCH_LOAD,observer)
@@ -176,6 +176,11 @@ bench-prober: ## The prober alone at 1,000, 10,000 and 50,000 homes (10s period,
 	@mkdir -p $(BENCH_OUT); $(call BENCH_LOAD,prober)
 	@$(GO) test -count=1 -run '^$$' -bench '^(BenchmarkProberScale|BenchmarkProberFirstVerdict)$$' -benchtime=1x -timeout $(BENCH_TIMEOUT) ./controllers/ \
 		| $(call BENCH_FIGURES,prober)
+
+bench-capacity: ## Probes and capacity polls together through one observer at 10,000 homes (10s period, 64 slots; under a minute).
+	@mkdir -p $(BENCH_OUT); $(call BENCH_LOAD,capacity)
+	@$(GO) test -count=1 -run '^$$' -bench '^BenchmarkPollsAndProbes$$' -benchtime=1x -timeout $(BENCH_TIMEOUT) ./controllers/ \
+		| $(call BENCH_FIGURES,capacity)
 
 bench-e2e: envtest ## 200 services on 3 workload clusters with envtest, 2s period: writes per map and gate delay (about 1.5 minutes).
 	@mkdir -p $(BENCH_OUT); $(call BENCH_LOAD,e2e)

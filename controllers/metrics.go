@@ -22,6 +22,11 @@ var (
 		Help: "Homes of a service that the routing probe gates now.",
 	}, []string{"namespace", "name"})
 
+	capacityFallbackHomes = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "ome_trafficmap_capacity_fallback_homes",
+		Help: "Number of homes currently using control-plane allocation because configured endpoint capacity did not produce a usable ceiling.",
+	}, []string{"namespace", "trafficmap"})
+
 	probeLateness = prometheus.NewHistogram(prometheus.HistogramOpts{
 		Name:    "ome_routing_probe_lateness_seconds",
 		Help:    "How long after its due time a probe's request started, including the wait for an observer slot.",
@@ -31,7 +36,7 @@ var (
 
 // RegisterMetrics registers the routing metrics with reg.
 func RegisterMetrics(reg prometheus.Registerer) error {
-	for _, c := range []prometheus.Collector{probeResults, gatedHomes, probeLateness} {
+	for _, c := range []prometheus.Collector{probeResults, gatedHomes, probeLateness, capacityFallbackHomes} {
 		if err := reg.Register(c); err != nil {
 			return err
 		}
@@ -55,4 +60,14 @@ func forgetProbeMetrics(key types.NamespacedName) {
 	labels := prometheus.Labels{"namespace": key.Namespace, "name": key.Name}
 	probeResults.DeletePartialMatch(labels)
 	gatedHomes.DeletePartialMatch(labels)
+}
+
+// setCapacityFallbackHomes records a polled map's homes without a ceiling.
+func setCapacityFallbackHomes(key types.NamespacedName, n int) {
+	capacityFallbackHomes.WithLabelValues(key.Namespace, key.Name).Set(float64(n))
+}
+
+// forgetCapacityMetrics deletes a map's series when it is no longer polled.
+func forgetCapacityMetrics(key types.NamespacedName) {
+	capacityFallbackHomes.DeletePartialMatch(prometheus.Labels{"namespace": key.Namespace, "trafficmap": key.Name})
 }

@@ -21,6 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/pkg/capacity"
 	"github.com/ome-routing/operator/pkg/probe"
 	"github.com/ome-routing/operator/pkg/trafficmap"
 )
@@ -44,6 +45,7 @@ type RoutingReconciler struct {
 	Recorder events.EventRecorder
 	Members  *Members
 	Prober   *Prober
+	Poller   *Poller
 	// Enabled is the installation's routing.enabled.
 	Enabled bool
 	// InstallationProbe is the installation's probe, nil when it sets none.
@@ -56,6 +58,10 @@ type RoutingReconciler struct {
 
 	// fresh holds the services whose last write conflicted (see retryConflict).
 	fresh sync.Map
+	// Capacity is the installation's capacity poll, nil when it sets none.
+	Capacity *capacity.Policy
+	// CapacityLimits are the observer limits a service's capacity poll must respect.
+	CapacityLimits capacity.Limits
 }
 
 // +kubebuilder:rbac:groups=ome.io,resources=inferenceservices,verbs=get;list;watch
@@ -86,9 +92,15 @@ func (r *RoutingReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 	}
 	if !r.routed(isvc) {
 		r.Prober.Forget(req.NamespacedName)
+		r.forgetCapacity(req.NamespacedName)
 		return r.retryConflict(req.NamespacedName, r.deleteMap(ctx, current))
 	}
 	policy, err := r.routingPolicy(isvc)
+	if err != nil {
+		r.refuse(ctx, isvc, err)
+		return ctrl.Result{}, nil
+	}
+	polls, err := capacity.Resolve(r.Capacity, serviceCapacity(isvc), r.CapacityLimits)
 	if err != nil {
 		r.refuse(ctx, isvc, err)
 		return ctrl.Result{}, nil
@@ -105,6 +117,7 @@ func (r *RoutingReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 	}
 	r.announceRefusedEndpoints(ctx, isvc, in.refused)
 	r.attachProbes(req.NamespacedName, isvc.UID, policy, in.homes, current)
+	nextExpiry := r.attachCeilings(req.NamespacedName, polls, in.homes)
 	result := trafficmap.Build(trafficmap.Input{
 		Candidates:      len(in.placement.Candidates),
 		Homes:           in.homes,
@@ -113,7 +126,12 @@ func (r *RoutingReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 	})
 	err = r.writePlacement(ctx, isvc, in.placement)
 	if err == nil {
-		err = r.writeMap(ctx, isvc, current, result, allFailedPolicy(policy))
+		err = r.writeMap(ctx, isvc, current, result, allFailedPolicy(policy), polls.Enabled())
+	}
+	if err == nil && !nextExpiry.IsZero() {
+		// A capacity reading can expire between polls (when polls stop succeeding in
+		// time), which changes the weight with nothing else to trigger a reconcile.
+		return ctrl.Result{RequeueAfter: max(time.Until(nextExpiry), 0) + time.Millisecond}, nil
 	}
 	return r.retryConflict(req.NamespacedName, err)
 }
@@ -153,6 +171,7 @@ func (r *RoutingReconciler) routingPolicy(isvc *omev1beta1.InferenceService) (pr
 // (or the lack of one) stays exactly as it is until the settings are fixed.
 func (r *RoutingReconciler) refuse(ctx context.Context, isvc *omev1beta1.InferenceService, err error) {
 	r.Prober.Forget(client.ObjectKeyFromObject(isvc))
+	r.Poller.Forget(client.ObjectKeyFromObject(isvc))
 	ctrl.LoggerFrom(ctx).Error(err, "Refusing routing settings; the TrafficMap is frozen", "InferenceService", klog.KObj(isvc))
 	r.Recorder.Eventf(isvc, nil, corev1.EventTypeWarning, EventRoutingPolicyRefused, actionResolvePolicy, "%s", err.Error())
 }
@@ -214,6 +233,7 @@ func (r *RoutingReconciler) SetupWithManager(mgr ctrl.Manager, workers int) erro
 		Watches(&omev1beta1.WorkloadCluster{}, handler.EnqueueRequestsFromMapFunc(r.allSources)).
 		WatchesRawSource(source.Channel(r.Members.Events(), &handler.EnqueueRequestForObject{})).
 		WatchesRawSource(source.Channel(r.Prober.Events(), &handler.EnqueueRequestForObject{})).
+		WatchesRawSource(source.Channel(r.Poller.Events(), &handler.EnqueueRequestForObject{})).
 		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
 		Complete(r)
 }

@@ -49,5 +49,6 @@ func (r *RoutingReconciler) gone(ctx context.Context, key types.NamespacedName) 
 		}
 	}
 	r.Prober.Forget(key)
+	r.forgetCapacity(key)
 	return ctrl.Result{}, nil
 }

@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/pkg/capacity"
 	"github.com/ome-routing/operator/pkg/trafficmap"
 )
 
@@ -62,7 +63,7 @@ func (r *RoutingReconciler) writePlacement(ctx context.Context, isvc *omev1beta1
 // the status are each written only when they differ, so a steady service costs no writes
 // and a hand edit is put back.
 func (r *RoutingReconciler) writeMap(ctx context.Context, isvc *omev1beta1.InferenceService, current *omev1beta1.TrafficMap,
-	result trafficmap.Result, policy omev1beta1.AllFailedPolicy) error {
+	result trafficmap.Result, policy omev1beta1.AllFailedPolicy, polled bool) error {
 	spec := omev1beta1.TrafficMapSpec{
 		Service:                isvc.Name,
 		Mode:                   isvc.Spec.Placement.Mode,
@@ -88,7 +89,12 @@ func (r *RoutingReconciler) writeMap(ctx context.Context, isvc *omev1beta1.Infer
 	}
 	r.announce(isvc, current, result, policy)
 	setGatedHomes(client.ObjectKeyFromObject(isvc), countGated(result.Entries))
-	return r.writeMapStatus(ctx, isvc, tm, []metav1.Condition{routableCondition(tm, result.Routable)})
+	fallback := capacity.FallbackCondition(polled, result.Entries)
+	if polled {
+		setCapacityFallbackHomes(client.ObjectKeyFromObject(isvc), capacity.FallbackHomes(result.Entries))
+	}
+	fallback.ObservedGeneration = tm.Generation
+	return r.writeMapStatus(ctx, isvc, tm, []metav1.Condition{routableCondition(tm, result.Routable), fallback})
 }
 
 // writeMapStatus applies the routing reconciler's share of the map's status: the source

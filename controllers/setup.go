@@ -10,6 +10,7 @@ import (
 
 	ctrl "sigs.k8s.io/controller-runtime"
 
+	"github.com/ome-routing/operator/pkg/capacity"
 	"github.com/ome-routing/operator/pkg/observer"
 	"github.com/ome-routing/operator/pkg/probe"
 )
@@ -22,6 +23,11 @@ type Options struct {
 	InstallationProbe *probe.Policy
 	// Limits are what a service's probe must respect (routing.observer.minPeriod).
 	Limits probe.Limits
+	// InstallationCapacity is the installation's capacity poll, nil when it sets none.
+	InstallationCapacity *capacity.Policy
+	// CapacityLimits are what a service's capacity poll must respect
+	// (routing.observer.minPeriod and maxSamples).
+	CapacityLimits capacity.Limits
 	// Observer is the one HTTP client every probe goes through.
 	Observer *observer.Observer
 	// MaxProbesInFlight caps the probes dispatched at once: routing.observer.maxConcurrentRequests.
@@ -59,18 +65,22 @@ func CacheOptions(secretNamespace string) cache.Options {
 	}}
 }
 
-// Setup adds the WorkloadCluster controller, the routing controller and the prober to
-// the manager.
+// Setup adds the WorkloadCluster controller, the routing controller, the prober and the
+// capacity poller to the manager.
 func Setup(mgr ctrl.Manager, opts Options) error {
 	if opts.SecretNamespace == "" {
 		return errors.New("controllers: SecretNamespace must be set")
 	}
 	members := NewMembers(mgr.GetScheme(), opts.MemberTimeout)
 	prober := NewProber(opts.Observer, opts.MaxProbesInFlight)
+	poller := NewPoller(opts.Observer, opts.MaxProbesInFlight)
 	if err := mgr.Add(members); err != nil {
 		return err
 	}
 	if err := mgr.Add(prober); err != nil {
+		return err
+	}
+	if err := mgr.Add(poller); err != nil {
 		return err
 	}
 	if err := (&WorkloadClusterReconciler{
@@ -88,8 +98,11 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 		Recorder:          noteCapRecorder{mgr.GetEventRecorder("ome-routing")},
 		Members:           members,
 		Prober:            prober,
+		Poller:            poller,
 		Enabled:           opts.RoutingEnabled,
 		InstallationProbe: opts.InstallationProbe,
 		Limits:            opts.Limits,
+		Capacity:          opts.InstallationCapacity,
+		CapacityLimits:    opts.CapacityLimits,
 	}).SetupWithManager(mgr, max(opts.RoutingWorkers, 1))
 }

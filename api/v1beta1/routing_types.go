@@ -47,6 +47,11 @@ type Routing struct {
 	// +optional
 	Probe *RoutingProbe `json:"probe,omitempty"`
 
+	// capacity is the service's own capacity poll. It replaces the installation's poll as
+	// a whole; `disabled: true` turns polling off for this service.
+	// +optional
+	Capacity *RoutingCapacitySpec `json:"capacity,omitempty"`
+
 	// capacityFactors multiplies a cluster's servable replicas when weights are computed,
 	// keyed by WorkloadCluster name. Each factor must be positive.
 	// +optional

@@ -13,9 +13,22 @@ const (
 	TrafficMapPublished = "Published"
 	// TrafficMapOverrideActive says whether a drain overrides the map (a later feature).
 	TrafficMapOverrideActive = "OverrideActive"
-	// TrafficMapCapacityFallback says whether endpoint capacity fell back to the control
-	// plane's counts (a later feature).
+	// TrafficMapCapacityFallback is True when some home uses control-plane capacity
+	// because its configured capacity poll gives no usable ceiling.
 	TrafficMapCapacityFallback = "CapacityFallback"
+)
+
+// Reasons of the TrafficMap CapacityFallback condition.
+const (
+	// ReasonCapacityPollingDisabled (False): no capacity poll applies to the service.
+	ReasonCapacityPollingDisabled = "CapacityPollingDisabled"
+	// ReasonNoCapacityTargets (False): polling applies but the map has no home.
+	ReasonNoCapacityTargets = "NoCapacityTargets"
+	// ReasonEndpointCapacityAvailable (False): every home has a usable ceiling.
+	ReasonEndpointCapacityAvailable = "EndpointCapacityAvailable"
+	// ReasonEndpointCapacityUnavailable (True): some home has none; its entry's
+	// capacity.fallbackReason says why.
+	ReasonEndpointCapacityUnavailable = "EndpointCapacityUnavailable"
 )
 
 // Reasons of the TrafficMap Routable condition.
@@ -63,7 +76,7 @@ type CapacitySource string
 const (
 	// CapacitySourceControlPlane: counts from the copy's status on the workload cluster.
 	CapacitySourceControlPlane CapacitySource = "ControlPlane"
-	// CapacitySourceEndpoint: counts reported by the endpoint (capacity polling, later).
+	// CapacitySourceEndpoint: the endpoint's capacity report lowered allocated.
 	CapacitySourceEndpoint CapacitySource = "Endpoint"
 )
 
@@ -83,10 +96,23 @@ type TrafficMapCapacity struct {
 	// +optional
 	Factor *resource.Quantity `json:"factor,omitempty"`
 
-	// source says where the counts came from.
+	// source says where the counts came from: Endpoint only when a capacity report
+	// lowered allocated.
 	// +optional
 	// +kubebuilder:default=ControlPlane
 	Source CapacitySource `json:"source,omitempty"`
+
+	// reported is the ceiling the capacity poll applies, recorded even when it is not
+	// below the admitted replicas; absent when there is none.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	Reported *int32 `json:"reported,omitempty"`
+
+	// fallbackReason says why a configured capacity poll gives no ceiling, so that the
+	// admitted replicas count; empty when polling is off or the ceiling is usable.
+	// +optional
+	// +kubebuilder:validation:MaxLength=4096
+	FallbackReason string `json:"fallbackReason,omitempty"`
 }
 
 // TrafficMapProbe is the routing probe's record for one home. It is also the state the
@@ -192,7 +218,7 @@ type TrafficMapStatus struct {
 	// +optional
 	SourceUID string `json:"sourceUID,omitempty"`
 
-	// conditions include Routable.
+	// conditions include Routable and CapacityFallback.
 	// +optional
 	// +listType=map
 	// +listMapKey=type

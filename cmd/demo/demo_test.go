@@ -84,6 +84,7 @@ func TestDemoStory(t *testing.T) {
 		"inferenceservice.ome.io/qwen3-0-6b configured",
 		"worker-a 1 true Passing HTTP 200",
 		"worker-b 0 false Failing HTTP 503",
+		"worker-b 0  1 Endpoint 0",
 		"2 home(s) have conclusive probe failures; preserving traffic among homes with ready capacity",
 		"2 home(s) have conclusive probe failures; all route weights are zero",
 	} {
@@ -159,6 +160,7 @@ func (s mapState) check(v View) string {
 var (
 	passingEntry = entryState{weight: 1, healthy: true, result: omev1beta1.ProbePassing}
 	gatedKept    = entryState{weight: 1, healthy: false, result: omev1beta1.ProbeFailing, gated: true}
+	cappedToZero = entryState{weight: 0, healthy: true, result: omev1beta1.ProbePassing}
 	gatedDrained = entryState{weight: 0, healthy: false, result: omev1beta1.ProbeFailing, gated: true}
 )
 
@@ -167,6 +169,7 @@ var wantStates = []mapState{
 	{map[string]entryState{"worker-a": passingEntry, "worker-b": passingEntry}, metav1.ConditionTrue, omev1beta1.ReasonRoutable, "2 of 2"},
 	{map[string]entryState{"worker-a": passingEntry, "worker-b": gatedDrained}, metav1.ConditionTrue, omev1beta1.ReasonRoutable, "1 of 2"},
 	{map[string]entryState{"worker-a": passingEntry, "worker-b": passingEntry}, metav1.ConditionTrue, omev1beta1.ReasonRoutable, "2 of 2"},
+	{map[string]entryState{"worker-a": passingEntry, "worker-b": cappedToZero}, metav1.ConditionTrue, omev1beta1.ReasonRoutable, "1 of 2"},
 	{map[string]entryState{"worker-a": gatedKept, "worker-b": gatedKept}, metav1.ConditionTrue, omev1beta1.ReasonAllHomesProbeFailed, "preserving traffic"},
 	{map[string]entryState{"worker-a": gatedDrained, "worker-b": gatedDrained}, metav1.ConditionFalse, omev1beta1.ReasonAllHomesProbeFailed, "all route weights are zero"},
 }

@@ -10,6 +10,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/ome-routing/operator/controllers"
+	"github.com/ome-routing/operator/pkg/capacity"
 	"github.com/ome-routing/operator/pkg/config"
 	"github.com/ome-routing/operator/pkg/observer"
 	"github.com/ome-routing/operator/pkg/probe"
@@ -56,6 +57,8 @@ func (d *Demo) startInProcess(settings, logPath string) (<-chan error, error) {
 	opts.RoutingEnabled = r.Enabled
 	opts.InstallationProbe = r.Probe
 	opts.Limits = probe.Limits{MinPeriod: r.Observer.MinPeriod, MaxPeriod: r.Observer.MaxPeriod, MaxTimeout: r.Observer.MaxTimeout}
+	opts.InstallationCapacity = r.Capacity
+	opts.CapacityLimits = capacity.Limits{MinPeriod: r.Observer.MinPeriod, MaxSamples: r.Observer.MaxSamples}
 	opts.Observer = obs
 	opts.RoutingWorkers = r.Observer.MaxConcurrentReconciles
 	opts.MaxProbesInFlight = int(r.Observer.MaxConcurrentRequests)

@@ -15,6 +15,9 @@ const (
 	// tableJSONPath is the spec's Step 3 jsonpath: cluster, weight, healthy, and the last
 	// probe result and message.
 	tableJSONPath = `{range .spec.entries[*]}{.cluster}{" "}{.weight}{" "}{.healthy}{" "}{.probe.result}{" "}{.probe.message}{"\n"}{end}`
+	// capacityJSONPath shows each entry's capacity: cluster, weight, allocated, ready,
+	// source and reported, as the capacity polling guide lists them.
+	capacityJSONPath = `{range .spec.entries[*]}{.cluster}{" "}{.weight}{" "}{.capacity.allocated}{" "}{.capacity.ready}{" "}{.capacity.source}{" "}{.capacity.reported}{"\n"}{end}`
 	// routableColumns is the spec's custom-columns view of the Routable condition.
 	routableColumns = `custom-columns=ROUTABLE:.status.conditions[?(@.type=="Routable")].status,REASON:.status.conditions[?(@.type=="Routable")].reason,MESSAGE:.status.conditions[?(@.type=="Routable")].message`
 )
@@ -61,6 +64,11 @@ func (k *Kubectl) Show(ctx context.Context, args ...string) (string, error) {
 // tableArgs is the spec's Step 3 command.
 func tableArgs() []string {
 	return []string{"get", "trafficmap", serviceName, "-n", serviceNS, "-o", "jsonpath=" + tableJSONPath}
+}
+
+// capacityArgs prints each entry's capacity block.
+func capacityArgs() []string {
+	return []string{"get", "trafficmap", serviceName, "-n", serviceNS, "-o", "jsonpath=" + capacityJSONPath}
 }
 
 // routableArgs is the spec's Routable command.

@@ -33,7 +33,8 @@ type Timing struct {
 var demoTiming = Timing{Period: 2 * time.Second, Timeout: time.Second, Step: 60 * time.Second, Ready: 90 * time.Second, Poll: 250 * time.Millisecond}
 
 // managerSettings is the multi-cluster settings file the manager reads: the spec's Step 1
-// probe with the demo's timing, and an observer that may dial loopback, since the demo's
+// probe with the demo's timing, a capacity poll on /capacity with a quorum of two, and an
+// observer that may dial loopback, since the demo's
 // model servers listen there (production keeps allowLoopback false).
 func managerSettings(t Timing) string {
 	return fmt.Sprintf(`{
@@ -44,23 +45,34 @@ func managerSettings(t Timing) string {
       "method": "GET",
       "acceptStatuses": [200],
       "gateStatuses": [404, 500, 502, 503, 504],
-      "period": %q,
-      "timeout": %q,
+      "period": %[1]q,
+      "timeout": %[2]q,
       "failureThreshold": 3,
       "successThreshold": 2,
       "allFailedPolicy": "PreserveTraffic"
+    },
+    "capacity": {
+      "path": "/capacity",
+      "method": "GET",
+      "format": "Report",
+      "samples": 3,
+      "quorum": 2,
+      "period": %[1]q,
+      "timeout": %[2]q,
+      "maxAge": %[3]q
     },
     "observer": {
       "maxConcurrentReconciles": 8,
       "maxConcurrentRequests": 16,
       "maxResponseBytes": 65536,
       "minPeriod": "1s",
+      "maxSamples": 10,
       "allowLoopback": true,
       "allowPrivateNetworks": true
     }
   }
 }
-`, t.Period, t.Timeout)
+`, t.Period, t.Timeout, 3*t.Period)
 }
 
 // isvcManifest is the spec's Step 2 isvc.yaml with the demo's timing and the given

@@ -123,7 +123,9 @@ func (d *Demo) startModelServers() error {
 		}
 		d.endpoints[w] = ep
 		d.onClose(w+"'s model server", func() error { ep.Close(); return nil })
-		d.out.Event("%s's model server at %s answers 200 on /v1/models", w, ep.URL())
+		// A reporter beside the model server, as an operator adds with its own route.
+		ep.SetServable(1)
+		d.out.Event("%s's model server at %s answers 200 on /v1/models, and {\"servable\": 1} on %s", w, ep.URL(), framework.ReportPath)
 	}
 	return nil
 }

@@ -21,6 +21,9 @@ type Step struct {
 	Do func(ctx context.Context) error
 	// Want names the state, for the progress line and a timeout's message.
 	Want string
+	// Show, when set, is a kubectl command printed once the state is reached, besides the
+	// Routable condition.
+	Show func() []string
 	// Reached says whether the map shows the state; before is the map as it was before Do,
 	// for a state that only counts once the change has been seen.
 	Reached func(before, now View) bool
@@ -74,8 +77,29 @@ func (d *Demo) Steps() []Step {
 			"(2) Passing results in a row. Then worker-b gets its weight back.",
 		},
 	}, {
+		Title: "worker-b's capacity reporter says it can serve 0 replicas",
+		Do: func(context.Context) error {
+			d.setServable(b, 0)
+			return nil
+		},
+		Want: "worker-b capped at 0 by its report, still healthy and passing",
+		Reached: func(_, v View) bool {
+			eb := v.Entries[b]
+			return passing(v.Entries[a]) && passing(eb) && eb.Weight == 0 &&
+				eb.Capacity.Source == omev1beta1.CapacitySourceEndpoint && routable(v, metav1.ConditionTrue, omev1beta1.ReasonRoutable)
+		},
+		Show: capacityArgs,
+		After: []string{
+			"worker-b's copy still says 1 ready replica and its probe passes, but its endpoint",
+			"reports it can serve none (say, its engines lost their decoders in a rollout). Once",
+			"quorum (2) polls in a row agree, allocated drops to the reported 0 with source",
+			"Endpoint, and so does the weight. healthy stays true: it ignores capacity.",
+		},
+	}, {
 		Title: "Both model servers answer 503, under allFailedPolicy: PreserveTraffic",
 		Do: func(context.Context) error {
+			// worker-b can serve again; the gates below would otherwise keep its 0.
+			d.setServable(b, 1)
 			if err := d.setModelServer(a, framework.Unavailable); err != nil {
 				return err
 			}
@@ -147,6 +171,11 @@ func (d *Demo) RunStep(ctx context.Context, n, total int, s Step) error {
 		return fmt.Errorf("step %d (%s): %w", n, s.Title, err)
 	}
 	d.out.Event("reached after %.1fs: %s", time.Since(start).Seconds(), s.Want)
+	if s.Show != nil {
+		if _, err := d.kubectl.Show(ctx, s.Show()...); err != nil {
+			return fmt.Errorf("step %d: %w", n, err)
+		}
+	}
 	if _, err := d.kubectl.Show(ctx, routableArgs()...); err != nil {
 		return fmt.Errorf("step %d: %w", n, err)
 	}
@@ -174,6 +203,12 @@ func (d *Demo) setModelServer(worker string, mode framework.Mode) error {
 	what := map[framework.Mode]string{framework.Serve: "200", framework.Unavailable: "503"}[mode]
 	d.out.Event("%s's model server now answers %s", worker, what)
 	return d.endpoints[worker].Set(mode)
+}
+
+// setServable changes what a worker's capacity reporter answers.
+func (d *Demo) setServable(worker string, n int32) {
+	d.out.Event("%s's capacity reporter now answers {\"servable\": %d}", worker, n)
+	d.endpoints[worker].SetServable(n)
 }
 
 // digestOf is the policy digest of a cluster's probe record, or "" when it has none.

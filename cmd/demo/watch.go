@@ -47,6 +47,9 @@ func (d *Demo) read(ctx context.Context) (View, error) {
 // lastProbeTime, which moves on every attempt: the story reports what changes the routing.
 func describe(e omev1beta1.TrafficMapEntry) string {
 	s := fmt.Sprintf("weight %d, healthy %t", e.Weight, e.Healthy)
+	if e.Capacity.Source == omev1beta1.CapacitySourceEndpoint && e.Capacity.Reported != nil {
+		s += fmt.Sprintf(", capped at %d by its capacity report", *e.Capacity.Reported)
+	}
 	if e.Probe == nil {
 		return s + ", not probed yet"
 	}

@@ -14,6 +14,7 @@ import (
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/controllers"
+	"github.com/ome-routing/operator/pkg/capacity"
 	"github.com/ome-routing/operator/pkg/config"
 	"github.com/ome-routing/operator/pkg/observer"
 	"github.com/ome-routing/operator/pkg/probe"
@@ -82,6 +83,8 @@ func setupControllers(mgr ctrl.Manager, o *options, cfg *config.Config) error {
 	opts.RoutingEnabled = cfg.Routing.Enabled
 	opts.InstallationProbe = cfg.Routing.Probe
 	opts.Limits = probe.Limits{MinPeriod: obsCfg.MinPeriod, MaxPeriod: obsCfg.MaxPeriod, MaxTimeout: obsCfg.MaxTimeout}
+	opts.InstallationCapacity = cfg.Routing.Capacity
+	opts.CapacityLimits = capacity.Limits{MinPeriod: obsCfg.MinPeriod, MaxSamples: obsCfg.MaxSamples}
 	opts.Observer = obs
 	opts.RoutingWorkers = obsCfg.MaxConcurrentReconciles
 	opts.MaxProbesInFlight = int(obsCfg.MaxConcurrentRequests)
@@ -97,6 +100,11 @@ func logSettings(o *options, cfg *config.Config) {
 		probeSummary = fmt.Sprintf("%s %s every %s, timeout %s", p.Method, p.Path, p.Period, p.Timeout)
 		digest = probe.Digest(*p)
 	}
+	capacitySummary := "none"
+	if c := r.Capacity; c != nil {
+		capacitySummary = fmt.Sprintf("%s %s (%s) every %s, timeout %s, quorum %d of %d, maxAge %s",
+			c.Method, c.Path, c.Format, c.Period, c.Timeout, c.Quorum, c.Samples, c.MaxAge)
+	}
 	ctrl.Log.WithName("setup").Info("Routing settings loaded",
 		"routingEnabled", r.Enabled,
 		"enableMulticluster", o.enableMulticluster,
@@ -110,6 +118,8 @@ func logSettings(o *options, cfg *config.Config) {
 		"minPeriod", obs.MinPeriod.String(),
 		"maxPeriod", obs.MaxPeriod.String(),
 		"maxTimeout", obs.MaxTimeout.String(),
+		"maxSamples", obs.MaxSamples,
+		"capacity", capacitySummary,
 		"allowLoopback", obs.AllowLoopback,
 		"allowPrivateNetworks", obs.AllowPrivateNetworks,
 	)

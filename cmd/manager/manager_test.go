@@ -18,7 +18,7 @@ const step1Config = `{"routing": {"enabled": true,
   "probe": {"path": "/v1/models", "method": "GET", "acceptStatuses": [200], "gateStatuses": [404,500,502,503,504],
     "period": "10s", "timeout": "3s", "failureThreshold": 3, "successThreshold": 2, "allFailedPolicy": "PreserveTraffic"},
   "observer": {"maxConcurrentReconciles": 8, "maxConcurrentRequests": 16, "maxResponseBytes": 65536, "minPeriod": "1s",
-    "allowLoopback": false, "allowPrivateNetworks": true}}}`
+    "maxSamples": 10, "allowLoopback": false, "allowPrivateNetworks": true}}}`
 
 // The log line and error that show the manager got past its settings and tried to find an
 // API server.
@@ -145,6 +145,12 @@ func TestManagerRefusesBadSettings(t *testing.T) {
 			[]string{"invalid multi-cluster configuration: routing.probe.period (500ms) must be at least routing.observer.minPeriod (1s)"}},
 		{"observer limit zero", step1(`"maxConcurrentRequests": 16`, `"maxConcurrentRequests": 0`), topology,
 			[]string{"invalid multi-cluster configuration: routing.observer.maxConcurrentRequests must be positive, got 0"}},
+		{"capacity timeout not shorter than period", step1(`"observer": {`, `"capacity": {"path": "/capacity", "method": "GET", "format": "Report",
+    "samples": 10, "quorum": 2, "period": "10s", "timeout": "10s", "maxAge": "30s"},
+  "observer": {`), topology,
+			[]string{"invalid multi-cluster configuration: routing.capacity.timeout (10s) must be shorter than routing.capacity.period (10s)"}},
+		{"maxSamples missing", step1(`"maxSamples": 10, `, ``), topology,
+			[]string{"invalid multi-cluster configuration: routing.observer.maxSamples is required"}},
 		{"probe without path", step1(`"path": "/v1/models", `, ``), topology,
 			[]string{"load multi-cluster configuration: unable to parse multicluster config json: routing.probe.path is required"}},
 		{"misspelt key", step1(`"maxConcurrentRequests"`, `"maxConcurentRequests"`), topology,

@@ -7,6 +7,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/ome-routing/operator/pkg/capacity"
 	"github.com/ome-routing/operator/pkg/probe"
 )
 
@@ -39,13 +40,17 @@ type Routing struct {
 	// service that does not set its own; nil means no probe. It is validated, and kept, even
 	// when Enabled is false.
 	Probe *probe.Policy
-	// Observer caps the outbound requests that probes (and later capacity polls) make.
+	// Capacity is the installation's capacity poll, which applies to every routed service
+	// that does not set its own; nil means none. It is validated only with routing on:
+	// a block staged while routing is off is inert.
+	Capacity *capacity.Policy
+	// Observer caps the outbound requests that probes and capacity polls make.
 	Observer Observer
 	// Publisher selects and paces the TrafficMap publisher.
 	Publisher Publisher
 }
 
-// Observer holds the settings under routing.observer. With routing on, the four limits are
+// Observer holds the settings under routing.observer. With routing on, the five limits are
 // set and positive; with routing off, an unset limit is zero.
 type Observer struct {
 	// MaxConcurrentReconciles is the number of routing reconcile workers.
@@ -64,6 +69,9 @@ type Observer struct {
 	// they are DefaultMaxPeriod and DefaultMaxTimeout: a missing key is not "unlimited".
 	MaxPeriod  time.Duration
 	MaxTimeout time.Duration
+	// MaxSamples is the most readings a capacity poll may keep per home, for the
+	// installation's poll and for every service's own.
+	MaxSamples int32
 
 	// The observer's network guard. A probe's destination comes from a workload cluster's
 	// status, which the control plane does not control, so the observer checks the address

@@ -18,9 +18,17 @@ type rawConfig struct {
 
 type rawRouting struct {
 	enabled   *bool
-	probe     *rawProbe // nil: no probe (absent, null, [] or {})
+	probe     *rawProbe    // nil: no probe (absent, null, [] or {})
+	capacity  *rawCapacity // nil: no capacity poll (absent, null, [] or {})
 	observer  rawObserver
 	publisher rawPublisher
+}
+
+type rawCapacity struct {
+	path, method, format    *string
+	options                 *map[string]string
+	samples, quorum         *int32
+	period, timeout, maxAge json.RawMessage
 }
 
 type rawProbe struct {
@@ -37,6 +45,7 @@ type rawObserver struct {
 	minPeriod               json.RawMessage
 	maxPeriod               json.RawMessage
 	maxTimeout              json.RawMessage
+	maxSamples              *int32
 	allowLoopback           *bool
 	allowPrivateNetworks    *bool
 }
@@ -69,9 +78,10 @@ func decode(data []byte) (rawConfig, []error) {
 		return cfg, nil // null: as empty
 	}
 	top := d.object(doc, "", "routing", "endpoint")
-	routing := d.object(top["routing"], "routing", "enabled", "probe", "observer", "publisher")
+	routing := d.object(top["routing"], "routing", "enabled", "probe", "capacity", "observer", "publisher")
 	cfg.routing.enabled = decodeValue[bool](d, routing["enabled"], "routing.enabled", "a boolean")
 	cfg.routing.probe = d.probe(routing["probe"], "routing.probe")
+	cfg.routing.capacity = d.capacity(routing["capacity"], "routing.capacity")
 	cfg.routing.observer = d.observer(routing["observer"], "routing.observer")
 	cfg.routing.publisher = d.publisher(routing["publisher"], "routing.publisher")
 	cfg.endpoint = d.endpoint(top["endpoint"], "endpoint")
@@ -128,9 +138,45 @@ func (d *decoder) probe(raw json.RawMessage, path string) *rawProbe {
 	return p
 }
 
+// capacity decodes the installation's capacity poll. As with the probe, the chart's
+// default is no block, and [] or {} also mean none.
+func (d *decoder) capacity(raw json.RawMessage, path string) *rawCapacity {
+	if raw == nil {
+		return nil
+	}
+	if kind(raw) != '{' {
+		var list []json.RawMessage
+		if err := json.Unmarshal(raw, &list); err == nil && len(list) == 0 {
+			return nil
+		}
+		d.fail("%s: want an object, or [] for no capacity poll, got %s", path, excerpt(raw))
+		return nil
+	}
+	fields := d.object(raw, path, "path", "method", "format", "options", "samples", "quorum",
+		"period", "timeout", "maxAge", "disabled")
+	if len(fields) == 0 {
+		return nil
+	}
+	if _, ok := fields["disabled"]; ok {
+		d.fail("%s.disabled is not supported in the installation's poll: leave %s out for no poll", path, path)
+		return nil
+	}
+	return &rawCapacity{
+		path:    decodeValue[string](d, fields["path"], path+".path", "a string"),
+		method:  decodeValue[string](d, fields["method"], path+".method", "a string"),
+		format:  decodeValue[string](d, fields["format"], path+".format", "a string"),
+		options: decodeValue[map[string]string](d, fields["options"], path+".options", "an object of strings"),
+		samples: decodeValue[int32](d, fields["samples"], path+".samples", "a 32-bit integer"),
+		quorum:  decodeValue[int32](d, fields["quorum"], path+".quorum", "a 32-bit integer"),
+		period:  fields["period"],
+		timeout: fields["timeout"],
+		maxAge:  fields["maxAge"],
+	}
+}
+
 func (d *decoder) observer(raw json.RawMessage, path string) rawObserver {
 	fields := d.object(raw, path, "maxConcurrentReconciles", "maxConcurrentRequests",
-		"maxResponseBytes", "minPeriod", "maxPeriod", "maxTimeout", "allowLoopback", "allowPrivateNetworks")
+		"maxResponseBytes", "minPeriod", "maxPeriod", "maxTimeout", "maxSamples", "allowLoopback", "allowPrivateNetworks")
 	return rawObserver{
 		maxConcurrentReconciles: decodeValue[int](d, fields["maxConcurrentReconciles"], path+".maxConcurrentReconciles", "an integer"),
 		maxConcurrentRequests:   decodeValue[int64](d, fields["maxConcurrentRequests"], path+".maxConcurrentRequests", "an integer"),
@@ -138,6 +184,7 @@ func (d *decoder) observer(raw json.RawMessage, path string) rawObserver {
 		minPeriod:               fields["minPeriod"],
 		maxPeriod:               fields["maxPeriod"],
 		maxTimeout:              fields["maxTimeout"],
+		maxSamples:              decodeValue[int32](d, fields["maxSamples"], path+".maxSamples", "a 32-bit integer"),
 		allowLoopback:           decodeValue[bool](d, fields["allowLoopback"], path+".allowLoopback", "a boolean"),
 		allowPrivateNetworks:    decodeValue[bool](d, fields["allowPrivateNetworks"], path+".allowPrivateNetworks", "a boolean"),
 	}

@@ -107,6 +107,7 @@ var rejectedCases = []rejectCase{
 			inv + "routing.observer.maxConcurrentReconciles is required",
 			inv + "routing.observer.maxConcurrentRequests is required",
 			inv + "routing.observer.maxResponseBytes is required",
+			inv + "routing.observer.maxSamples is required",
 			inv + "routing.observer.minPeriod is required",
 		}},
 	{"zero limit, routing off", routing(obj{"observer": with(chartObserver(), "maxConcurrentRequests", 0)}),
@@ -115,8 +116,8 @@ var rejectedCases = []rejectCase{
 	// Unknown and repeated keys, named by their path.
 	{"unknown top-level key", `{"routng": {"enabled": true}}`,
 		[]string{bad + `unknown field "routng"`}},
-	{"unknown routing key", routing(obj{"capacity": obj{"period": "10s"}}),
-		[]string{bad + `unknown field "routing.capacity"`}},
+	{"unknown routing key", routing(obj{"capacities": obj{"period": "10s"}}),
+		[]string{bad + `unknown field "routing.capacities"`}},
 	{"unknown probe key", enabled(with(step1Probe(), "intervalSeconds", 10), chartObserver()),
 		[]string{bad + `unknown field "routing.probe.intervalSeconds"`}},
 	{"unknown observer key", enabled(nil, with(chartObserver(), "maxConcurentRequests", 16)),

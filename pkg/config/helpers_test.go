@@ -45,6 +45,7 @@ func chartObserver() obj {
 		"minPeriod":               "1s",
 		"maxPeriod":               "5m",
 		"maxTimeout":              "30s",
+		"maxSamples":              10,
 		"allowLoopback":           false,
 		"allowPrivateNetworks":    false,
 	}
@@ -98,6 +99,7 @@ func chartObserverConfig() Observer {
 		MinPeriod:               time.Second,
 		MaxPeriod:               5 * time.Minute,
 		MaxTimeout:              30 * time.Second,
+		MaxSamples:              10,
 	}
 }
 

@@ -27,7 +27,7 @@ var acceptedCases = []parseCase{
 		name: "user guide step 1, as written in the issue",
 		json: `{"routing": {"enabled": true,
   "probe": {"path": "/v1/models", "method": "GET", "acceptStatuses": [200], "gateStatuses": [404,500,502,503,504], "period": "10s", "timeout": "3s", "failureThreshold": 3, "successThreshold": 2, "allFailedPolicy": "PreserveTraffic"},
-  "observer": {"maxConcurrentReconciles": 8, "maxConcurrentRequests": 16, "maxResponseBytes": 65536, "minPeriod": "1s", "allowLoopback": false, "allowPrivateNetworks": true}}}`,
+  "observer": {"maxConcurrentReconciles": 8, "maxConcurrentRequests": 16, "maxResponseBytes": 65536, "minPeriod": "1s", "maxSamples": 10, "allowLoopback": false, "allowPrivateNetworks": true}}}`,
 		want: &Config{Routing: Routing{Enabled: true, Probe: step1Policy(), Observer: func() Observer {
 			o := chartObserverConfig()
 			o.AllowPrivateNetworks = true
@@ -144,9 +144,13 @@ func TestParseAccepts(t *testing.T) {
 
 // describe prints a Config with its probe, which %+v would show as an address.
 func describe(c *Config) string {
-	if c.Routing.Probe == nil {
-		return fmt.Sprintf("%+v", *c)
-	}
 	r := c.Routing
-	return fmt.Sprintf("{Enabled:%v Probe:%+v Observer:%+v}", r.Enabled, *r.Probe, r.Observer)
+	var probe, capacity any = r.Probe, r.Capacity
+	if r.Probe != nil {
+		probe = *r.Probe
+	}
+	if r.Capacity != nil {
+		capacity = *r.Capacity
+	}
+	return fmt.Sprintf("{Enabled:%v Probe:%+v Capacity:%+v Observer:%+v}", r.Enabled, probe, capacity, r.Observer)
 }

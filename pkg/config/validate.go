@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ome-routing/operator/pkg/capacity"
 	"github.com/ome-routing/operator/pkg/probe"
 )
 
@@ -38,6 +39,10 @@ func validate(raw rawConfig) (*Config, []error) {
 		Probe:     v.probe(r.probe, "routing.probe", observer),
 		Publisher: v.publisher(r.publisher, "routing.publisher", enabled),
 	}}
+	if enabled {
+		cfg.Routing.Capacity = v.capacity(r.capacity, capacity.InstallationPath,
+			capacity.Limits{MinPeriod: observer.MinPeriod, MaxSamples: observer.MaxSamples})
+	}
 	cfg.Endpoint = v.endpoint(raw.endpoint, "endpoint")
 	return cfg, v.errs
 }
@@ -47,6 +52,7 @@ func (v *validator) observer(raw rawObserver, path string, required bool) Observ
 		MaxConcurrentReconciles: positive(v, raw.maxConcurrentReconciles, path+".maxConcurrentReconciles", required),
 		MaxConcurrentRequests:   positive(v, raw.maxConcurrentRequests, path+".maxConcurrentRequests", required),
 		MaxResponseBytes:        positive(v, raw.maxResponseBytes, path+".maxResponseBytes", required),
+		MaxSamples:              positive(v, raw.maxSamples, path+".maxSamples", required),
 	}
 	minPeriod, ok := v.duration(raw.minPeriod, path+".minPeriod")
 	switch {
@@ -90,7 +96,7 @@ func (v *validator) maximum(raw json.RawMessage, path string, def time.Duration)
 	return *d
 }
 
-func positive[T int | int64](v *validator, value *T, path string, required bool) T {
+func positive[T int | int32 | int64](v *validator, value *T, path string, required bool) T {
 	switch {
 	case value == nil:
 		if required {
@@ -169,6 +175,67 @@ func (v *validator) probe(raw *rawProbe, path string, limits Observer) *probe.Po
 		return nil
 	}
 	return &policy
+}
+
+// capacity checks the installation's capacity poll: its shape, then what the observer
+// allows. It returns nil when there is no poll or it breaks a rule.
+func (v *validator) capacity(raw *rawCapacity, path string, limits capacity.Limits) *capacity.Policy {
+	if raw == nil {
+		return nil
+	}
+	spec := capacity.Spec{Path: raw.path, Method: raw.method, Format: raw.format, Samples: raw.samples, Quorum: raw.quorum}
+	if raw.options != nil {
+		spec.Options = *raw.options
+	}
+	// As for the probe: a duration that does not parse has been reported, and what the
+	// rules say about its stand-in is left out.
+	var unparsed []string
+	for _, d := range []struct {
+		dst   **time.Duration
+		raw   json.RawMessage
+		field string
+	}{
+		{&spec.Period, raw.period, path + ".period"},
+		{&spec.Timeout, raw.timeout, path + ".timeout"},
+		{&spec.MaxAge, raw.maxAge, path + ".maxAge"},
+	} {
+		value, ok := v.duration(d.raw, d.field)
+		if !ok {
+			unparsed = append(unparsed, d.field)
+			value = new(time.Hour)
+		}
+		*d.dst = value
+	}
+	before := len(v.errs)
+	policy, errs := capacity.Validate(spec, path)
+	if len(errs) > 0 {
+		// Check also reads what was set of a poll whose shape failed, so that every
+		// problem shows at once.
+		policy = capacity.Policy{Options: spec.Options}
+		policy.Format = deref(spec.Format)
+		policy.Samples = deref(spec.Samples)
+		if !slices.Contains(unparsed, path+".period") {
+			policy.Period = deref(spec.Period)
+		}
+	}
+	errs = append(errs, capacity.Check(policy, path, limits)...)
+	for _, err := range errs {
+		if !mentionsAny(err.Error(), unparsed) {
+			v.add(err)
+		}
+	}
+	if len(v.errs) > before || spec.Path == nil {
+		return nil
+	}
+	return &policy
+}
+
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
 }
 
 // duration parses a duration written as a string, such as "10s". It returns nil, true when

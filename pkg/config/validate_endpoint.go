@@ -51,10 +51,3 @@ func (v *validator) endpoint(raw rawEndpoint, path string) Endpoint {
 	}
 	return e
 }
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
-}

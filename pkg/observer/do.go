@@ -1,8 +1,10 @@
 package observer
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -18,6 +20,9 @@ type Request struct {
 	// Timeout bounds the request from the moment it gets a slot until its body has been
 	// read. It must be positive.
 	Timeout time.Duration
+	// KeepBody returns the body read (up to the cap) in Result.Body, for callers that
+	// read the answer, such as capacity polls; probes only count it.
+	KeepBody bool
 }
 
 // Outcome says how far a request got.
@@ -51,6 +56,8 @@ type Result struct {
 	// Truncated means reading stopped at MaxResponseBytes before the body ended. It is
 	// not an error.
 	Truncated bool
+	// Body is what was read of the body when Request.KeepBody is set.
+	Body []byte
 	// SlotWait is how long the request waited for a slot.
 	SlotWait time.Duration
 	// Duration is how long the request ran once it had a slot.
@@ -98,7 +105,7 @@ func (o *Observer) do(ctx context.Context, req Request) Result {
 	// Recorded now rather than with the outcome, so that saturation shows while the
 	// slow requests holding the slots are still running.
 	o.metrics.observeSlotWait(wait)
-	res := o.run(ctx, httpReq, req.Timeout)
+	res := o.run(ctx, httpReq, req.Timeout, req.KeepBody)
 	res.SlotWait = wait
 	res.Duration = time.Since(start)
 	o.slots.Release(1)
@@ -107,7 +114,7 @@ func (o *Observer) do(ctx context.Context, req Request) Result {
 }
 
 // run sends the request while the caller holds a slot.
-func (o *Observer) run(ctx context.Context, httpReq *http.Request, timeout time.Duration) Result {
+func (o *Observer) run(ctx context.Context, httpReq *http.Request, timeout time.Duration, keep bool) Result {
 	o.metrics.startRun()
 	defer o.metrics.endRun()
 
@@ -124,7 +131,13 @@ func (o *Observer) run(ctx context.Context, httpReq *http.Request, timeout time.
 		}
 		return Result{Outcome: OutcomeTransportError, Err: err}
 	}
-	n, truncated, err := readBody(resp.Body, o.maxBody)
+	var sink io.Writer = io.Discard
+	var kept *bytes.Buffer
+	if keep {
+		kept = &bytes.Buffer{}
+		sink = kept
+	}
+	n, truncated, err := readBody(resp.Body, o.maxBody, sink)
 	// Closing a body that was not read to its end makes net/http close the connection
 	// instead of draining it, so a truncated body costs no further reading.
 	resp.Body.Close()
@@ -135,7 +148,11 @@ func (o *Observer) run(ctx context.Context, httpReq *http.Request, timeout time.
 		}
 		return Result{Outcome: OutcomeBodyError, StatusCode: resp.StatusCode, BytesRead: n, Err: err}
 	}
-	return Result{Outcome: OutcomeResponse, StatusCode: resp.StatusCode, BytesRead: n, Truncated: truncated}
+	res := Result{Outcome: OutcomeResponse, StatusCode: resp.StatusCode, BytesRead: n, Truncated: truncated}
+	if kept != nil {
+		res.Body = kept.Bytes()[:n]
+	}
+	return res
 }
 
 // urlError phrases an error the way net/http phrases its own (`Get "http://…": …`), so

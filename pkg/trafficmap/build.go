@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/pkg/capacity"
 )
 
 // Home is one workload cluster that holds an addressable copy of the service.
@@ -24,6 +25,9 @@ type Home struct {
 	// Probe is the home's probe record, nil until a configured probe has run for it.
 	// Probe.Gated is the gate.
 	Probe *omev1beta1.TrafficMapProbe
+	// Ceiling is the capacity poll's verdict, nil when the service is not polled. Build
+	// lowers Allocated to it, never raises it, and records it in the entry.
+	Ceiling *capacity.Ceiling
 }
 
 // Input is everything the routing table of one service is computed from.
@@ -66,6 +70,13 @@ func Build(in Input) Result {
 	// the stable sort keeps even a duplicated name deterministic.
 	homes := slices.Clone(in.Homes)
 	slices.SortStableFunc(homes, func(a, b Home) int { return cmp.Compare(a.Cluster, b.Cluster) })
+	// The ceiling applies before anything else reads Allocated. Negative counts are not
+	// valid in the API and count as none.
+	effects := make([]capacity.Effect, len(homes))
+	for i := range homes {
+		effects[i] = capacity.Apply(max(homes[i].Allocated, 0), homes[i].Ceiling)
+		homes[i].Allocated = effects[i].Allocated
+	}
 
 	ignoreGates := allGated(homes) && in.AllFailedPolicy == omev1beta1.AllFailedPreserveTraffic
 	weights := reduceWeights(servableCapacity(homes, in.CapacityFactors, ignoreGates))
@@ -80,11 +91,12 @@ func Build(in Input) Result {
 			// so a preserved home still shows its gate.
 			Healthy: h.Ready > 0 && !gated(h),
 			Capacity: omev1beta1.TrafficMapCapacity{
-				// Negative counts are not valid in the API and count as none.
-				Allocated: max(h.Allocated, 0),
-				Ready:     max(h.Ready, 0),
-				Factor:    factorOf(in.CapacityFactors, h.Cluster),
-				Source:    omev1beta1.CapacitySourceControlPlane,
+				Allocated:      h.Allocated,
+				Ready:          max(h.Ready, 0),
+				Factor:         factorOf(in.CapacityFactors, h.Cluster),
+				Source:         effects[i].Source,
+				Reported:       effects[i].Reported,
+				FallbackReason: effects[i].FallbackReason,
 			},
 			// A copy, so the caller's probe state and the written entry never alias.
 			Probe: h.Probe.DeepCopy(),

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/pkg/capacity"
 	"github.com/ome-routing/operator/pkg/config"
 	"github.com/ome-routing/operator/pkg/probe"
 )
@@ -19,6 +20,7 @@ var defaultObserver = config.Observer{
 	MinPeriod:               time.Second,
 	MaxPeriod:               5 * time.Minute,
 	MaxTimeout:              30 * time.Second,
+	MaxSamples:              10,
 	AllowLoopback:           false,
 	AllowPrivateNetworks:    false,
 }
@@ -72,13 +74,27 @@ func TestRenderedConfigLoads(t *testing.T) {
           maxConcurrentRequests: 100
           maxResponseBytes: 10737418240
           minPeriod: 500ms
+          maxSamples: 4
           allowLoopback: true
           allowPrivateNetworks: true`),
 		want: config.Config{Routing: config.Routing{Enabled: true, Observer: config.Observer{
 			MaxConcurrentReconciles: 2, MaxConcurrentRequests: 100, MaxResponseBytes: 10737418240,
-			MinPeriod: 500 * time.Millisecond, MaxPeriod: 5 * time.Minute, MaxTimeout: 30 * time.Second,
+			MinPeriod: 500 * time.Millisecond, MaxPeriod: 5 * time.Minute, MaxTimeout: 30 * time.Second, MaxSamples: 4,
 			AllowLoopback: true, AllowPrivateNetworks: true,
 		}}},
+	}, {
+		// The example in values.yaml's comment, uncommented.
+		name: "capacity poll",
+		values: routingValues(`capacity: {path: /capacity, method: GET, format: Report, samples: 10, quorum: 2,
+          period: 10s, timeout: 3s, maxAge: 30s}`),
+		want: config.Config{Routing: config.Routing{Enabled: true, Observer: defaultObserver, Capacity: &capacity.Policy{
+			Path: "/capacity", Method: "GET", Format: "Report", Samples: 10, Quorum: 2,
+			Period: 10 * time.Second, Timeout: 3 * time.Second, MaxAge: 30 * time.Second,
+		}}},
+	}, {
+		name:   "capacity []",
+		values: routingValues("capacity: []"),
+		want:   config.Config{Routing: config.Routing{Enabled: true, Observer: defaultObserver}},
 	}, {
 		// --set gives helm integers.
 		name:   "observer from --set",

@@ -99,6 +99,22 @@ func TestSchemaRejects(t *testing.T) {
 		values: routingValues(`observer: {allowLoopback: "yes"}`),
 		want:   "- at '" + observer + "/allowLoopback': got string, want boolean",
 	}, {
+		name:   "capacity without maxAge",
+		values: routingValues("capacity: {path: /capacity, method: GET, format: Report, samples: 10, quorum: 2, period: 10s, timeout: 3s}"),
+		want:   "- at '/ome/multicluster/config/routing/capacity': missing property 'maxAge'",
+	}, {
+		name:   "capacity format not registered",
+		values: routingValues("capacity: {path: /capacity, method: GET, format: report, samples: 10, quorum: 2, period: 10s, timeout: 3s, maxAge: 30s}"),
+		want:   "- at '/ome/multicluster/config/routing/capacity/format': value must be 'Report'",
+	}, {
+		name:   "capacity disabled, which only a service's poll has",
+		values: routingValues("capacity: {disabled: true}"),
+		want:   "- at '/ome/multicluster/config/routing/capacity': additional properties 'disabled' not allowed",
+	}, {
+		name:   "observer maxSamples of zero",
+		values: routingValues("observer: {maxSamples: 0}"),
+		want:   "- at '" + observer + "/maxSamples': minimum: got 0, want 1",
+	}, {
 		name:   "observer limit removed",
 		values: routingValues("observer: {maxResponseBytes: null}"),
 		want:   "- at '" + observer + "': missing property 'maxResponseBytes'",

@@ -45,6 +45,8 @@ type Endpoint struct {
 	release  chan struct{}
 
 	delay time.Duration
+	// report is how the endpoint answers capacity polls on ReportPath (report.go).
+	report report
 
 	requests atomic.Int64
 	inFlight *InFlight
@@ -153,10 +155,13 @@ func (e *Endpoint) handle(w http.ResponseWriter, r *http.Request) {
 	defer e.inFlight.leave()
 	e.mu.Lock()
 	e.seen = append(e.seen, r.Method+" "+r.URL.Path)
-	mode, release, delay := e.mode, e.release, e.delay
+	mode, release, delay, report := e.mode, e.release, e.delay, e.report
 	e.mu.Unlock()
 	if delay > 0 {
 		time.Sleep(delay)
+	}
+	if mode != Hang && report.answer(w, r) {
+		return
 	}
 	switch {
 	case r.URL.Path != ProbePath:

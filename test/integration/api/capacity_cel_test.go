@@ -1,0 +1,114 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/test/capacitycases"
+)
+
+// validCapacity is a complete poll that every rule accepts: the base an UPDATE case starts
+// from.
+const validCapacity = `{"path": "/load", "method": "POST", "format": "Report", "period": "5s",
+  "timeout": "1s", "samples": 3, "quorum": 1, "maxAge": "5s"}`
+
+// isvcWithCapacity is an InferenceService whose spec.routing.capacity is exactly the given
+// JSON.
+func isvcWithCapacity(namespace, capacity string) *unstructured.Unstructured {
+	GinkgoHelper()
+	raw, err := json.Marshal(map[string]any{
+		"apiVersion": omev1beta1.GroupVersion.String(),
+		"kind":       "InferenceService",
+		"metadata":   map[string]any{"generateName": "capacity-", "namespace": namespace},
+		"spec":       map[string]any{"routing": map[string]any{"capacity": json.RawMessage(capacity)}},
+	})
+	Expect(err).NotTo(HaveOccurred(), "capacity JSON %s", capacity)
+	u := &unstructured.Unstructured{}
+	Expect(u.UnmarshalJSON(raw)).To(Succeed())
+	return u
+}
+
+func expectCapacityVerdict(err error, c capacitycases.Case, stored *unstructured.Unstructured) {
+	GinkgoHelper()
+	if c.CELMessage == "" {
+		Expect(err).NotTo(HaveOccurred())
+		got, found, nestedErr := unstructured.NestedFieldNoCopy(stored.Object, "spec", "routing", "capacity")
+		Expect(nestedErr).NotTo(HaveOccurred())
+		Expect(found).To(BeTrue(), "spec.routing.capacity was not stored")
+		raw, jsonErr := json.Marshal(got)
+		Expect(jsonErr).NotTo(HaveOccurred())
+		Expect(raw).To(MatchJSON(c.JSON), "the stored poll differs from the one sent")
+		return
+	}
+	Expect(err).To(HaveOccurred(), "the API server accepted a poll it must refuse")
+	Expect(apierrors.IsInvalid(err)).To(BeTrue(), "want an Invalid error, got: %v", err)
+	Expect(err.Error()).To(ContainSubstring(c.CELMessage))
+}
+
+func capacityCaseEntries() []TableEntry {
+	entries := make([]TableEntry, 0, len(capacitycases.Cases))
+	for _, c := range capacitycases.Cases {
+		entries = append(entries, Entry(c.Name, c))
+	}
+	return entries
+}
+
+var _ = Describe("spec.routing.capacity admission", func() {
+	BeforeEach(func(ctx context.Context) { ensureNamespace(ctx, celNamespace) })
+
+	DescribeTable("on CREATE",
+		func(ctx context.Context, c capacitycases.Case) {
+			isvc := isvcWithCapacity(celNamespace, c.JSON)
+			expectCapacityVerdict(k8s.Create(ctx, isvc), c, isvc)
+		},
+		capacityCaseEntries(),
+	)
+
+	DescribeTable("on UPDATE of a service that had a valid poll",
+		func(ctx context.Context, c capacitycases.Case) {
+			isvc := isvcWithCapacity(celNamespace, validCapacity)
+			Expect(k8s.Create(ctx, isvc)).To(Succeed())
+			isvc.Object["spec"] = isvcWithCapacity(celNamespace, c.JSON).Object["spec"]
+			expectCapacityVerdict(k8s.Update(ctx, isvc), c, isvc)
+		},
+		capacityCaseEntries(),
+	)
+
+	It("has a case for every CEL rule of the poll's schema", func(ctx context.Context) {
+		rules := capacityRules(ctx)
+		Expect(rules).To(ConsistOf(capacitycases.CELMessages))
+	})
+})
+
+// capacityRules reads the CEL messages of spec.routing.capacity from the served CRD.
+func capacityRules(ctx context.Context) []string {
+	GinkgoHelper()
+	crd := &unstructured.Unstructured{}
+	crd.SetAPIVersion("apiextensions.k8s.io/v1")
+	crd.SetKind("CustomResourceDefinition")
+	Expect(k8s.Get(ctx, client.ObjectKey{Name: "inferenceservices.ome.io"}, crd)).To(Succeed())
+	versions, _, err := unstructured.NestedSlice(crd.Object, "spec", "versions")
+	Expect(err).NotTo(HaveOccurred())
+	var messages []string
+	for _, v := range versions {
+		version := v.(map[string]any)
+		if version["name"] != omev1beta1.GroupVersion.Version {
+			continue
+		}
+		rules, found, err := unstructured.NestedSlice(version, "schema", "openAPIV3Schema",
+			"properties", "spec", "properties", "routing", "properties", "capacity", "x-kubernetes-validations")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(found).To(BeTrue(), "the capacity schema has no CEL rules")
+		for _, r := range rules {
+			messages = append(messages, r.(map[string]any)["message"].(string))
+		}
+	}
+	return messages
+}
