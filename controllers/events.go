@@ -12,6 +12,10 @@ const (
 	// EventRoutingPolicyRefused: the service's routing settings were refused; its map is
 	// frozen until they are fixed.
 	EventRoutingPolicyRefused = "RoutingPolicyRefused"
+	// EventHomeDrained: an ome.io/traffic-drain override started holding a home at weight 0.
+	EventHomeDrained = "HomeDrained"
+	// EventHomeUndrained: the last override holding a home was removed.
+	EventHomeUndrained = "HomeUndrained"
 )
 
 // Event actions (events.k8s.io/v1): what the operator was doing when the event happened.

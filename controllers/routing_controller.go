@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/pkg/drain"
 	"github.com/ome-routing/operator/pkg/probe"
 	"github.com/ome-routing/operator/pkg/trafficmap"
 )
@@ -85,6 +86,11 @@ func (r *RoutingReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 		r.refuse(ctx, isvc, err)
 		return ctrl.Result{}, nil
 	}
+	overrides, err := parseDrains(isvc)
+	if err != nil {
+		r.refuse(ctx, isvc, err)
+		return ctrl.Result{}, nil
+	}
 	in, err := r.gather(ctx, isvc)
 	if errors.Is(err, errMemberPending) {
 		// The WorkloadCluster controller is connecting; look again shortly rather than
@@ -102,9 +108,10 @@ func (r *RoutingReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 		CapacityFactors: capacityFactors(isvc),
 		AllFailedPolicy: allFailedPolicy(policy),
 	})
+	result = drain.Apply(result, overrides)
 	err = r.writePlacement(ctx, isvc, in.placement)
 	if err == nil {
-		err = r.writeMap(ctx, isvc, current, result, allFailedPolicy(policy))
+		err = r.writeMap(ctx, isvc, current, result, allFailedPolicy(policy), drain.OverrideActive(overrides, result.Entries))
 	}
 	if apierrors.IsConflict(err) {
 		// The cache had not seen our previous write yet: expected, not an error. Build
@@ -190,7 +197,7 @@ func allFailedPolicy(res probe.Resolution) omev1beta1.AllFailedPolicy {
 func (r *RoutingReconciler) SetupWithManager(mgr ctrl.Manager, workers int) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("routing").
-		For(&omev1beta1.InferenceService{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		For(&omev1beta1.InferenceService{}, builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, drainAnnotationChanged()))).
 		Owns(&omev1beta1.TrafficMap{}).
 		Watches(&omev1beta1.WorkloadCluster{}, handler.EnqueueRequestsFromMapFunc(r.allSources)).
 		WatchesRawSource(source.Channel(r.Members.Events(), &handler.EnqueueRequestForObject{})).

@@ -59,7 +59,7 @@ func (r *RoutingReconciler) writePlacement(ctx context.Context, isvc *omev1beta1
 // the status are each written only when they differ, so a steady service costs no writes
 // and a hand edit is put back.
 func (r *RoutingReconciler) writeMap(ctx context.Context, isvc *omev1beta1.InferenceService, current *omev1beta1.TrafficMap,
-	result trafficmap.Result, policy omev1beta1.AllFailedPolicy) error {
+	result trafficmap.Result, policy omev1beta1.AllFailedPolicy, override trafficmap.Condition) error {
 	spec := omev1beta1.TrafficMapSpec{
 		Service:                isvc.Name,
 		Mode:                   isvc.Spec.Placement.Mode,
@@ -84,11 +84,12 @@ func (r *RoutingReconciler) writeMap(ctx context.Context, isvc *omev1beta1.Infer
 		}
 	}
 	r.announce(isvc, current, result, policy)
+	r.announceDrains(isvc, current, result.Entries)
 	setGatedHomes(client.ObjectKeyFromObject(isvc), countGated(result.Entries))
-	return r.writeMapStatus(ctx, isvc, tm, result.Routable)
+	return r.writeMapStatus(ctx, isvc, tm, result.Routable, override)
 }
 
-func (r *RoutingReconciler) writeMapStatus(ctx context.Context, isvc *omev1beta1.InferenceService, tm *omev1beta1.TrafficMap, routable trafficmap.Condition) error {
+func (r *RoutingReconciler) writeMapStatus(ctx context.Context, isvc *omev1beta1.InferenceService, tm *omev1beta1.TrafficMap, routable, override trafficmap.Condition) error {
 	before := tm.DeepCopy()
 	changed := meta.SetStatusCondition(&tm.Status.Conditions, metav1.Condition{
 		Type:               omev1beta1.TrafficMapRoutable,
@@ -97,6 +98,12 @@ func (r *RoutingReconciler) writeMapStatus(ctx context.Context, isvc *omev1beta1
 		Message:            routable.Message,
 		ObservedGeneration: tm.Generation,
 	})
+	if meta.SetStatusCondition(&tm.Status.Conditions, metav1.Condition{
+		Type: omev1beta1.TrafficMapOverrideActive, Status: override.Status, Reason: override.Reason,
+		Message: override.Message, ObservedGeneration: tm.Generation,
+	}) {
+		changed = true
+	}
 	if !changed && tm.Status.SourceUID == string(isvc.UID) {
 		return nil
 	}
