@@ -78,8 +78,9 @@ verify: manifests generate ## Regenerate everything and fail if the tree changed
 ##@ Build
 
 .PHONY: build
-build: ## Build the manager binary into bin/manager.
+build: ## Build the manager into bin/manager and the kubectl plugin into bin/kubectl-ome.
 	$(GO) build -o $(BIN)/manager ./cmd/manager
+	$(GO) build -o $(BIN)/kubectl-ome ./cmd/kubectl-ome
 
 .PHONY: run
 run: ## Run the manager against the cluster in the current kubeconfig.
