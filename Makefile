@@ -138,7 +138,7 @@ DEMO_ARGS ?=
 demo: envtest build ## Watch the operator gate and restore a cluster on local API servers (about a minute).
 	$(GO) build -o $(BIN)/demo ./cmd/demo
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" KUBECTL="$(ENVTEST_ASSETS)/kubectl" \
-		$(BIN)/demo --manager $(BIN)/manager $(DEMO_ARGS)
+		$(BIN)/demo --manager $(BIN)/manager --plugin $(BIN)/kubectl-ome $(DEMO_ARGS)
 
 ##@ Benchmarks (make bench: one line per figure set; raw output in _out/bench/)
 

@@ -147,7 +147,7 @@ View                 Bounded cells; use -o json for complete identities
 	}
 	for err, want := range map[error]string{
 		apierrors.NewForbidden(schema.GroupResource{}, "chat", errors.New("no")): "Forbidden",
-		fmt.Errorf("wrapped: %w", errors.New("boom")):                          "Unreadable",
+		fmt.Errorf("wrapped: %w", errors.New("boom")):                            "Unreadable",
 	} {
 		if got := readReason(err); got != want {
 			t.Errorf("readReason(%v) = %s, want %s", err, got, want)

@@ -169,8 +169,8 @@ func TestPrintResultObject(t *testing.T) {
 		delete(got, "collectedAt")
 		want := map[string]any{
 			"apiVersion": "cli.ome.io/v1alpha1", "kind": "ActionResult", "action": "traffic undrain",
-			"target":   map[string]any{"kind": "InferenceService", "namespace": "prod", "name": "chat", "uid": "2f6c1d9e-4b7a-4c1e-9f3d-8a5b6c7d0e12", "resourceVersion": "1284799"},
-			"dryRun":   "none", "accepted": true, "applied": true,
+			"target": map[string]any{"kind": "InferenceService", "namespace": "prod", "name": "chat", "uid": "2f6c1d9e-4b7a-4c1e-9f3d-8a5b6c7d0e12", "resourceVersion": "1284799"},
+			"dryRun": "none", "accepted": true, "applied": true,
 			"message":  "API accepted traffic annotation request; not TrafficMap convergence.",
 			"followUp": "kubectl ome placement endpoint chat -n prod --context=hub",
 			"traffic":  map[string]any{"overrideID": "maintenance-a", "cluster": "worker-a", "overridesBefore": float64(1), "overridesAfter": float64(0)},

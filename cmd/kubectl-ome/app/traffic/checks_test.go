@@ -92,7 +92,7 @@ func TestCheckFlagsOrder(t *testing.T) {
 func isvcWith(mutate func(*omev1beta1.InferenceService)) *omev1beta1.InferenceService {
 	isvc := &omev1beta1.InferenceService{
 		ObjectMeta: metav1.ObjectMeta{Name: "chat", Namespace: "prod", UID: "u-1", ResourceVersion: "7"},
-		Spec: omev1beta1.InferenceServiceSpec{Placement: &omev1beta1.Placement{Policy: omev1beta1.PlacementPolicyClusterAffinity}},
+		Spec:       omev1beta1.InferenceServiceSpec{Placement: &omev1beta1.Placement{Policy: omev1beta1.PlacementPolicyClusterAffinity}},
 	}
 	if mutate != nil {
 		mutate(isvc)
