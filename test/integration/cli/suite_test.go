@@ -41,7 +41,7 @@ func TestCLI(t *testing.T) {
 	RunSpecs(t, "kubectl-ome suite")
 }
 
-var _ = BeforeSuite(func() {
+var _ = BeforeSuite(func(_ context.Context) {
 	var err error
 	workDir, err = os.MkdirTemp("", "kubectl-ome-")
 	Expect(err).NotTo(HaveOccurred())

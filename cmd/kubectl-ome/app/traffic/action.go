@@ -206,7 +206,7 @@ func (o *options) apply(ctx context.Context, p plan) (result, error) {
 	defer cancel()
 	got := p.isvc.DeepCopy()
 	if err := p.target.Client.Patch(reqCtx, got, client.RawPatch(jsonPatchType, patch), opts...); err != nil {
-		if conflict(err) {
+		if conflict(reqCtx, p.target.Client, err, p.isvc) {
 			return res, &util.ExitError{Code: util.ExitConflict, Msg: errConflictMessage}
 		}
 		return res, requestError(reqCtx, err)
@@ -220,10 +220,26 @@ func (o *options) apply(ctx context.Context, p plan) (result, error) {
 	return res, nil
 }
 
-// conflict is a patch whose UID or resourceVersion test failed (the API server answers 422
-// with the failed test) or that it rejected as a conflict.
-func conflict(err error) bool {
-	return apierrors.IsConflict(err) || (apierrors.IsInvalid(err) && containsTestFailure(err.Error()))
+// conflict says whether a rejected patch lost a race: the API server called it a conflict,
+// or it failed to apply (a failed "test" operation comes back as 422 Invalid with a generic
+// message and, unlike a validation error, no causes) and the service is no longer the one
+// previewed. The extra read tells a lost race from any other reason a patch cannot apply.
+func conflict(ctx context.Context, c client.Client, err error, previewed *omev1beta1.InferenceService) bool {
+	if apierrors.IsConflict(err) {
+		return true
+	}
+	var status apierrors.APIStatus
+	if !apierrors.IsInvalid(err) || !errors.As(err, &status) {
+		return false
+	}
+	if d := status.Status().Details; d != nil && len(d.Causes) > 0 {
+		return false
+	}
+	now := &omev1beta1.InferenceService{}
+	if err := c.Get(ctx, client.ObjectKeyFromObject(previewed), now); err != nil {
+		return apierrors.IsNotFound(err)
+	}
+	return now.UID != previewed.UID || now.ResourceVersion != previewed.ResourceVersion
 }
 
 func followUp(p plan) string {

@@ -41,8 +41,3 @@ func guardedPatch(p plan) ([]byte, error) {
 	}
 	return json.Marshal(ops)
 }
-
-// containsTestFailure recognises the API server's message for a failed "test" operation.
-func containsTestFailure(msg string) bool {
-	return strings.Contains(msg, "testing value") || strings.Contains(msg, "test failed")
-}
