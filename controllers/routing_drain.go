@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
@@ -38,7 +39,9 @@ func drainAnnotationChanged() predicate.Predicate {
 	}}
 }
 
-// announceDrains emits an event when a drain starts or stops holding a home.
+// announceDrains emits an event when a drain starts or stops holding a home. Each event is
+// related to the home's WorkloadCluster: the events API folds events that differ only in
+// their message into one series, so without it a second cluster's event would be lost.
 func (r *RoutingReconciler) announceDrains(isvc *omev1beta1.InferenceService, current *omev1beta1.TrafficMap, entries []omev1beta1.TrafficMapEntry) {
 	was := map[string]bool{}
 	if current != nil {
@@ -48,12 +51,13 @@ func (r *RoutingReconciler) announceDrains(isvc *omev1beta1.InferenceService, cu
 	}
 	for _, e := range entries {
 		drained := len(e.DrainRefs) > 0
+		cluster := &omev1beta1.WorkloadCluster{ObjectMeta: metav1.ObjectMeta{Name: e.Cluster}}
 		switch {
 		case drained && !was[e.Cluster]:
-			r.Recorder.Eventf(isvc, nil, corev1.EventTypeNormal, EventHomeDrained, actionRoute,
+			r.Recorder.Eventf(isvc, cluster, corev1.EventTypeNormal, EventHomeDrained, actionRoute,
 				"Cluster %s held at weight 0 by %s override(s) %s", e.Cluster, drain.Annotation, strings.Join(e.DrainRefs, ","))
 		case !drained && was[e.Cluster]:
-			r.Recorder.Eventf(isvc, nil, corev1.EventTypeNormal, EventHomeUndrained, actionRoute,
+			r.Recorder.Eventf(isvc, cluster, corev1.EventTypeNormal, EventHomeUndrained, actionRoute,
 				"Cluster %s released: no %s override names it any more", e.Cluster, drain.Annotation)
 		}
 	}
