@@ -84,8 +84,9 @@ verify: manifests generate ## Regenerate everything and fail if the tree changed
 ##@ Build
 
 .PHONY: build
-build: ## Build the manager binary into bin/manager.
+build: ## Build the manager into bin/manager and the kubectl plugin into bin/kubectl-ome.
 	$(GO) build -o $(BIN)/manager ./cmd/manager
+	$(GO) build -o $(BIN)/kubectl-ome ./cmd/kubectl-ome
 
 .PHONY: run
 run: ## Run the manager against the cluster in the current kubeconfig.
@@ -143,7 +144,7 @@ DEMO_ARGS ?=
 demo: envtest build ## Watch the operator gate and restore a cluster on local API servers (about a minute).
 	$(GO) build -o $(BIN)/demo ./cmd/demo
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" KUBECTL="$(ENVTEST_ASSETS)/kubectl" \
-		$(BIN)/demo --manager $(BIN)/manager $(DEMO_ARGS)
+		$(BIN)/demo --manager $(BIN)/manager --plugin $(BIN)/kubectl-ome $(DEMO_ARGS)
 
 ##@ Benchmarks (make bench: one line per figure set; raw output in _out/bench/)
 

@@ -24,6 +24,10 @@ const (
 	// EventEndpointRefused: a cluster's copy reports a status.url with user information, a
 	// query or a fragment, or one too long for the TrafficMap; that home is left out.
 	EventEndpointRefused = "EndpointRefused"
+	// EventHomeDrained: an ome.io/traffic-drain override started holding a home at weight 0.
+	EventHomeDrained = "HomeDrained"
+	// EventHomeUndrained: the last override holding a home was removed.
+	EventHomeUndrained = "HomeUndrained"
 )
 
 // Event actions (events.k8s.io/v1): what the operator was doing when the event happened.

@@ -92,8 +92,8 @@ func BenchmarkPollsAndProbes(b *testing.B) {
 	done := make(chan struct{}, 2)
 	go func() { _ = prober.Start(ctx); done <- struct{}{} }()
 	go func() { _ = poller.Start(ctx); done <- struct{}{} }()
-	go drain(ctx, prober.Events())
-	go drain(ctx, poller.Events())
+	go discardAll(ctx, prober.Events())
+	go discardAll(ctx, poller.Events())
 	defer func() { cancel(); <-done; <-done }()
 
 	time.Sleep(period) // warm-up: first requests and connections
@@ -139,7 +139,8 @@ func BenchmarkPollsAndProbes(b *testing.B) {
 	b.ReportMetric(pollShare, "poll_on_time_share")
 }
 
-func drain[T any](ctx context.Context, ch <-chan T) {
+// discardAll empties ch until ctx ends, so that a benchmark need not read its events.
+func discardAll[T any](ctx context.Context, ch <-chan T) {
 	for {
 		select {
 		case <-ch:

@@ -22,6 +22,7 @@ import (
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/pkg/capacity"
+	"github.com/ome-routing/operator/pkg/drain"
 	"github.com/ome-routing/operator/pkg/probe"
 	"github.com/ome-routing/operator/pkg/trafficmap"
 )
@@ -105,6 +106,11 @@ func (r *RoutingReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 		r.refuse(ctx, isvc, err)
 		return ctrl.Result{}, nil
 	}
+	overrides, err := parseDrains(isvc)
+	if err != nil {
+		r.refuse(ctx, isvc, err)
+		return ctrl.Result{}, nil
+	}
 	in, err := r.gather(ctx, isvc)
 	if errors.Is(err, errMemberPending) {
 		// The WorkloadCluster controller is connecting; look again shortly rather than
@@ -124,9 +130,11 @@ func (r *RoutingReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 		CapacityFactors: capacityFactors(isvc),
 		AllFailedPolicy: allFailedPolicy(policy),
 	})
+	result = drain.Apply(result, overrides)
 	err = r.writePlacement(ctx, isvc, in.placement)
 	if err == nil {
-		err = r.writeMap(ctx, isvc, current, result, allFailedPolicy(policy), polls.Enabled())
+		err = r.writeMap(ctx, isvc, current, result, allFailedPolicy(policy), polls.Enabled(),
+			drain.OverrideActive(overrides, result.Entries))
 	}
 	if err == nil && !nextExpiry.IsZero() {
 		// A capacity reading can expire between polls (when polls stop succeeding in
@@ -228,7 +236,7 @@ func allFailedPolicy(res probe.Resolution) omev1beta1.AllFailedPolicy {
 func (r *RoutingReconciler) SetupWithManager(mgr ctrl.Manager, workers int) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("routing").
-		For(&omev1beta1.InferenceService{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		For(&omev1beta1.InferenceService{}, builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, drainAnnotationChanged()))).
 		Owns(&omev1beta1.TrafficMap{}).
 		Watches(&omev1beta1.WorkloadCluster{}, handler.EnqueueRequestsFromMapFunc(r.allSources)).
 		WatchesRawSource(source.Channel(r.Members.Events(), &handler.EnqueueRequestForObject{})).

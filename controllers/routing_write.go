@@ -63,7 +63,7 @@ func (r *RoutingReconciler) writePlacement(ctx context.Context, isvc *omev1beta1
 // the status are each written only when they differ, so a steady service costs no writes
 // and a hand edit is put back.
 func (r *RoutingReconciler) writeMap(ctx context.Context, isvc *omev1beta1.InferenceService, current *omev1beta1.TrafficMap,
-	result trafficmap.Result, policy omev1beta1.AllFailedPolicy, polled bool) error {
+	result trafficmap.Result, policy omev1beta1.AllFailedPolicy, polled bool, override trafficmap.Condition) error {
 	spec := omev1beta1.TrafficMapSpec{
 		Service:                isvc.Name,
 		Mode:                   isvc.Spec.Placement.Mode,
@@ -88,13 +88,15 @@ func (r *RoutingReconciler) writeMap(ctx context.Context, isvc *omev1beta1.Infer
 		}
 	}
 	r.announce(isvc, current, result, policy)
+	r.announceDrains(isvc, current, result.Entries)
 	setGatedHomes(client.ObjectKeyFromObject(isvc), countGated(result.Entries))
 	fallback := capacity.FallbackCondition(polled, result.Entries)
 	if polled {
 		setCapacityFallbackHomes(client.ObjectKeyFromObject(isvc), capacity.FallbackHomes(result.Entries))
 	}
 	fallback.ObservedGeneration = tm.Generation
-	return r.writeMapStatus(ctx, isvc, tm, []metav1.Condition{routableCondition(tm, result.Routable), fallback})
+	return r.writeMapStatus(ctx, isvc, tm, []metav1.Condition{
+		routableCondition(tm, result.Routable), fallback, overrideCondition(tm, override)})
 }
 
 // writeMapStatus applies the routing reconciler's share of the map's status: the source
@@ -108,6 +110,17 @@ func (r *RoutingReconciler) writeMapStatus(ctx context.Context, isvc *omev1beta1
 		fields:     map[string]any{"sourceUID": string(isvc.UID)},
 	}, time.Now())
 	return err
+}
+
+// overrideCondition is the map's OverrideActive condition for the drains applied.
+func overrideCondition(tm *omev1beta1.TrafficMap, override trafficmap.Condition) metav1.Condition {
+	return metav1.Condition{
+		Type:               omev1beta1.TrafficMapOverrideActive,
+		Status:             override.Status,
+		Reason:             override.Reason,
+		Message:            override.Message,
+		ObservedGeneration: tm.Generation,
+	}
 }
 
 // routableCondition is the map's Routable condition for the built result.

@@ -11,7 +11,7 @@ const (
 	TrafficMapRoutable = "Routable"
 	// TrafficMapPublished says whether the map was published to a gateway (a later feature).
 	TrafficMapPublished = "Published"
-	// TrafficMapOverrideActive says whether a drain overrides the map (a later feature).
+	// TrafficMapOverrideActive says whether a manual traffic drain holds any entry.
 	TrafficMapOverrideActive = "OverrideActive"
 	// TrafficMapCapacityFallback is True when some home uses control-plane capacity
 	// because its configured capacity poll gives no usable ceiling.
@@ -31,6 +31,16 @@ const (
 	ReasonEndpointCapacityUnavailable = "EndpointCapacityUnavailable"
 )
 
+// Reasons of the TrafficMap OverrideActive condition.
+const (
+	// ReasonNoOverrides (False): the service has no ome.io/traffic-drain override.
+	ReasonNoOverrides = "NoOverrides"
+	// ReasonOverridesPending (False): overrides are set but none names a cluster in the map.
+	ReasonOverridesPending = "OverridesPending"
+	// ReasonOverridesApplied (True): at least one override holds an entry at weight 0.
+	ReasonOverridesApplied = "OverridesApplied"
+)
+
 // Reasons of the TrafficMap Routable condition.
 const (
 	// ReasonRoutable (True): at least one entry has a positive weight.
@@ -47,7 +57,7 @@ const (
 	// ReasonNoRoutableCapacity (False): no home the probe leaves open has both allocated
 	// and ready replicas.
 	ReasonNoRoutableCapacity = "NoRoutableCapacity"
-	// ReasonTrafficDrain (False): drains hold every home that had weight (a later feature).
+	// ReasonTrafficDrain (False): manual drains hold every home that had weight.
 	ReasonTrafficDrain = "TrafficDrain"
 )
 
@@ -182,7 +192,8 @@ type TrafficMapEntry struct {
 	// +optional
 	Probe *TrafficMapProbe `json:"probe,omitempty"`
 
-	// drainRefs name the drains that hold this entry (a later feature).
+	// drainRefs are the IDs, sorted, of the ome.io/traffic-drain overrides that hold this
+	// entry at weight 0.
 	// +optional
 	// +kubebuilder:validation:MaxItems=64
 	DrainRefs []string `json:"drainRefs,omitempty"`

@@ -46,7 +46,7 @@ func TestDemoStory(t *testing.T) {
 	// The printer serialises its writes, and the test reads the transcript only between
 	// steps, so a plain buffer will do.
 	transcript := &bytes.Buffer{}
-	d := New(Config{Dir: t.TempDir(), Kubectl: kubectl, Manager: managerBinary(t), Timing: testTiming},
+	d := New(Config{Dir: t.TempDir(), Kubectl: kubectl, Manager: managerBinary(t), Plugin: pluginBinary(t), Timing: testTiming},
 		NewPrinter(io.MultiWriter(t.Output(), transcript)))
 	t.Cleanup(func() {
 		if err := d.Close(); err != nil {
@@ -87,11 +87,26 @@ func TestDemoStory(t *testing.T) {
 		"worker-b 0  1 Endpoint 0",
 		"2 home(s) have conclusive probe failures; preserving traffic among homes with ready capacity",
 		"2 home(s) have conclusive probe failures; all route weights are zero",
+		"Override count    0 -> 1",
+		"applied       Yes",
+		"Drain refs           maintenance-a",
+		"Override count    1 -> 0",
 	} {
 		if !strings.Contains(transcript.String(), want) {
 			t.Errorf("the demo never printed %q", want)
 		}
 	}
+}
+
+// pluginBinary builds kubectl-ome from this checkout into a folder of its own, under the
+// name kubectl looks for on PATH.
+func pluginBinary(t *testing.T) string {
+	bin := filepath.Join(t.TempDir(), "kubectl-ome")
+	out, err := exec.CommandContext(t.Context(), "go", "build", "-o", bin, "github.com/ome-routing/operator/cmd/kubectl-ome").CombinedOutput()
+	if err != nil {
+		t.Fatalf("build kubectl-ome: %v\n%s", err, out)
+	}
+	return bin
 }
 
 // managerBinary is the manager the test runs, "" for the in-process one.
@@ -120,6 +135,8 @@ type entryState struct {
 	healthy bool
 	result  omev1beta1.ProbeResult
 	gated   bool
+	// drainRefs are the entry's drainRefs, comma-joined.
+	drainRefs string
 }
 
 // mapState is what the test expects of the map after a step.
@@ -144,7 +161,7 @@ func (s mapState) check(v View) string {
 		case e.Probe == nil:
 			diffs = append(diffs, w+": no probe record")
 		default:
-			got := entryState{e.Weight, e.Healthy, e.Probe.Result, e.Probe.Gated}
+			got := entryState{e.Weight, e.Healthy, e.Probe.Result, e.Probe.Gated, strings.Join(e.DrainRefs, ",")}
 			if got != want {
 				diffs = append(diffs, w+": got "+describe(e))
 			}
@@ -162,6 +179,7 @@ var (
 	gatedKept    = entryState{weight: 1, healthy: false, result: omev1beta1.ProbeFailing, gated: true}
 	cappedToZero = entryState{weight: 0, healthy: true, result: omev1beta1.ProbePassing}
 	gatedDrained = entryState{weight: 0, healthy: false, result: omev1beta1.ProbeFailing, gated: true}
+	heldByDrain  = entryState{weight: 0, healthy: true, result: omev1beta1.ProbePassing, drainRefs: "maintenance-a"}
 )
 
 // wantStates are the states of the spec the story's steps must reach, in order.
@@ -172,4 +190,6 @@ var wantStates = []mapState{
 	{map[string]entryState{"worker-a": passingEntry, "worker-b": cappedToZero}, metav1.ConditionTrue, omev1beta1.ReasonRoutable, "1 of 2"},
 	{map[string]entryState{"worker-a": gatedKept, "worker-b": gatedKept}, metav1.ConditionTrue, omev1beta1.ReasonAllHomesProbeFailed, "preserving traffic"},
 	{map[string]entryState{"worker-a": gatedDrained, "worker-b": gatedDrained}, metav1.ConditionFalse, omev1beta1.ReasonAllHomesProbeFailed, "all route weights are zero"},
+	{map[string]entryState{"worker-a": heldByDrain, "worker-b": passingEntry}, metav1.ConditionTrue, omev1beta1.ReasonRoutable, "1 of 2"},
+	{map[string]entryState{"worker-a": passingEntry, "worker-b": passingEntry}, metav1.ConditionTrue, omev1beta1.ReasonRoutable, "2 of 2"},
 }

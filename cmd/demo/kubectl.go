@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"time"
 )
@@ -32,6 +34,8 @@ type Kubectl struct {
 	Path string
 	// KubeConfig is the kubeconfig file the demo wrote for the control plane.
 	KubeConfig string
+	// Plugin is the kubectl-ome binary, "" when the story does not use it.
+	Plugin string
 	// out is where commands and their output are shown.
 	out *Printer
 }
@@ -42,6 +46,9 @@ func (k *Kubectl) Run(ctx context.Context, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, kubectlTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, k.Path, append([]string{"--kubeconfig", k.KubeConfig}, args...)...)
+	if k.Plugin != "" {
+		cmd.Env = append(os.Environ(), "PATH="+filepath.Dir(k.Plugin)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	}
 	var buf bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &buf, &buf
 	if err := cmd.Run(); err != nil {

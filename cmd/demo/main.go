@@ -41,6 +41,7 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 	fs.SetOutput(stderr)
 	fs.StringVar(&o.cfg.Dir, "out", filepath.Join("_out", "demo"), "Folder for the kubeconfig, settings, isvc.yaml and logs.")
 	fs.StringVar(&o.cfg.Manager, "manager", filepath.Join("bin", "manager"), "The manager binary to run (make build).")
+	fs.StringVar(&o.cfg.Plugin, "plugin", filepath.Join("bin", "kubectl-ome"), "The kubectl-ome plugin binary (make build).")
 	fs.StringVar(&o.cfg.Kubectl, "kubectl", "", "The kubectl binary (default $KUBECTL, else $KUBEBUILDER_ASSETS/kubectl).")
 	fs.BoolVar(&o.keep, "keep", os.Getenv("DEMO_KEEP") == "1", "Keep everything running at the end until Ctrl-C (or set DEMO_KEEP=1).")
 	fs.BoolVar(&o.inProcess, "in-process", false, "Run the controllers in this process instead of the manager binary.")
@@ -58,6 +59,13 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 	}
 	if o.cfg.Kubectl == "" {
 		o.cfg.Kubectl = filepath.Join(os.Getenv("KUBEBUILDER_ASSETS"), "kubectl")
+	}
+	if plugin, err := filepath.Abs(o.cfg.Plugin); err != nil {
+		return nil, err
+	} else if _, err := os.Stat(plugin); err != nil {
+		return nil, fmt.Errorf("no kubectl-ome binary at %s: run `make demo` (or `make build`) first", o.cfg.Plugin)
+	} else {
+		o.cfg.Plugin = plugin
 	}
 	if o.inProcess {
 		o.cfg.Manager = ""

@@ -22,6 +22,9 @@ type Config struct {
 	Kubectl string
 	// Manager is the manager binary. Empty runs the controllers in this process instead.
 	Manager string
+	// Plugin is the kubectl-ome binary; kubectl finds it as `kubectl ome` because the story
+	// puts its folder first on PATH.
+	Plugin string
 	// Timing sets the probe period and the story's waits.
 	Timing Timing
 }
@@ -106,10 +109,10 @@ func (d *Demo) startFleet(ctx context.Context) error {
 	// The control plane's kubeconfig has its CA, client certificate and key inline, so the
 	// file works from any folder, for kubectl and for the manager alike.
 	kc := d.path("kubeconfig")
-	if err := os.WriteFile(kc, fleet.ControlPlane.KubeConfig, 0o600); err != nil {
+	if err := writeKubeConfig(kc, fleet.ControlPlane.KubeConfig); err != nil {
 		return err
 	}
-	d.kubectl = &Kubectl{Path: d.cfg.Kubectl, KubeConfig: kc, out: d.out}
+	d.kubectl = &Kubectl{Path: d.cfg.Kubectl, KubeConfig: kc, Plugin: d.cfg.Plugin, out: d.out}
 	d.out.Say("Wrote the control plane's kubeconfig to %s.", rel(kc))
 	return nil
 }

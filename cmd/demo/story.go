@@ -34,7 +34,7 @@ type Step struct {
 // Steps is the story, in order. Each step starts from the state the one before reached.
 func (d *Demo) Steps() []Step {
 	a, b := workers[0], workers[1]
-	return []Step{{
+	steps := []Step{{
 		Title: "Apply isvc.yaml: both clusters pass their probes",
 		Do: func(ctx context.Context) error {
 			// The workers have the namespace already, with the copies; the control plane
@@ -140,6 +140,7 @@ func (d *Demo) Steps() []Step {
 			"traffic until one passes its probe successThreshold times in a row.",
 		},
 	}}
+	return append(steps, d.drainSteps()...)
 }
 
 // RunStory runs every step in order and stops at the first that fails.

@@ -73,3 +73,32 @@ func routableCondition(candidates int, policy omev1beta1.AllFailedPolicy, entrie
 			"no home open to traffic has both allocated and ready replicas" + note}
 	}
 }
+
+// AfterDrains decides Routable again once manual drains have held some entries at 0.
+// before is the condition Build gave the undrained table. A drain takes traffic away but
+// never explains a table that was already empty, so a False condition stands as it is: the
+// capacity, placement or probe reason is still what the user has to fix. When the drains
+// zero a table that had traffic, the condition is False TrafficDrain, which therefore comes
+// first among the reasons of an all-zero table that had weight. Otherwise only the count in
+// the Routable message moves.
+func AfterDrains(before Condition, entries []omev1beta1.TrafficMapEntry) Condition {
+	if before.Status != metav1.ConditionTrue {
+		return before
+	}
+	positive := 0
+	for _, e := range entries {
+		if e.Weight > 0 {
+			positive++
+		}
+	}
+	switch {
+	case positive == 0:
+		return Condition{metav1.ConditionFalse, omev1beta1.ReasonTrafficDrain,
+			fmt.Sprintf("manual traffic-drain overrides set all %d route arm(s) to zero", len(entries))}
+	case before.Reason == omev1beta1.ReasonRoutable:
+		return Condition{metav1.ConditionTrue, omev1beta1.ReasonRoutable,
+			fmt.Sprintf("%d of %d home(s) take traffic", positive, len(entries))}
+	default:
+		return before
+	}
+}

@@ -1,0 +1,114 @@
+package placement
+
+import (
+	"fmt"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/ome-routing/operator/cmd/kubectl-ome/app/util"
+)
+
+var reportGroupVersion = schema.GroupVersion{Group: "cli.ome.io", Version: "v1alpha1"}
+
+// previewHomes is how many route homes the narrow table lists before pointing at -o wide.
+const previewHomes = 4
+
+// conditionRowNames are the table's names for the conditions.
+var conditionRowNames = map[string]string{
+	"OverrideActive":   "Traffic override",
+	"CapacityFallback": "Capacity fallback",
+	"Routable":         "Routable",
+	"Published":        "Published",
+}
+
+// endpointRows renders the report as FIELD/VALUE rows; wide adds each home's capacity and
+// lists every home.
+func endpointRows(r *EndpointReport, wide bool) []util.Row {
+	c := r.Content
+	rows := []util.Row{
+		{Field: "TrafficMap state", Value: c.TrafficMap.State},
+		{Field: "TrafficMap reason", Value: c.TrafficMap.Reason},
+		{Field: "Routing freshness", Value: c.RoutingFreshness},
+	}
+	for _, cond := range c.Conditions {
+		name := conditionRowNames[cond.Type]
+		if cond.Type != "Routable" {
+			rows = append(rows, util.Row{Field: name, Value: fmt.Sprintf("%s: %s (%s)", cond.Status, cond.Reason, cond.Freshness)})
+			continue
+		}
+		// Routable's freshness has its own row, with the reason a stale one is stale.
+		rows = append(rows, util.Row{Field: name, Value: cond.Status + ": " + cond.Reason})
+		fresh := cond.Freshness + ":"
+		if cond.Freshness == Stale {
+			fresh += " StaleGeneration"
+		}
+		rows = append(rows, util.Row{Field: "Routable freshness", Value: fresh})
+	}
+	for _, issue := range c.Issues {
+		rows = append(rows, util.Row{Field: "Issue", Value: issue})
+	}
+	homes := c.RouteHomes
+	if !wide && len(homes) > previewHomes {
+		rows = append(rows, util.Row{Field: "Route homes", Value: fmt.Sprintf("%d/%d; use -o wide or json", previewHomes, len(homes))})
+		homes = homes[:previewHomes]
+	}
+	for _, h := range homes {
+		rows = append(rows, homeRows(h, wide)...)
+	}
+	return append(rows,
+		util.Row{Field: "Hint", Value: "Recorded probes only; no CLI network probe"},
+		util.Row{Field: "View", Value: "Bounded cells; use -o json for complete identities"},
+	)
+}
+
+func homeRows(h RouteHome, wide bool) []util.Row {
+	probe, gate, last, policy, gateCode := NotRecorded, NotRecorded, NotRecorded, NotRecorded, NotRecorded
+	if p := h.Probe; p != nil {
+		probe = p.Result
+		if p.Message != "" {
+			probe += ": " + p.Message
+		}
+		gateCode = "False"
+		if p.Gated {
+			gateCode = "True"
+		}
+		gate = fmt.Sprintf("%s (Reported); failures=%d", gateCode, p.ConsecutiveFailures)
+		last, policy = p.LastProbeAge, p.PolicyDigest
+	}
+	drains := "Validated"
+	if len(h.DrainRefs) > 0 {
+		drains = strings.Join(h.DrainRefs, ",")
+	}
+	rows := []util.Row{
+		{Field: "Route home", Value: h.Cluster},
+		{Field: "Endpoint origin", Value: h.EndpointOrigin},
+		{Field: "Final weight", Value: fmt.Sprintf("%d; healthy=%t", h.Weight, h.Healthy)},
+		{Field: "Recorded probe", Value: probe},
+		{Field: "Probe gate", Value: gate},
+		{Field: "Last probed", Value: last},
+		{Field: "Route evidence", Value: fmt.Sprintf("drains=%d; gate=%s; fallback=%s", len(h.DrainRefs), gateCode, NotRecorded)},
+		{Field: "Drain refs", Value: drains},
+		{Field: "Probe policy", Value: policy},
+	}
+	if wide {
+		factor := NotRecorded
+		if h.Capacity.Factor != "" {
+			factor = h.Capacity.Factor
+		}
+		rows = append(rows,
+			util.Row{Field: "Capacity provenance", Value: h.Capacity.Source},
+			util.Row{Field: "Allocated count", Value: count(h.Capacity.Allocated)},
+			util.Row{Field: "Ready count", Value: count(h.Capacity.Ready)},
+			util.Row{Field: "Capacity factor", Value: factor},
+		)
+	}
+	return rows
+}
+
+func count(n int32) string {
+	if n == 0 {
+		return "Unknown"
+	}
+	return fmt.Sprintf("%d (Reported)", n)
+}

@@ -1,0 +1,216 @@
+package placement
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/utils/ptr"
+
+	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/cmd/kubectl-ome/app/util"
+)
+
+var now = time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+
+const digest = "sha256:1111111111111111111111111111111111111111111111111111111111111111"
+
+func source() *omev1beta1.InferenceService {
+	return &omev1beta1.InferenceService{ObjectMeta: metav1.ObjectMeta{Name: "chat", Namespace: "prod", UID: "isvc-uid", Generation: 3}}
+}
+
+// drainedAndGated is a map where worker-a is drained and worker-b is gated, as the operator
+// writes it.
+func drainedAndGated() *omev1beta1.TrafficMap {
+	half := resource.MustParse("0.5")
+	probed := metav1.NewTime(now.Add(-12 * time.Second))
+	cond := func(t, status, reason, msg string, gen int64) metav1.Condition {
+		return metav1.Condition{Type: t, Status: metav1.ConditionStatus(status), Reason: reason, Message: msg, ObservedGeneration: gen}
+	}
+	return &omev1beta1.TrafficMap{
+		ObjectMeta: metav1.ObjectMeta{Name: "chat", Namespace: "prod", Generation: 5,
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: "ome.io/v1beta1", Kind: "InferenceService", Name: "chat", UID: "isvc-uid", Controller: ptr.To(true)}}},
+		Spec: omev1beta1.TrafficMapSpec{Service: "chat", ObservedISVCGeneration: 3, Entries: []omev1beta1.TrafficMapEntry{
+			{Cluster: "worker-a", Endpoint: "https://user:secret@chat.worker-a.example.com:8443/v1/chat?token=x", Weight: 0, Healthy: true,
+				Capacity:  omev1beta1.TrafficMapCapacity{Allocated: 2, Ready: 2, Factor: &half, Source: omev1beta1.CapacitySourceControlPlane},
+				Probe:     &omev1beta1.TrafficMapProbe{PolicyDigest: digest, Result: omev1beta1.ProbePassing, Message: "HTTP 200", LastProbeTime: &probed},
+				DrainRefs: []string{"maintenance-a"}},
+			{Cluster: "worker-b", Endpoint: "http://chat.worker-b.example.com", Weight: 0, Healthy: false,
+				Capacity: omev1beta1.TrafficMapCapacity{Allocated: 1, Ready: 1, Source: omev1beta1.CapacitySourceControlPlane},
+				Probe: &omev1beta1.TrafficMapProbe{PolicyDigest: digest, Result: omev1beta1.ProbeFailing, Message: "HTTP 503", Gated: true,
+					ConsecutiveFailures: 3, LastProbeTime: &probed}},
+		}},
+		Status: omev1beta1.TrafficMapStatus{Conditions: []metav1.Condition{
+			cond("Routable", "False", "TrafficDrain", "manual traffic-drain overrides set all 2 route arm(s) to zero", 5),
+			cond("OverrideActive", "True", "OverridesApplied", "1 of 1 ...", 4),
+		}},
+	}
+}
+
+func rowsText(rows []util.Row) string {
+	var b bytes.Buffer
+	if err := util.PrintFixedRows(&b, rows); err != nil {
+		panic(err)
+	}
+	return b.String()
+}
+
+func TestEndpointTable(t *testing.T) {
+	r := buildReport(source(), drainedAndGated(), nil, now)
+	want := `FIELD                VALUE
+TrafficMap state     Observed
+TrafficMap reason
+Routing freshness    Current
+Traffic override     True: OverridesApplied (Stale)
+Capacity fallback    Unknown: NotRecorded (Unverifiable)
+Routable             False: TrafficDrain
+Routable freshness   Current:
+Published            Unknown: NotRecorded (Unverifiable)
+Route home           worker-a
+Endpoint origin      https://chat.worker-a.example.com:8443
+Final weight         0; healthy=true
+Recorded probe       Passing: HTTP 200
+Probe gate           False (Reported); failures=0
+Last probed          12s ago
+Route evidence       drains=1; gate=False; fallback=NotRecorded
+Drain refs           maintenance-a
+Probe policy         sha256:1111111111111111111111111111111111111111111111...
+Route home           worker-b
+Endpoint origin      http://chat.worker-b.example.com
+Final weight         0; healthy=false
+Recorded probe       Failing: HTTP 503
+Probe gate           True (Reported); failures=3
+Last probed          12s ago
+Route evidence       drains=0; gate=True; fallback=NotRecorded
+Drain refs           Validated
+Probe policy         sha256:1111111111111111111111111111111111111111111111...
+Hint                 Recorded probes only; no CLI network probe
+View                 Bounded cells; use -o json for complete identities
+`
+	if got := rowsText(endpointRows(r, false)); got != want {
+		t.Errorf("got:\n%s\nwant:\n%s", got, want)
+	}
+	wide := rowsText(endpointRows(r, true))
+	for _, line := range []string{
+		"Probe policy         sha256:1111111111111111111111111111111111111111111111...\nCapacity proven...   ControlPlane\nAllocated count      2 (Reported)\nReady count          2 (Reported)\nCapacity factor      500m\nRoute home           worker-b",
+		"Capacity factor      NotRecorded\nHint",
+	} {
+		if !strings.Contains(wide, line) {
+			t.Errorf("wide output lacks %q:\n%s", line, wide)
+		}
+	}
+	if strings.Contains(wide+want, "secret") || strings.Contains(wide, "token") || strings.Contains(wide, "/v1/chat") {
+		t.Errorf("endpoint leaked a credential or path:\n%s", wide)
+	}
+}
+
+func TestEndpointStaleAndMissing(t *testing.T) {
+	older := source()
+	older.Generation = 4
+	stale := rowsText(endpointRows(buildReport(older, drainedAndGated(), nil, now), false))
+	for _, line := range []string{"Routing freshness    Stale\n", "Traffic override     True: OverridesApplied (Stale)\n", "Routable freshness   Stale: StaleGeneration\n"} {
+		if !strings.Contains(stale, line) {
+			t.Errorf("stale output lacks %q:\n%s", line, stale)
+		}
+	}
+
+	notFound := apierrors.NewNotFound(schema.GroupResource{Group: "ome.io", Resource: "trafficmaps"}, "chat")
+	missing := rowsText(endpointRows(buildReport(source(), nil, notFound, now), false))
+	want := `FIELD                VALUE
+TrafficMap state     Unavailable
+TrafficMap reason    NotFound
+Routing freshness    Unavailable
+Traffic override     Unknown: NotRecorded (Unverifiable)
+Capacity fallback    Unknown: NotRecorded (Unverifiable)
+Routable             Unknown: NotRecorded
+Routable freshness   Unverifiable:
+Published            Unknown: NotRecorded (Unverifiable)
+Hint                 Recorded probes only; no CLI network probe
+View                 Bounded cells; use -o json for complete identities
+`
+	if missing != want {
+		t.Errorf("got:\n%s\nwant:\n%s", missing, want)
+	}
+
+	foreign := drainedAndGated()
+	foreign.OwnerReferences[0].UID = "other"
+	if got := buildReport(source(), foreign, nil, now).Content.TrafficMap; got.State != "Unavailable" || got.Reason != "OwnershipUnbound" {
+		t.Errorf("foreign map: %+v", got)
+	}
+	for err, want := range map[error]string{
+		apierrors.NewForbidden(schema.GroupResource{}, "chat", errors.New("no")): "Forbidden",
+		fmt.Errorf("wrapped: %w", errors.New("boom")):                            "Unreadable",
+	} {
+		if got := readReason(err); got != want {
+			t.Errorf("readReason(%v) = %s, want %s", err, got, want)
+		}
+	}
+}
+
+func TestEndpointManyHomes(t *testing.T) {
+	tm := drainedAndGated()
+	for _, c := range []string{"worker-c", "worker-d", "worker-e"} {
+		tm.Spec.Entries = append(tm.Spec.Entries, omev1beta1.TrafficMapEntry{Cluster: c, Endpoint: "https://" + c, Weight: 1, Healthy: true})
+	}
+	narrow := rowsText(endpointRows(buildReport(source(), tm, nil, now), false))
+	if !strings.Contains(narrow, "Route homes          4/5; use -o wide or json\n") || strings.Contains(narrow, "worker-e") || !strings.Contains(narrow, "worker-d") {
+		t.Errorf("narrow:\n%s", narrow)
+	}
+	if wide := rowsText(endpointRows(buildReport(source(), tm, nil, now), true)); !strings.Contains(wide, "Route home           worker-e") || strings.Contains(wide, "Route homes") {
+		t.Errorf("wide:\n%s", wide)
+	}
+}
+
+func TestEndpointObjectIsUncut(t *testing.T) {
+	var b bytes.Buffer
+	if err := util.PrintObject("json", buildReport(source(), drainedAndGated(), nil, now), &b); err != nil {
+		t.Fatal(err)
+	}
+	var got EndpointReport
+	if err := json.Unmarshal(b.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Kind != "PlacementEndpointReport" || got.APIVersion != "cli.ome.io/v1alpha1" || got.Warnings == nil || len(got.Warnings) != 0 {
+		t.Errorf("header %+v warnings %v", got.TypeMeta, got.Warnings)
+	}
+	a := got.Content.RouteHomes[0]
+	if a.Probe.PolicyDigest != digest || a.EndpointOrigin != "https://chat.worker-a.example.com:8443" || !a.PathPresent || a.Capacity.Factor != "500m" {
+		t.Errorf("worker-a: %+v %+v", a, a.Probe)
+	}
+	if strings.Contains(b.String(), "secret") || strings.Contains(b.String(), "token=") {
+		t.Errorf("JSON leaks the endpoint's credentials or query: %s", b.String())
+	}
+	if c := got.Content.Conditions[2]; c.Type != "Routable" || c.Message != "manual traffic-drain overrides set all 2 route arm(s) to zero" || c.Freshness != "Current" {
+		t.Errorf("Routable: %+v", c)
+	}
+}
+
+func TestOrigin(t *testing.T) {
+	tests := []struct {
+		in   string
+		want string
+		path bool
+	}{
+		{"", "NotRecorded", false},
+		{"https://a.example.com", "https://a.example.com", false},
+		{"https://a.example.com/", "https://a.example.com", false},
+		{"http://10.0.0.1:8080/v1?x=y", "http://10.0.0.1:8080", true},
+		{"https://u:p@a.example.com", "https://a.example.com", false},
+		{"ftp://a.example.com", "InvalidEndpoint", false},
+		{"a.example.com", "InvalidEndpoint", false},
+		{"http://%zz", "InvalidEndpoint", false},
+	}
+	for _, tt := range tests {
+		if got, path := origin(tt.in); got != tt.want || path != tt.path {
+			t.Errorf("origin(%q) = %q, %v; want %q, %v", tt.in, got, path, tt.want, tt.path)
+		}
+	}
+}

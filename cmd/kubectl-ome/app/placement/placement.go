@@ -1,0 +1,113 @@
+package placement
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/cmd/kubectl-ome/app/util"
+)
+
+// requestBudget bounds each API request.
+const requestBudget = 10 * time.Second
+
+var (
+	errFlags      = errors.New("invalid placement flags; use --help")
+	errOneService = errors.New("exactly one inference service is required")
+	errName       = errors.New("invalid inference service name")
+)
+
+// NewCommand is `kubectl ome placement`.
+func NewCommand(getter *util.ClientGetter, streams genericiooptions.IOStreams) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "placement",
+		Short: "Read where a service is placed and how it is routed (read-only, alpha)",
+	}
+	cmd.SetFlagErrorFunc(func(*cobra.Command, error) error { return errFlags })
+	cmd.AddCommand(newEndpointCommand(getter, streams))
+	return cmd
+}
+
+func newEndpointCommand(getter *util.ClientGetter, streams genericiooptions.IOStreams) *cobra.Command {
+	var output string
+	cmd := &cobra.Command{
+		Use:   "endpoint INFERENCESERVICE",
+		Short: "Show the TrafficMap's conditions and, per route home, its endpoint, weight, probe, gate and drains",
+		Args:  cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			switch {
+			case len(args) != 1:
+				return errOneService
+			case util.CheckOutput(output) != nil:
+				return util.ErrOutput
+			case len(validateName(args[0])) > 0:
+				return errName
+			}
+			target, err := getter.Resolve()
+			if err != nil {
+				return err
+			}
+			report, err := collect(cmd.Context(), target, args[0], time.Now())
+			if err != nil {
+				return err
+			}
+			if output == util.OutputJSON || output == util.OutputYAML {
+				return util.PrintObject(output, report, streams.Out)
+			}
+			return util.PrintFixedRows(streams.Out, endpointRows(report, output == util.OutputWide))
+		},
+	}
+	cmd.Flags().StringVarP(&output, "output", "o", util.OutputTable, "Output: table, wide, json or yaml")
+	return cmd
+}
+
+// collect reads the service and its TrafficMap. Only an unreadable service is an error; a
+// missing or unreadable map is part of the report.
+func collect(ctx context.Context, target util.Target, name string, now time.Time) (*EndpointReport, error) {
+	key := client.ObjectKey{Namespace: target.Namespace, Name: name}
+	isvc := &omev1beta1.InferenceService{}
+	if err := get(ctx, target.Client, key, isvc); err != nil {
+		return nil, fmt.Errorf("InferenceService read unavailable: %s", readReason(err))
+	}
+	tm := &omev1beta1.TrafficMap{}
+	var tmErr error
+	if err := get(ctx, target.Client, key, tm); err != nil {
+		tm, tmErr = nil, err
+	}
+	return buildReport(isvc, tm, tmErr, now), nil
+}
+
+func get(ctx context.Context, c client.Client, key client.ObjectKey, obj client.Object) error {
+	ctx, cancel := context.WithTimeout(ctx, requestBudget)
+	defer cancel()
+	return c.Get(ctx, key, obj)
+}
+
+// readReason names why a read failed in one word.
+func readReason(err error) string {
+	switch {
+	case apierrors.IsNotFound(err):
+		return "NotFound"
+	case apierrors.IsForbidden(err):
+		return "Forbidden"
+	case errors.Is(err, context.Canceled):
+		return "Cancelled"
+	case errors.Is(err, context.DeadlineExceeded) || apierrors.IsTimeout(err) || apierrors.IsServerTimeout(err):
+		return "Timeout"
+	}
+	return "Unreadable"
+}
+
+// controlledBy says whether the map belongs to this service.
+func controlledBy(tm *omev1beta1.TrafficMap, isvc *omev1beta1.InferenceService) bool {
+	ref := metav1.GetControllerOf(tm)
+	return ref != nil && ref.UID == isvc.UID
+}

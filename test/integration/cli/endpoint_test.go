@@ -1,0 +1,155 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+)
+
+const testDigest = "sha256:2222222222222222222222222222222222222222222222222222222222222222"
+
+// writeMap stores the TrafficMap the routing operator keeps for a service with worker-a
+// drained and worker-b gated: entries, probe records and conditions as the operator writes
+// them.
+func writeMap(ctx context.Context, isvc *omev1beta1.InferenceService) {
+	probed := metav1.NewTime(time.Now().Add(-30 * time.Second).Truncate(time.Second))
+	tm := &omev1beta1.TrafficMap{
+		ObjectMeta: metav1.ObjectMeta{Name: isvc.Name, Namespace: isvc.Namespace},
+		Spec: omev1beta1.TrafficMapSpec{Service: isvc.Name, Mode: omev1beta1.PlacementModeAll, ObservedISVCGeneration: isvc.Generation,
+			Entries: []omev1beta1.TrafficMapEntry{
+				{Cluster: "worker-a", Endpoint: "https://chat.worker-a.example.com/v1?key=secret", Weight: 0, Healthy: true,
+					Capacity:  omev1beta1.TrafficMapCapacity{Allocated: 2, Ready: 2, Source: omev1beta1.CapacitySourceControlPlane},
+					Probe:     &omev1beta1.TrafficMapProbe{PolicyDigest: testDigest, Result: omev1beta1.ProbePassing, Message: "HTTP 200", LastProbeTime: &probed},
+					DrainRefs: []string{"maintenance-a"}},
+				{Cluster: "worker-b", Endpoint: "https://chat.worker-b.example.com", Weight: 0, Healthy: false,
+					Capacity: omev1beta1.TrafficMapCapacity{Allocated: 1, Ready: 1, Source: omev1beta1.CapacitySourceControlPlane},
+					Probe: &omev1beta1.TrafficMapProbe{PolicyDigest: testDigest, Result: omev1beta1.ProbeFailing, Message: "HTTP 503",
+						Gated: true, ConsecutiveFailures: 3, LastProbeTime: &probed}},
+			}},
+	}
+	Expect(controllerutil.SetControllerReference(isvc, tm, k8s.Scheme())).To(Succeed())
+	Expect(k8s.Create(ctx, tm)).To(Succeed())
+	tm.Status.SourceUID = string(isvc.UID)
+	tm.Status.Conditions = []metav1.Condition{
+		{Type: "Routable", Status: metav1.ConditionFalse, Reason: "TrafficDrain", Message: "manual traffic-drain overrides set all 2 route arm(s) to zero",
+			ObservedGeneration: tm.Generation, LastTransitionTime: probed},
+		{Type: "OverrideActive", Status: metav1.ConditionTrue, Reason: "OverridesApplied",
+			Message:            "1 of 1 traffic-drain annotation override(s) active across 1 route arm(s); inspect spec.entries[].drainRefs",
+			ObservedGeneration: tm.Generation, LastTransitionTime: probed},
+	}
+	Expect(k8s.Status().Update(ctx, tm)).To(Succeed())
+}
+
+var _ = Describe("kubectl ome placement endpoint", func() {
+	It("shows a drained and a gated cluster", func(ctx context.Context) {
+		ns := newNamespace(ctx)
+		isvc := newSource(ctx, ns, "chat", `{"maintenance-a":{"cluster":"worker-a","reason":"planned maintenance"}}`)
+		writeMap(ctx, isvc)
+
+		r := run(ctx, "placement", "endpoint", "chat", "-n", ns)
+		Expect(r.code).To(BeZero(), r.stderr)
+		Expect(r.stderr).To(BeEmpty())
+		Expect(r.stdout).To(Equal(`FIELD                VALUE
+TrafficMap state     Observed
+TrafficMap reason
+Routing freshness    Current
+Traffic override     True: OverridesApplied (Current)
+Capacity fallback    Unknown: NotRecorded (Unverifiable)
+Routable             False: TrafficDrain
+Routable freshness   Current:
+Published            Unknown: NotRecorded (Unverifiable)
+Route home           worker-a
+Endpoint origin      https://chat.worker-a.example.com
+Final weight         0; healthy=true
+Recorded probe       Passing: HTTP 200
+Probe gate           False (Reported); failures=0
+Last probed          30s ago
+Route evidence       drains=1; gate=False; fallback=NotRecorded
+Drain refs           maintenance-a
+Probe policy         sha256:2222222222222222222222222222222222222222222222...
+Route home           worker-b
+Endpoint origin      https://chat.worker-b.example.com
+Final weight         0; healthy=false
+Recorded probe       Failing: HTTP 503
+Probe gate           True (Reported); failures=3
+Last probed          30s ago
+Route evidence       drains=0; gate=True; fallback=NotRecorded
+Drain refs           Validated
+Probe policy         sha256:2222222222222222222222222222222222222222222222...
+Hint                 Recorded probes only; no CLI network probe
+View                 Bounded cells; use -o json for complete identities
+`))
+
+		r = run(ctx, "placement", "endpoint", "chat", "-n", ns, "-o", "wide")
+		Expect(r.code).To(BeZero(), r.stderr)
+		Expect(r.stdout).To(ContainSubstring("Capacity proven...   ControlPlane\nAllocated count      2 (Reported)\nReady count          2 (Reported)\nCapacity factor      NotRecorded\n"))
+
+		r = run(ctx, "placement", "endpoint", "chat", "-n", ns, "-o", "json")
+		Expect(r.code).To(BeZero(), r.stderr)
+		var report struct {
+			Kind    string `json:"kind"`
+			Content struct {
+				RouteHomes []struct {
+					Cluster        string   `json:"cluster"`
+					EndpointOrigin string   `json:"endpointOrigin"`
+					PathPresent    bool     `json:"pathPresent"`
+					DrainRefs      []string `json:"drainRefs"`
+					Probe          struct {
+						PolicyDigest string `json:"policyDigest"`
+						Gated        bool   `json:"gated"`
+					} `json:"probe"`
+				} `json:"routeHomes"`
+			} `json:"content"`
+		}
+		Expect(json.Unmarshal([]byte(r.stdout), &report)).To(Succeed())
+		Expect(report.Kind).To(Equal("PlacementEndpointReport"))
+		Expect(report.Content.RouteHomes).To(HaveLen(2))
+		Expect(report.Content.RouteHomes[0].Probe.PolicyDigest).To(Equal(testDigest), "json is uncut")
+		Expect(report.Content.RouteHomes[0].PathPresent).To(BeTrue())
+		Expect(report.Content.RouteHomes[0].DrainRefs).To(Equal([]string{"maintenance-a"}))
+		Expect(report.Content.RouteHomes[1].Probe.Gated).To(BeTrue())
+		Expect(r.stdout).NotTo(ContainSubstring("secret"))
+
+		r = run(ctx, "placement", "endpoint", "chat", "-n", ns, "-o", "yaml")
+		Expect(r.code).To(BeZero(), r.stderr)
+		Expect(r.stdout).To(ContainSubstring("policyDigest: " + testDigest))
+	})
+
+	It("reports a missing map and refuses a missing service", func(ctx context.Context) {
+		ns := newNamespace(ctx)
+		newSource(ctx, ns, "nomap", "")
+		r := run(ctx, "placement", "endpoint", "nomap", "-n", ns)
+		Expect(r.code).To(BeZero(), r.stderr)
+		Expect(r.stdout).To(HavePrefix("FIELD                VALUE\nTrafficMap state     Unavailable\nTrafficMap reason    NotFound\n"))
+
+		r = run(ctx, "placement", "endpoint", "absent", "-n", ns)
+		Expect(r.code).To(Equal(1))
+		Expect(r.stderr).To(Equal("error: InferenceService read unavailable: NotFound\n"))
+		refused(run(ctx, "placement", "endpoint", "nomap", "-n", ns, "-o", "name"), "output must be table, wide, json or yaml")
+		refused(run(ctx, "placement", "endpoint", "-n", ns), "exactly one inference service is required")
+	})
+
+	It("is found by kubectl as a plugin on PATH", func(ctx context.Context) {
+		kubectl := os.Getenv("KUBECTL")
+		if kubectl == "" {
+			Skip("KUBECTL is not set")
+		}
+		ns := newNamespace(ctx)
+		newSource(ctx, ns, "viakubectl", "")
+		cmd := exec.CommandContext(ctx, kubectl, "ome", "placement", "endpoint", "viakubectl", "-n", ns)
+		cmd.Env = append(env, "PATH="+filepath.Dir(plugin)+string(os.PathListSeparator)+os.Getenv("PATH"))
+		out, err := cmd.CombinedOutput()
+		Expect(err).NotTo(HaveOccurred(), string(out))
+		Expect(string(out)).To(ContainSubstring("TrafficMap reason    NotFound"))
+	})
+})

@@ -1,0 +1,97 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/ome-routing/operator/test/framework"
+)
+
+const (
+	timeout  = 20 * time.Second
+	interval = 100 * time.Millisecond
+	// contextName is the kubeconfig context the plugin runs with.
+	contextName = "hub"
+)
+
+var (
+	cp         *framework.Cluster
+	k8s        client.Client
+	workDir    string
+	plugin     string
+	kubeconfig string
+	// env keeps the plugin's (and kubectl's) caches out of the user's home.
+	env []string
+)
+
+func TestCLI(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "kubectl-ome suite")
+}
+
+var _ = BeforeSuite(func(_ context.Context) {
+	var err error
+	workDir, err = os.MkdirTemp("", "kubectl-ome-")
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(os.RemoveAll, workDir)
+
+	// The binary as `make build` builds it.
+	plugin = filepath.Join(workDir, "bin", "kubectl-ome")
+	build := exec.Command("go", "build", "-o", plugin, "./cmd/kubectl-ome")
+	build.Dir = framework.RepoRoot()
+	out, err := build.CombinedOutput()
+	Expect(err).NotTo(HaveOccurred(), string(out))
+
+	cp, err = framework.StartCluster("control-plane")
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(cp.Stop)
+	k8s = cp.Client
+
+	// The envtest kubeconfig, with its one context renamed so that the preview's Context row
+	// and follow-up command can be checked.
+	cfg, err := clientcmd.Load(cp.KubeConfig)
+	Expect(err).NotTo(HaveOccurred())
+	ctx := cfg.Contexts[cfg.CurrentContext]
+	Expect(ctx).NotTo(BeNil())
+	cfg.Contexts = map[string]*clientcmdapi.Context{contextName: ctx}
+	cfg.CurrentContext = contextName
+	kubeconfig = filepath.Join(workDir, "kubeconfig")
+	Expect(clientcmd.WriteToFile(*cfg, kubeconfig)).To(Succeed())
+	env = append(os.Environ(), "HOME="+workDir, "KUBECONFIG="+kubeconfig, "KUBECACHEDIR="+filepath.Join(workDir, "cache"))
+}, NodeTimeout(3*time.Minute))
+
+// result is one run of the plugin.
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+// run runs the plugin with no terminal (stdin is /dev/null) and returns its output and exit
+// code.
+func run(ctx context.Context, args ...string) result {
+	cmd := exec.CommandContext(ctx, plugin, args...)
+	cmd.Env = env
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	code := 0
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		code = exit.ExitCode()
+	} else {
+		Expect(err).NotTo(HaveOccurred())
+	}
+	return result{stdout.String(), stderr.String(), code}
+}
