@@ -14,12 +14,14 @@ KUBE_VERSION := $(call modversion,hack/envtest/go.mod,k8s.io/kubernetes)
 ETCD_VERSION := $(call modversion,hack/envtest/etcd/go.mod,go.etcd.io/etcd/server/v3)
 CONTROLLER_TOOLS_VERSION := $(call modversion,hack/tools/go.mod,sigs.k8s.io/controller-tools)
 HELM_VERSION := $(call modversion,hack/tools/go.mod,helm.sh/helm/v3)
+GGCR_VERSION := $(call modversion,hack/image/go.mod,github.com/google/go-containerregistry)
 
 KUBE_APISERVER := $(BIN)/kube-apiserver-$(KUBE_VERSION)
 KUBECTL := $(BIN)/kubectl-$(KUBE_VERSION)
 ETCD := $(BIN)/etcd-$(ETCD_VERSION)
 CONTROLLER_GEN := $(BIN)/controller-gen-$(CONTROLLER_TOOLS_VERSION)
 HELM := $(BIN)/helm-$(HELM_VERSION)
+IMAGE_BUILDER := $(BIN)/image-builder-$(GGCR_VERSION)
 # envtest looks for binaries named kube-apiserver, etcd and kubectl in KUBEBUILDER_ASSETS.
 ENVTEST_ASSETS := $(BIN)/envtest-$(KUBE_VERSION)
 
@@ -69,9 +71,9 @@ vet: ## Run go vet on the code.
 UNIT_PKGS := ./pkg/... ./controllers/...
 
 .PHONY: test
-test: envtest helm vet ## Run the unit tests (with -race) and the envtest suites (builds the toolchain on first run).
+test: envtest helm image vet ## Run the unit tests (with -race) and the envtest suites (builds the toolchain on first run).
 	$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) $(TEST_FLAGS) $(UNIT_PKGS)
-	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" HELM="$(HELM)" KUBECTL="$(ENVTEST_ASSETS)/kubectl" \
+	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" HELM="$(HELM)" KUBECTL="$(ENVTEST_ASSETS)/kubectl" OME_IMAGE_LAYOUT="$(IMAGE_OUT)/oci" \
 		$(GO) test -count=1 -timeout $(TEST_TIMEOUT) $(TEST_FLAGS) $$($(GO) list ./... | grep -v -e '/pkg/' -e '/controllers$$')
 
 .PHONY: verify
@@ -88,6 +90,24 @@ build: ## Build the manager into bin/manager and the kubectl plugin into bin/kub
 	$(GO) build -o $(BIN)/manager ./cmd/manager
 	$(GO) build -o $(BIN)/kubectl-ome ./cmd/kubectl-ome
 
+# The image's name is the chart's default: repository from values.yaml, tag from Chart.yaml's
+# appVersion, so that `helm install` with no image values runs the image built here.
+IMAGE_REPOSITORY ?= $(shell awk '/^image:/ { f = 1 } f && $$1 == "repository:" { print $$2; exit }' $(CHART_DIR)/values.yaml)
+IMAGE_TAG ?= $(shell awk '$$1 == "appVersion:" { gsub(/"/, "", $$2); print $$2; exit }' $(CHART_DIR)/Chart.yaml)
+IMAGE_ARCH ?= $(shell $(GO) env GOARCH)
+IMAGE_OUT := $(CURDIR)/_out/image
+# The labels match the Dockerfile's (test/image compares them).
+IMAGE_LABELS := --label org.opencontainers.image.title=ome-manager \
+	--label "org.opencontainers.image.description=OME routing operator: weighted traffic maps across workload clusters, with health probes" \
+	--label org.opencontainers.image.source=https://github.com/ome-routing/operator \
+	--label org.opencontainers.image.version=$(IMAGE_TAG)
+
+.PHONY: image
+image: $(IMAGE_BUILDER) ## Build the manager's image without a container engine: _out/image/oci (OCI layout) and _out/image/ome-manager.tar.
+	CGO_ENABLED=0 GOOS=linux GOARCH=$(IMAGE_ARCH) $(GO) build -trimpath -ldflags="-s -w" -o $(IMAGE_OUT)/manager ./cmd/manager
+	$(IMAGE_BUILDER) --binary $(IMAGE_OUT)/manager --arch $(IMAGE_ARCH) --ref $(IMAGE_REPOSITORY):$(IMAGE_TAG) \
+		--oci-layout $(IMAGE_OUT)/oci --tarball $(IMAGE_OUT)/ome-manager.tar $(IMAGE_LABELS)
+
 .PHONY: run
 run: ## Run the manager against the cluster in the current kubeconfig.
 	$(GO) run ./cmd/manager $(ARGS)
@@ -99,6 +119,9 @@ envtest: $(ENVTEST_ASSETS)/kube-apiserver $(ENVTEST_ASSETS)/etcd $(ENVTEST_ASSET
 
 .PHONY: helm
 helm: $(HELM) ## Build the helm binary.
+
+.PHONY: image-builder
+image-builder: $(IMAGE_BUILDER) ## Build the image builder (hack/image, go-containerregistry).
 
 .PHONY: controller-gen
 controller-gen: $(CONTROLLER_GEN) ## Build the controller-gen binary.
@@ -128,6 +151,10 @@ $(ETCD):
 $(CONTROLLER_GEN):
 	@echo ">> Building controller-gen $(CONTROLLER_TOOLS_VERSION)"
 	cd hack/tools && $(GO) build -o $@ sigs.k8s.io/controller-tools/cmd/controller-gen
+
+$(IMAGE_BUILDER):
+	@echo ">> Building the image builder with go-containerregistry $(GGCR_VERSION)"
+	cd hack/image && $(GO) build -o $@ .
 
 $(HELM):
 	@echo ">> Building helm $(HELM_VERSION) (about three minutes the first time)"

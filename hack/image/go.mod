@@ -1,0 +1,15 @@
+// Module image pins the library that `make image` builds the manager's container image
+// with, without a container engine. Its own module so that the operator's go.mod does not
+// carry go-containerregistry.
+module github.com/ome-routing/operator/hack/image
+
+go 1.26.0
+
+require github.com/google/go-containerregistry v0.22.1
+
+require (
+	github.com/klauspost/compress v1.19.2 // indirect
+	github.com/opencontainers/go-digest v1.0.0 // indirect
+	github.com/opencontainers/image-spec v1.1.1 // indirect
+	golang.org/x/sync v0.22.0 // indirect
+)
