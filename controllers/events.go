@@ -5,8 +5,11 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/events"
+
+	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 )
 
 // Event reasons on an InferenceService, for the transitions a person acts on.
@@ -63,4 +66,11 @@ func capNote(note string) string {
 		cut--
 	}
 	return note[:cut]
+}
+
+// workloadCluster is the WorkloadCluster an event about one home relates to. The events API
+// folds events that differ only in their note into one series, so two clusters' HomeGated
+// events on one service would otherwise become one, and the second cluster's note be lost.
+func workloadCluster(name string) *omev1beta1.WorkloadCluster {
+	return &omev1beta1.WorkloadCluster{ObjectMeta: metav1.ObjectMeta{Name: name}}
 }

@@ -190,7 +190,7 @@ func (r *RoutingReconciler) announceRefusedEndpoints(ctx context.Context, isvc *
 	for _, re := range refused {
 		ctrl.LoggerFrom(ctx).Info("Leaving a home out: its status.url is refused", "InferenceService", klog.KObj(isvc),
 			"cluster", re.cluster, "reason", re.reason.Error())
-		r.Recorder.Eventf(isvc, nil, corev1.EventTypeWarning, EventEndpointRefused, actionRoute,
+		r.Recorder.Eventf(isvc, workloadCluster(re.cluster), corev1.EventTypeWarning, EventEndpointRefused, actionRoute,
 			"Cluster %s left out: the status.url of its copy is refused because %v; it is neither probed nor routed to", re.cluster, re.reason)
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
@@ -39,9 +38,8 @@ func drainAnnotationChanged() predicate.Predicate {
 	}}
 }
 
-// announceDrains emits an event when a drain starts or stops holding a home. Each event is
-// related to the home's WorkloadCluster: the events API folds events that differ only in
-// their message into one series, so without it a second cluster's event would be lost.
+// announceDrains emits an event when a drain starts or stops holding a home, related to
+// the home's WorkloadCluster.
 func (r *RoutingReconciler) announceDrains(isvc *omev1beta1.InferenceService, current *omev1beta1.TrafficMap, entries []omev1beta1.TrafficMapEntry) {
 	was := map[string]bool{}
 	if current != nil {
@@ -51,7 +49,7 @@ func (r *RoutingReconciler) announceDrains(isvc *omev1beta1.InferenceService, cu
 	}
 	for _, e := range entries {
 		drained := len(e.DrainRefs) > 0
-		cluster := &omev1beta1.WorkloadCluster{ObjectMeta: metav1.ObjectMeta{Name: e.Cluster}}
+		cluster := workloadCluster(e.Cluster)
 		switch {
 		case drained && !was[e.Cluster]:
 			r.Recorder.Eventf(isvc, cluster, corev1.EventTypeNormal, EventHomeDrained, actionRoute,

@@ -151,12 +151,12 @@ func (r *RoutingReconciler) announce(isvc *omev1beta1.InferenceService, current 
 		gated := e.Probe != nil && e.Probe.Gated
 		switch {
 		case gated && !was[e.Cluster]:
-			r.Recorder.Eventf(isvc, nil, corev1.EventTypeWarning, EventHomeGated, actionProbe, "Cluster %s gated after %d probe failures in a row: %s",
+			r.Recorder.Eventf(isvc, workloadCluster(e.Cluster), corev1.EventTypeWarning, EventHomeGated, actionProbe, "Cluster %s gated after %d probe failures in a row: %s",
 				e.Cluster, e.Probe.ConsecutiveFailures, e.Probe.Message)
 		case !gated && was[e.Cluster] && e.Probe != nil:
-			r.Recorder.Eventf(isvc, nil, corev1.EventTypeNormal, EventHomeUngated, actionProbe, "Cluster %s gate lifted: %s", e.Cluster, e.Probe.Message)
+			r.Recorder.Eventf(isvc, workloadCluster(e.Cluster), corev1.EventTypeNormal, EventHomeUngated, actionProbe, "Cluster %s gate lifted: %s", e.Cluster, e.Probe.Message)
 		case !gated && was[e.Cluster]:
-			r.Recorder.Eventf(isvc, nil, corev1.EventTypeNormal, EventHomeUngated, actionProbe, "Cluster %s gate lifted: the probe policy changed or was turned off", e.Cluster)
+			r.Recorder.Eventf(isvc, workloadCluster(e.Cluster), corev1.EventTypeNormal, EventHomeUngated, actionProbe, "Cluster %s gate lifted: the probe policy changed or was turned off", e.Cluster)
 		}
 	}
 	if result.Routable.Reason == omev1beta1.ReasonAllHomesProbeFailed && !wasAllFailed {

@@ -85,7 +85,7 @@ func (d *Demo) Steps() []Step {
 		Want: "worker-b capped at 0 by its report, still healthy and passing",
 		Reached: func(_, v View) bool {
 			eb := v.Entries[b]
-			return passing(v.Entries[a]) && passing(eb) && eb.Weight == 0 &&
+			return passing(v.Entries[a]) && probePassing(eb) && eb.Healthy && eb.Weight == 0 &&
 				eb.Capacity.Source == omev1beta1.CapacitySourceEndpoint && routable(v, metav1.ConditionTrue, omev1beta1.ReasonRoutable)
 		},
 		Show: capacityArgs,

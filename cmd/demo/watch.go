@@ -197,7 +197,12 @@ func same(a, b View) bool {
 
 // passing: the cluster takes traffic and its last probe passed.
 func passing(e omev1beta1.TrafficMapEntry) bool {
-	return e.Weight > 0 && e.Healthy && e.Probe != nil && e.Probe.Result == omev1beta1.ProbePassing && !e.Probe.Gated
+	return e.Weight > 0 && e.Healthy && probePassing(e)
+}
+
+// probePassing: the cluster's last probe passed and it is not gated, whatever its weight.
+func probePassing(e omev1beta1.TrafficMapEntry) bool {
+	return e.Probe != nil && e.Probe.Result == omev1beta1.ProbePassing && !e.Probe.Gated
 }
 
 // gated: the probe has gated the cluster, so its entry is not healthy, whatever its weight.
