@@ -85,7 +85,9 @@ func (d *Demo) Steps() []Step {
 		Want: "worker-b capped at 0 by its report, still healthy and passing",
 		Reached: func(_, v View) bool {
 			eb := v.Entries[b]
-			return passing(v.Entries[a]) && passing(eb) && eb.Weight == 0 &&
+			// passing() wants a weight; here the probe passes and the report takes it away.
+			probePasses := eb.Healthy && eb.Probe != nil && eb.Probe.Result == omev1beta1.ProbePassing && !eb.Probe.Gated
+			return passing(v.Entries[a]) && probePasses && eb.Weight == 0 &&
 				eb.Capacity.Source == omev1beta1.CapacitySourceEndpoint && routable(v, metav1.ConditionTrue, omev1beta1.ReasonRoutable)
 		},
 		Show: capacityArgs,
