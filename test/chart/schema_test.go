@@ -107,7 +107,7 @@ func TestSchemaRejects(t *testing.T) {
 		values: routingValues("capacity: {path: /capacity, method: GET, format: report, samples: 10, quorum: 2, period: 10s, timeout: 3s, maxAge: 30s}"),
 		want:   "- at '/ome/multicluster/config/routing/capacity/format': value must be 'Report'",
 	}, {
-		name:   "capacity disabled, which only a service's poll has",
+		name: "capacity disabled, which only a service's poll has",
 		// Nested under "validation failed", next to the missing fields, hence the indent.
 		values: routingValues("capacity: {disabled: true}"),
 		want:   "  - at '/ome/multicluster/config/routing/capacity': additional properties 'disabled' not allowed",
