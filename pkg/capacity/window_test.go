@@ -1,8 +1,10 @@
 package capacity
 
 import (
+	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 var t0 = time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
@@ -131,5 +133,20 @@ func TestWindowNextExpiry(t *testing.T) {
 	got, ok := w.NextExpiry()
 	if want := t0.Add(25 * time.Second); !ok || !got.Equal(want) {
 		t.Errorf("NextExpiry() = %v, %v; want %v", got, ok, want)
+	}
+}
+
+func TestWindowCapsLongReasons(t *testing.T) {
+	p := windowPolicy(3, 1, 30*time.Second)
+	var w Window
+	long := "capacity endpoint unreachable: " + strings.Repeat("é", MaxReasonBytes) + "\xff"
+	w.Observe(Outcome{Counted: true, Failure: long}, p, t0)
+	got := w.Ceiling(p, t0).Reason
+	if len(got) > MaxReasonBytes || !utf8.ValidString(got) || !strings.HasPrefix(got, "capacity endpoint unreachable: éé") {
+		t.Errorf("reason of %d bytes (valid UTF-8: %v), want at most %d", len(got), utf8.ValidString(got), MaxReasonBytes)
+	}
+	w.Observe(Outcome{Counted: true, Failure: "bad \xff byte"}, p, t0)
+	if got := w.Ceiling(p, t0).Reason; got != "bad \uFFFD byte" {
+		t.Errorf("reason = %q, want the invalid byte replaced", got)
 	}
 }

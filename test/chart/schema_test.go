@@ -107,9 +107,10 @@ func TestSchemaRejects(t *testing.T) {
 		values: routingValues("capacity: {path: /capacity, method: GET, format: report, samples: 10, quorum: 2, period: 10s, timeout: 3s, maxAge: 30s}"),
 		want:   "- at '/ome/multicluster/config/routing/capacity/format': value must be 'Report'",
 	}, {
-		name:   "capacity disabled, which only a service's poll has",
+		name: "capacity disabled, which only a service's poll has",
+		// Nested under "validation failed", next to the missing fields, hence the indent.
 		values: routingValues("capacity: {disabled: true}"),
-		want:   "- at '/ome/multicluster/config/routing/capacity': additional properties 'disabled' not allowed",
+		want:   "  - at '/ome/multicluster/config/routing/capacity': additional properties 'disabled' not allowed",
 	}, {
 		name:   "observer maxSamples of zero",
 		values: routingValues("observer: {maxSamples: 0}"),
@@ -120,8 +121,8 @@ func TestSchemaRejects(t *testing.T) {
 		want:   "- at '" + observer + "': missing property 'maxResponseBytes'",
 	}, {
 		name:   "unknown routing setting",
-		values: routingValues("capacity: {period: 10s}"),
-		want:   "- at '/ome/multicluster/config/routing': additional properties 'capacity' not allowed",
+		values: routingValues("weights: {period: 10s}"),
+		want:   "- at '/ome/multicluster/config/routing': additional properties 'weights' not allowed",
 	}, {
 		name:   "unknown role",
 		values: edit(t, step1Values, "role: control-plane", "role: worker"),

@@ -94,6 +94,24 @@ var _ = Describe("Capacity polls", func() {
 		}))
 	})
 
+	It("start over after a restart: the admitted count until quorum polls agree again", func(ctx context.Context) {
+		s := newService(ctx, "capacity-restart", &omev1beta1.Routing{Capacity: capacitySpec()}, both(1))
+		s.endpoints["worker-a"].SetServable(1)
+		s.endpoints["worker-b"].SetServable(0)
+		Eventually(s.capacityOf).WithArguments("worker-b").WithTimeout(timeout).WithPolling(interval).Should(
+			Equal("worker-b weight=0 allocated=0 ready=1 source=Endpoint reported=0"))
+
+		// Windows live in memory: the new leader starts with none, says so, and caps again
+		// once quorum polls agree.
+		restartManager(installationProbe(omev1beta1.AllFailedPreserveTraffic), 16)
+		Eventually(func(g Gomega) string { return s.entry(g, "worker-b").Capacity.FallbackReason }).
+			WithTimeout(timeout).WithPolling(interval / 4).Should(Or(
+			Equal("no capacity report yet"),
+			Equal("capacity report awaiting quorum (1/2 accepted samples)")))
+		Eventually(s.capacityOf).WithArguments("worker-b").WithTimeout(timeout).WithPolling(interval).Should(
+			Equal("worker-b weight=0 allocated=0 ready=1 source=Endpoint reported=0"))
+	})
+
 	It("say so when polling is disabled, and poll nothing", func(ctx context.Context) {
 		s := newService(ctx, "capacity-off", &omev1beta1.Routing{Capacity: &omev1beta1.RoutingCapacitySpec{Disabled: true}}, both(1))
 		s.endpoints["worker-b"].SetServable(0)
