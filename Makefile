@@ -14,12 +14,14 @@ KUBE_VERSION := $(call modversion,hack/envtest/go.mod,k8s.io/kubernetes)
 ETCD_VERSION := $(call modversion,hack/envtest/etcd/go.mod,go.etcd.io/etcd/server/v3)
 CONTROLLER_TOOLS_VERSION := $(call modversion,hack/tools/go.mod,sigs.k8s.io/controller-tools)
 HELM_VERSION := $(call modversion,hack/tools/go.mod,helm.sh/helm/v3)
+EGCTL_VERSION := $(call modversion,hack/egctl/go.mod,github.com/envoyproxy/gateway)
 
 KUBE_APISERVER := $(BIN)/kube-apiserver-$(KUBE_VERSION)
 KUBECTL := $(BIN)/kubectl-$(KUBE_VERSION)
 ETCD := $(BIN)/etcd-$(ETCD_VERSION)
 CONTROLLER_GEN := $(BIN)/controller-gen-$(CONTROLLER_TOOLS_VERSION)
 HELM := $(BIN)/helm-$(HELM_VERSION)
+EGCTL := $(BIN)/egctl-$(EGCTL_VERSION)
 # envtest looks for binaries named kube-apiserver, etcd and kubectl in KUBEBUILDER_ASSETS.
 ENVTEST_ASSETS := $(BIN)/envtest-$(KUBE_VERSION)
 
@@ -96,6 +98,9 @@ helm: $(HELM) ## Build the helm binary.
 .PHONY: controller-gen
 controller-gen: $(CONTROLLER_GEN) ## Build the controller-gen binary.
 
+.PHONY: egctl
+egctl: $(EGCTL) ## Build Envoy Gateway's egctl, whose offline translator the publisher's tests check routes with.
+
 $(ENVTEST_ASSETS)/%: $(BIN)/%-$(KUBE_VERSION)
 	@mkdir -p $(ENVTEST_ASSETS)
 	ln -sf $< $@
@@ -125,6 +130,11 @@ $(CONTROLLER_GEN):
 $(HELM):
 	@echo ">> Building helm $(HELM_VERSION) (about three minutes the first time)"
 	cd hack/tools && $(GO) build -o $@ helm.sh/helm/v3/cmd/helm
+
+$(EGCTL):
+	@echo ">> Building egctl $(EGCTL_VERSION) from github.com/envoyproxy/gateway (about eight minutes"
+	@echo ">> the first time, a 333 MB binary); it is kept in bin/ and reused."
+	cd hack/egctl && $(GO) build -o $@ github.com/envoyproxy/gateway/cmd/egctl
 
 ##@ Demo (cmd/demo: the operator at work on this machine, with no cluster)
 

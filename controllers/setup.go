@@ -5,6 +5,7 @@ import (
 
 	ctrl "sigs.k8s.io/controller-runtime"
 
+	"github.com/ome-routing/operator/pkg/config"
 	"github.com/ome-routing/operator/pkg/observer"
 	"github.com/ome-routing/operator/pkg/probe"
 )
@@ -29,6 +30,9 @@ type Options struct {
 	MemberHealthInterval time.Duration
 	// MemberGrace is how long a Reachable member may fail before it turns ConnectionFailed.
 	MemberGrace time.Duration
+	// Endpoint and Publisher are the publisher's settings: where it writes each map.
+	Endpoint  config.Endpoint
+	Publisher config.Publisher
 }
 
 // DefaultMemberTimings are the member connection timings the manager uses.
@@ -42,8 +46,8 @@ var DefaultMemberTimings = Options{
 // holds up only its own worker while it times out.
 const memberWorkers = 4
 
-// Setup adds the WorkloadCluster controller, the routing controller and the prober to
-// the manager.
+// Setup adds the WorkloadCluster controller, the routing controller, the prober and the
+// publisher to the manager.
 func Setup(mgr ctrl.Manager, opts Options) error {
 	members := NewMembers(mgr.GetScheme(), opts.MemberTimeout)
 	prober := NewProber(opts.Observer, opts.MaxProbesInFlight)
@@ -59,6 +63,9 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 		HealthInterval: opts.MemberHealthInterval,
 		Grace:          opts.MemberGrace,
 	}).SetupWithManager(mgr, memberWorkers); err != nil {
+		return err
+	}
+	if err := setupPublisher(mgr, opts); err != nil {
 		return err
 	}
 	return (&RoutingReconciler{
