@@ -66,8 +66,8 @@ vet: ## Run go vet on the code.
 	$(GO) vet ./...
 
 .PHONY: test
-test: envtest helm vet ## Run the unit tests and the envtest suites (builds the toolchain on first run).
-	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" HELM="$(HELM)" KUBECTL="$(ENVTEST_ASSETS)/kubectl" \
+test: envtest helm egctl vet ## Run the unit tests and the envtest suites (builds the toolchain on first run).
+	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" HELM="$(HELM)" KUBECTL="$(ENVTEST_ASSETS)/kubectl" EGCTL="$(EGCTL)" \
 		$(GO) test -timeout $(TEST_TIMEOUT) $(TEST_FLAGS) ./...
 
 .PHONY: verify
