@@ -157,11 +157,11 @@ demo: envtest build ## Watch the operator gate and restore a cluster on local AP
 BENCH_TIMEOUT ?= 30m
 BENCH_OUT := $(CURDIR)/_out/bench
 BENCH_LOAD = echo "load part=$(1) load_average=$$(cut -d' ' -f1-3 /proc/loadavg | tr ' ' ,) cpus=$$(nproc)"
-BENCH_FIGURES = tee $(BENCH_OUT)/$(1).log | awk '/^(prober|e2e) /{print; fflush()} /^(--- FAIL|FAIL|panic:)/{print; bad=1} END{exit bad}'
+BENCH_FIGURES = tee $(BENCH_OUT)/$(1).log | awk '/^(prober|e2e|publish) /{print; fflush()} /^(--- FAIL|FAIL|panic:)/{print; bad=1} END{exit bad}'
 
-.PHONY: bench bench-observer bench-prober bench-e2e
-bench: ## Measure the observer's overhead, the prober at 1k/10k/50k homes and 200 services end to end (about 5 minutes).
-	@$(MAKE) --no-print-directory -j1 bench-observer bench-prober bench-e2e
+.PHONY: bench bench-observer bench-prober bench-e2e bench-publish
+bench: ## Measure the observer's overhead, the prober at 1k/10k/50k homes, 200 services end to end and the publish latency (about 6 minutes).
+	@$(MAKE) --no-print-directory -j1 bench-observer bench-prober bench-e2e bench-publish
 
 bench-observer: ## Observer vs a bare net/http client: ns/op, allocs/op and their ratios.
 	@mkdir -p $(BENCH_OUT); $(call BENCH_LOAD,observer)
@@ -186,3 +186,9 @@ bench-e2e: envtest ## 200 services on 3 workload clusters with envtest, 2s perio
 	@OME_BENCH=1 KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" OME_BENCH_LOG=$(BENCH_OUT)/e2e-manager.log \
 		$(GO) test -count=1 -v -run '^TestEndToEnd$$' -timeout $(BENCH_TIMEOUT) ./test/bench/ \
 		| $(call BENCH_FIGURES,e2e)
+
+bench-publish: envtest ## TrafficMap write to HTTPRoute update: median and max over 20 gate/ungate flips (about 30 seconds).
+	@mkdir -p $(BENCH_OUT); $(call BENCH_LOAD,publish)
+	@OME_BENCH=1 KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" \
+		$(GO) test -count=1 -v -run '^TestPublishLatency$$' -timeout $(BENCH_TIMEOUT) ./test/bench/ \
+		| $(call BENCH_FIGURES,publish)

@@ -1,10 +1,10 @@
 package framework
 
 import (
+	"encoding/json"
 	"fmt"
 	"os/exec"
 	"path/filepath"
-	"strings"
 
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 )
@@ -13,17 +13,18 @@ import (
 // (relative to the repository) requires it: the CRDs are read from the very module
 // version the code is built with, never from a copy.
 func moduleDir(dir, path string) (string, error) {
-	cmd := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", path)
+	// go mod download prints where the module is, fetching it first if it is missing.
+	cmd := exec.Command("go", "mod", "download", "-json", path)
 	cmd.Dir = filepath.Join(RepoRoot(), dir)
 	out, err := cmd.Output()
 	if err != nil {
-		return "", fmt.Errorf("go list -m %s in %s: %w", path, cmd.Dir, err)
+		return "", fmt.Errorf("go mod download %s in %s: %w: %s", path, cmd.Dir, err, out)
 	}
-	d := strings.TrimSpace(string(out))
-	if d == "" {
-		return "", fmt.Errorf("go list -m %s in %s: the module is not downloaded (run go mod download)", path, cmd.Dir)
+	var mod struct{ Dir, Error string }
+	if err := json.Unmarshal(out, &mod); err != nil || mod.Dir == "" {
+		return "", fmt.Errorf("go mod download %s in %s: no module directory (%s): %s", path, cmd.Dir, mod.Error, out)
 	}
-	return d, nil
+	return mod.Dir, nil
 }
 
 // GatewayCRDPaths are the Gateway API standard-channel CRDs of sigs.k8s.io/gateway-api,
