@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -22,10 +23,12 @@ import (
 const GatewayClassController = "gateway.envoyproxy.io/gatewayclass-controller"
 
 // EnvoyView is what Envoy Gateway's translator would program Envoy with for one route
-// rule: the load-balancing weight of each backend that has endpoints, by the backend's
-// name. A backend whose backendRef weight is 0 is left out of the cluster.
+// rule: the weight of each backend that would get traffic, by the backend's name. A
+// backend whose backendRef weight is 0 gets none and is absent. When no backend is left,
+// the route answers directly with DirectStatus.
 type EnvoyView struct {
-	Weights map[string]uint32
+	Weights      map[string]uint32
+	DirectStatus int
 	// Input is the file of objects the translator read, and Output what it printed.
 	Input, Output []byte
 }
@@ -64,23 +67,63 @@ func Translate(ctx context.Context, egctl string, objs []client.Object, route ty
 	if err := json.Unmarshal(out, &doc); err != nil {
 		return view, fmt.Errorf("egctl x translate printed no JSON: %w", err)
 	}
-	cluster := fmt.Sprintf("httproute/%s/%s/rule/0", route.Namespace, route.Name)
-	assignment := findLoadAssignment(doc, cluster)
-	if assignment == nil {
-		return view, fmt.Errorf("no load assignment for cluster %s in the translator's output", cluster)
+	prefix := fmt.Sprintf("httproute/%s/%s/rule/0", route.Namespace, route.Name)
+	envoyRoute := findObject(doc, func(m map[string]any) bool {
+		name, _ := m["name"].(string)
+		return strings.HasPrefix(name, prefix+"/match/") && (m["route"] != nil || m["directResponse"] != nil)
+	})
+	if envoyRoute == nil {
+		return view, fmt.Errorf("no Envoy route for %s in the translator's output", prefix)
 	}
 	view.Weights = map[string]uint32{}
+	if direct, ok := envoyRoute["directResponse"].(map[string]any); ok {
+		status, _ := direct["status"].(float64)
+		view.DirectStatus = int(status)
+		return view, nil
+	}
+	action, _ := envoyRoute["route"].(map[string]any)
+	// One cluster for the rule, its backends as weighted localities; or, when backendRefs
+	// carry their own filters (rewriteHostname), one cluster per backend, weighted in the
+	// route.
+	if cluster, ok := action["cluster"].(string); ok {
+		return view, addLocalities(doc, cluster, 1, view.Weights)
+	}
+	weighted, _ := action["weightedClusters"].(map[string]any)
+	clusters, _ := weighted["clusters"].([]any)
+	for _, c := range clusters {
+		wc, _ := c.(map[string]any)
+		name, _ := wc["name"].(string)
+		weight, _ := wc["weight"].(float64)
+		if err := addLocalities(doc, name, uint32(weight), view.Weights); err != nil {
+			return view, err
+		}
+	}
+	return view, nil
+}
+
+// addLocalities adds the backends of a cluster's load assignment to weights, each with
+// its locality weight times scale; zero weights are left out.
+func addLocalities(doc any, cluster string, scale uint32, weights map[string]uint32) error {
+	assignment := findObject(doc, func(m map[string]any) bool {
+		_, ok := m["endpoints"]
+		return m["clusterName"] == cluster && ok
+	})
+	if assignment == nil {
+		return fmt.Errorf("no load assignment for cluster %s in the translator's output", cluster)
+	}
 	endpoints, _ := assignment["endpoints"].([]any)
 	for _, e := range endpoints {
 		locality, _ := e.(map[string]any)
 		name := backendOf(locality)
 		weight, _ := locality["loadBalancingWeight"].(float64)
 		if name == "" {
-			return view, fmt.Errorf("cluster %s has an endpoint group without a backend: %v", cluster, locality)
+			return fmt.Errorf("cluster %s has an endpoint group without a backend: %v", cluster, locality)
 		}
-		view.Weights[name] = uint32(weight)
+		if w := uint32(weight) * scale; w > 0 {
+			weights[name] += w
+		}
 	}
-	return view, nil
+	return nil
 }
 
 // manifest is an object as the translator reads it: with its kind, without the server's
@@ -113,24 +156,22 @@ func manifest(obj client.Object) ([]byte, error) {
 	return yaml.JSONToYAML(data)
 }
 
-// findLoadAssignment finds, anywhere in the translator's output, the ClusterLoadAssignment
-// of the named cluster (in an EDS dump, or inline in a cluster).
-func findLoadAssignment(v any, cluster string) map[string]any {
+// findObject finds, depth first anywhere in the translator's output, the first object
+// that match accepts.
+func findObject(v any, match func(map[string]any) bool) map[string]any {
 	switch x := v.(type) {
 	case map[string]any:
-		if x["clusterName"] == cluster {
-			if _, ok := x["endpoints"]; ok {
-				return x
-			}
+		if match(x) {
+			return x
 		}
 		for _, child := range x {
-			if found := findLoadAssignment(child, cluster); found != nil {
+			if found := findObject(child, match); found != nil {
 				return found
 			}
 		}
 	case []any:
 		for _, child := range x {
-			if found := findLoadAssignment(child, cluster); found != nil {
+			if found := findObject(child, match); found != nil {
 				return found
 			}
 		}

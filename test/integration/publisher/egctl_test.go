@@ -31,14 +31,13 @@ var _ = Describe("Envoy Gateway's view of a published map", func() {
 		if egctl == "" {
 			Skip("EGCTL is not set (make test builds bin/egctl-<version> and sets it)")
 		}
-		ep := guideEndpoint()
-		ep.BackendKind = config.BackendEnvoyGateway
-		ep.RewriteHostname = true
-		useManager(ep, config.Publisher{})
 		ensureEnvoyGateway(ctx)
 	})
 
+	// With rewriteHostname each backendRef has its own filter, so Envoy Gateway gives each
+	// backend a cluster of its own and weighs the clusters in the route.
 	It("carries the weights through a gate, its lift, and all-failed under PreserveTraffic and Drain", func(ctx context.Context) {
+		useManager(envoyEndpoint(true), config.Publisher{})
 		s := newService(ctx, "llm", &omev1beta1.Routing{Probe: probeSpec(omev1beta1.AllFailedPreserveTraffic)}, nil)
 		Eventually(s.condition).WithArguments("Published").WithTimeout(timeout).WithPolling(interval).Should(Equal(publishedTrue))
 		envoy := func(g Gomega) map[string]uint32 { return envoyWeights(ctx, g, egctl, s) }
@@ -60,12 +59,34 @@ var _ = Describe("Envoy Gateway's view of a published map", func() {
 		Consistently(envoy).WithTimeout(3 * period).WithPolling(period).Should(Equal(map[string]uint32{"worker-a": 1, "worker-b": 1}))
 
 		By("every home fails under Drain: the cluster has no endpoint left")
-		s.update(ctx, func(isvc *omev1beta1.InferenceService) { isvc.Spec.Routing.Probe = probeSpec(omev1beta1.AllFailedDrain) })
+		s.update(ctx, func(isvc *omev1beta1.InferenceService) {
+			isvc.Spec.Routing.Probe = probeSpec(omev1beta1.AllFailedDrain)
+		})
 		Eventually(s.condition).WithArguments("Routable").WithTimeout(timeout).WithPolling(interval).Should(HavePrefix("False AllHomesProbeFailed: "))
 		Eventually(s.weights).WithTimeout(timeout).WithPolling(interval).Should(Equal([]string{"worker-a 0", "worker-b 0"}))
 		Eventually(envoy).WithTimeout(timeout).WithPolling(interval).Should(BeEmpty())
+		Expect(envoyView(ctx, Default, egctl, s).DirectStatus).To(Equal(500), "with no backend left the route answers 500 itself")
+	})
+
+	// Without it, the rule is one cluster and each backend a locality weighted by its
+	// backendRef weight.
+	It("weighs the localities of one cluster by the route's weights without rewriteHostname", func(ctx context.Context) {
+		useManager(envoyEndpoint(false), config.Publisher{})
+		s := newService(ctx, "locality", &omev1beta1.Routing{Probe: probeSpec(omev1beta1.AllFailedPreserveTraffic)}, nil)
+		envoy := func(g Gomega) map[string]uint32 { return envoyWeights(ctx, g, egctl, s) }
+		Eventually(envoy).WithTimeout(timeout).WithPolling(interval).Should(Equal(map[string]uint32{"worker-a": 1, "worker-b": 1}))
+		s.set("worker-b", framework.Unavailable)
+		Eventually(envoy).WithTimeout(timeout).WithPolling(interval).Should(Equal(map[string]uint32{"worker-a": 1}))
 	})
 })
+
+// envoyEndpoint is the guide's endpoint settings with Envoy Gateway Backends.
+func envoyEndpoint(rewriteHostname bool) config.Endpoint {
+	ep := guideEndpoint()
+	ep.BackendKind = config.BackendEnvoyGateway
+	ep.RewriteHostname = rewriteHostname
+	return ep
+}
 
 // ensureEnvoyGateway creates the GatewayClass of Envoy Gateway's controller and the global
 // Gateway, which takes routes from every namespace, once.
@@ -94,6 +115,20 @@ func ensureEnvoyGateway(ctx context.Context) {
 // envoyWeights reads the live GatewayClass, Gateway, route and Backends, feeds them to
 // the translator and returns each cluster's locality weight, by workload cluster.
 func envoyWeights(ctx context.Context, g Gomega, egctl string, s *service) map[string]uint32 {
+	view := envoyView(ctx, g, egctl, s)
+	byName := map[string]string{}
+	for _, w := range []string{"worker-a", "worker-b"} {
+		byName[publish.BackendName(s.key.Namespace, s.key.Name, w)] = w
+	}
+	out := map[string]uint32{}
+	for name, weight := range view.Weights {
+		out[byName[name]] = weight
+	}
+	return out
+}
+
+// envoyView is the translator's view of the service's route, from the live objects.
+func envoyView(ctx context.Context, g Gomega, egctl string, s *service) framework.EnvoyView {
 	c := fleet.ControlPlane.Client
 	class := &gatewayv1.GatewayClass{}
 	g.Expect(c.Get(ctx, client.ObjectKey{Name: "envoy"}, class)).To(Succeed())
@@ -109,13 +144,5 @@ func envoyWeights(ctx context.Context, g Gomega, egctl string, s *service) map[s
 	}
 	view, err := framework.Translate(ctx, egctl, objs, client.ObjectKeyFromObject(route))
 	g.Expect(err).NotTo(HaveOccurred(), fmt.Sprintf("input:\n%s", view.Input))
-	byName := map[string]string{}
-	for _, w := range []string{"worker-a", "worker-b"} {
-		byName[publish.BackendName(s.key.Namespace, s.key.Name, w)] = w
-	}
-	out := map[string]uint32{}
-	for name, weight := range view.Weights {
-		out[byName[name]] = weight
-	}
-	return out
+	return view
 }
