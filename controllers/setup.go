@@ -11,6 +11,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/ome-routing/operator/pkg/capacity"
+	"github.com/ome-routing/operator/pkg/config"
 	"github.com/ome-routing/operator/pkg/observer"
 	"github.com/ome-routing/operator/pkg/probe"
 )
@@ -44,6 +45,9 @@ type Options struct {
 	MemberHealthInterval time.Duration
 	// MemberGrace is how long a Reachable member may fail before it turns ConnectionFailed.
 	MemberGrace time.Duration
+	// Endpoint and Publisher are the publisher's settings: where it writes each map.
+	Endpoint  config.Endpoint
+	Publisher config.Publisher
 }
 
 // DefaultMemberTimings are the member connection timings the manager uses.
@@ -65,8 +69,8 @@ func CacheOptions(secretNamespace string) cache.Options {
 	}}
 }
 
-// Setup adds the WorkloadCluster controller, the routing controller, the prober and the
-// capacity poller to the manager.
+// Setup adds the WorkloadCluster controller, the routing controller, the prober, the
+// capacity poller and the publisher to the manager.
 func Setup(mgr ctrl.Manager, opts Options) error {
 	if opts.SecretNamespace == "" {
 		return errors.New("controllers: SecretNamespace must be set")
@@ -90,6 +94,9 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 		HealthInterval:  opts.MemberHealthInterval,
 		Grace:           opts.MemberGrace,
 	}).SetupWithManager(mgr, memberWorkers); err != nil {
+		return err
+	}
+	if err := setupPublisher(mgr, opts); err != nil {
 		return err
 	}
 	return (&RoutingReconciler{

@@ -9,8 +9,12 @@ import (
 const (
 	// TrafficMapRoutable says whether any home can take traffic.
 	TrafficMapRoutable = "Routable"
-	// TrafficMapPublished says whether the map was published to a gateway (a later feature).
+	// TrafficMapPublished says whether the publisher has written the map into the global
+	// gateway's HTTPRoute.
 	TrafficMapPublished = "Published"
+	// TrafficMapPublicationFallback says whether the publisher serves a retained plan
+	// instead of the current one. The built-in publisher retains none.
+	TrafficMapPublicationFallback = "PublicationFallback"
 	// TrafficMapOverrideActive says whether a manual traffic drain holds any entry.
 	TrafficMapOverrideActive = "OverrideActive"
 	// TrafficMapCapacityFallback is True when some home uses control-plane capacity
@@ -59,6 +63,36 @@ const (
 	ReasonNoRoutableCapacity = "NoRoutableCapacity"
 	// ReasonTrafficDrain (False): manual drains hold every home that had weight.
 	ReasonTrafficDrain = "TrafficDrain"
+)
+
+// Reasons of the Published and PublicationFallback conditions, which the publisher writes.
+const (
+	// ReasonPublished (True): the route carries the map's current weights.
+	ReasonPublished = "Published"
+	// ReasonWithdrawn: no global gateway, backend port or hostname is set; nothing is
+	// published.
+	ReasonWithdrawn = "Withdrawn"
+	// ReasonTransitioning: the publisher is writing the route for the first time.
+	ReasonTransitioning = "Transitioning"
+	// ReasonFinalizing: the map is going and the publisher is removing its objects.
+	ReasonFinalizing = "Finalizing"
+	// ReasonUnpublished: the service is deleting or left routing; nothing is published.
+	ReasonUnpublished = "Unpublished"
+	// ReasonInvalidOwner: the map's owner reference or source UID does not match its
+	// InferenceService.
+	ReasonInvalidOwner = "InvalidOwner"
+	// ReasonInvalidOptions: routing.publisher.options is set; the built-in publisher
+	// accepts none.
+	ReasonInvalidOptions = "InvalidOptions"
+	// ReasonInvalidPlan: the map, the service or the endpoint settings break a rule of
+	// the route.
+	ReasonInvalidPlan = "InvalidPlan"
+	// ReasonClaimRejected: the route, a backend or the hostname belongs to someone else.
+	ReasonClaimRejected = "ClaimRejected"
+	// ReasonApplyFailed: writing the route or a backend failed; retried with backoff.
+	ReasonApplyFailed = "ApplyFailed"
+	// ReasonUnsupported (PublicationFallback False): the publisher retains no plans.
+	ReasonUnsupported = "Unsupported"
 )
 
 // MaxWeight is the largest weight an entry can carry.
@@ -223,13 +257,54 @@ type TrafficMapSpec struct {
 	Entries []TrafficMapEntry `json:"entries,omitempty"`
 }
 
-// TrafficMapStatus reports how the map stands.
+// TrafficMapGatewayRef names the object the map is published through.
+type TrafficMapGatewayRef struct {
+	// group is the object's API group; empty is the core group.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	Group string `json:"group,omitempty"`
+
+	// kind is the object's kind, such as HTTPRoute.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	Kind string `json:"kind"`
+
+	// name is the object's name.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name"`
+
+	// namespace is the object's namespace; empty is the map's.
+	// +optional
+	// +kubebuilder:validation:MaxLength=63
+	Namespace string `json:"namespace,omitempty"`
+}
+
+// TrafficMapStatus reports how the map stands. The routing reconciler writes sourceUID
+// and its conditions; the publisher writes published, gatewayRef,
+// observedTrafficMapGeneration and the Published and PublicationFallback conditions.
 type TrafficMapStatus struct {
 	// sourceUID is the UID of the InferenceService the map was built from.
 	// +optional
 	SourceUID string `json:"sourceUID,omitempty"`
 
-	// conditions include Routable and CapacityFallback.
+	// published is true while the global gateway's route carries this map.
+	// +optional
+	Published bool `json:"published,omitempty"`
+
+	// gatewayRef names the route the map is published through. It stays set after a
+	// failed publication, naming the route that keeps the last weights published.
+	// +optional
+	GatewayRef *TrafficMapGatewayRef `json:"gatewayRef,omitempty"`
+
+	// observedTrafficMapGeneration is the map generation last published successfully.
+	// +optional
+	ObservedTrafficMapGeneration int64 `json:"observedTrafficMapGeneration,omitempty"`
+
+	// conditions include Routable, CapacityFallback, OverrideActive, Published and
+	// PublicationFallback.
 	// +optional
 	// +listType=map
 	// +listMapKey=type

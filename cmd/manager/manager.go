@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/controllers"
@@ -26,6 +27,7 @@ func newManager(restCfg *rest.Config, o *options) (ctrl.Manager, error) {
 	scheme := runtime.NewScheme()
 	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
 	utilruntime.Must(omev1beta1.AddToScheme(scheme))
+	utilruntime.Must(gatewayv1.Install(scheme))
 
 	mgr, err := ctrl.NewManager(restCfg, ctrl.Options{
 		Scheme:                 scheme,
@@ -88,6 +90,7 @@ func setupControllers(mgr ctrl.Manager, o *options, cfg *config.Config) error {
 	opts.Observer = obs
 	opts.RoutingWorkers = obsCfg.MaxConcurrentReconciles
 	opts.MaxProbesInFlight = int(obsCfg.MaxConcurrentRequests)
+	opts.Endpoint, opts.Publisher = cfg.Endpoint, cfg.Routing.Publisher
 	return controllers.Setup(mgr, opts)
 }
 

@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
+	"maps"
 	"math"
 	"net"
 	"net/http"
@@ -41,6 +42,11 @@ type Options struct {
 	RootCAs *x509.CertPool
 	// Metrics receives one observation per request. Nil means nothing is measured.
 	Metrics *Metrics
+	// Hosts resolves the named hosts to the given addresses instead of asking the
+	// system's resolver, as an /etc/hosts entry would; the network guard still checks
+	// the address. Tests and the local demo use it to give loopback servers the
+	// two-label names a gateway accepts as backends.
+	Hosts map[string]netip.Addr
 }
 
 // Observer sends the probes. It is safe for concurrent use, and one Observer is meant to
@@ -76,6 +82,15 @@ func New(opts Options) (*Observer, error) {
 		metrics:  opts.Metrics,
 		dialer:   &net.Dialer{KeepAlive: 30 * time.Second},
 		lookupIP: lookupIP,
+	}
+	if len(opts.Hosts) > 0 {
+		hosts := maps.Clone(opts.Hosts)
+		o.lookupIP = func(ctx context.Context, host string) ([]netip.Addr, error) {
+			if ip, ok := hosts[host]; ok {
+				return []netip.Addr{ip}, nil
+			}
+			return lookupIP(ctx, host)
+		}
 	}
 
 	// HTTP/1.1 only. Each probe then has its own connection while it runs, so dropping

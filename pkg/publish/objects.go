@@ -15,7 +15,7 @@ func (b Backend) Service() *corev1.Service {
 		Spec: corev1.ServiceSpec{
 			Type:         corev1.ServiceTypeExternalName,
 			ExternalName: b.Host,
-			Ports:        []corev1.ServicePort{{Port: b.Port}},
+			Ports:        []corev1.ServicePort{{Port: b.Port, Protocol: corev1.ProtocolTCP}},
 		},
 	}
 }
@@ -36,4 +36,14 @@ func (b Backend) EnvoyBackend() *unstructured.Unstructured {
 			"endpoints": []any{map[string]any{"fqdn": map[string]any{"hostname": b.Host, "port": int64(b.Port)}}},
 		},
 	}}
+}
+
+// Keep are the names of the objects the plan writes (its route and its backends): the
+// publisher removes every other object of the service's from the plan's namespace.
+func (p Plan) Keep() []string {
+	names := []string{p.Route.Name}
+	for _, b := range p.Backends {
+		names = append(names, b.Name)
+	}
+	return names
 }

@@ -4,6 +4,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 )
@@ -14,4 +15,5 @@ var Scheme = runtime.NewScheme()
 func init() {
 	utilruntime.Must(clientgoscheme.AddToScheme(Scheme))
 	utilruntime.Must(omev1beta1.AddToScheme(Scheme))
+	utilruntime.Must(gatewayv1.Install(Scheme))
 }

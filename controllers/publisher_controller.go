@@ -1,0 +1,307 @@
+package controllers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/klog/v2"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/pkg/config"
+	"github.com/ome-routing/operator/pkg/publish"
+)
+
+// PublisherFinalizer holds a published TrafficMap until the publisher has removed its
+// route and backends.
+const PublisherFinalizer = "ome.io/trafficmap-publisher"
+
+// PublisherReconciler writes each TrafficMap into a Gateway API HTTPRoute on the control
+// plane, with one backend per workload cluster, for the global gateway to spread the
+// service's traffic by the map's weights. It reads the map's spec, which only the routing
+// reconciler writes, and writes only its own status fields and conditions. It runs on the
+// leader only, with one worker, so that two writers never race for one route.
+type PublisherReconciler struct {
+	Client client.Client
+	// Reader reads around the cache: the ownership checks must see the objects as they are
+	// now, and the manager caches no Services or Envoy Gateway Backends.
+	Reader   client.Reader
+	Recorder events.EventRecorder
+	// Active is the installation's routing.enabled: with routing off, the publisher only
+	// removes what it published.
+	Active    bool
+	Endpoint  config.Endpoint
+	Publisher config.Publisher
+	// now is the clock of condition transition times; time.Now when nil.
+	now func() time.Time
+}
+
+// +kubebuilder:rbac:groups=ome.io,resources=trafficmaps,verbs=get;list;watch;patch
+// +kubebuilder:rbac:groups=ome.io,resources=trafficmaps/status,verbs=get;patch
+// +kubebuilder:rbac:groups=ome.io,resources=inferenceservices,verbs=get;list;watch
+// +kubebuilder:rbac:groups=gateway.networking.k8s.io,resources=httproutes,verbs=get;list;watch;create;patch;delete
+// +kubebuilder:rbac:groups="",resources=services,verbs=get;list;create;patch;delete
+// +kubebuilder:rbac:groups=gateway.envoyproxy.io,resources=backends,verbs=get;list;create;patch;delete
+
+// Reconcile publishes one TrafficMap, withdraws it, or removes what was published for it.
+func (r *PublisherReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	tm := &omev1beta1.TrafficMap{}
+	if err := r.Client.Get(ctx, req.NamespacedName, tm); err != nil {
+		if apierrors.IsNotFound(err) {
+			// A map deleted before it carried the finalizer can still have left objects.
+			return ctrl.Result{}, r.removeAll(ctx, req.NamespacedName, "")
+		}
+		return ctrl.Result{}, err
+	}
+	if !tm.DeletionTimestamp.IsZero() {
+		return ctrl.Result{}, r.finalize(ctx, tm)
+	}
+	if !r.Active {
+		return ctrl.Result{}, nil
+	}
+	isvc, err := r.owner(ctx, tm)
+	if err != nil {
+		var invalid *invalidOwner
+		return r.fail(ctx, tm, omev1beta1.ReasonInvalidOwner, err, !errors.As(err, &invalid))
+	}
+	if isvc == nil || !publishable(isvc) {
+		// The service is going or left routing: the routing reconciler deletes the map,
+		// and until then nothing is published for it.
+		if err := r.removeAll(ctx, req.NamespacedName, ""); err != nil {
+			return r.fail(ctx, tm, omev1beta1.ReasonApplyFailed, err, true)
+		}
+		return ctrl.Result{}, r.record(ctx, tm, omev1beta1.ReasonUnpublished, nil)
+	}
+	if err := publish.CheckOptions("global", r.Publisher.Options); err != nil {
+		return r.fail(ctx, tm, omev1beta1.ReasonInvalidOptions, err, false)
+	}
+	plan, err := publish.Build(publish.Input{
+		Map: tm, ServiceNamespace: isvc.Namespace, ServiceName: isvc.Name,
+		ServiceAnnotations: isvc.Annotations, Endpoint: r.Endpoint,
+	})
+	if err != nil {
+		return r.fail(ctx, tm, omev1beta1.ReasonInvalidPlan, err, false)
+	}
+	if plan.Withdraw {
+		ctrl.LoggerFrom(ctx).V(1).Info("TrafficMap publication withdrawn", "TrafficMap", klog.KObj(tm), "because", plan.WithdrawnBecause)
+		if err := r.removeAll(ctx, req.NamespacedName, ""); err != nil {
+			return r.fail(ctx, tm, omev1beta1.ReasonApplyFailed, err, true)
+		}
+		return r.resync(r.record(ctx, tm, omev1beta1.ReasonWithdrawn, nil))
+	}
+	return r.publish(ctx, tm, plan)
+}
+
+// publish claims the plan's names, writes the backends and the route, and prunes what
+// the plan no longer has.
+func (r *PublisherReconciler) publish(ctx context.Context, tm *omev1beta1.TrafficMap, plan publish.Plan) (ctrl.Result, error) {
+	if err := r.ensureFinalizer(ctx, tm); err != nil {
+		return r.fail(ctx, tm, omev1beta1.ReasonApplyFailed, err, true)
+	}
+	existing, err := r.preflight(ctx, plan)
+	if err != nil {
+		return r.fail(ctx, tm, omev1beta1.ReasonClaimRejected, err, !isClaimRejected(err))
+	}
+	if !existing {
+		// The first write of a route: say so, because the gateway may take a while to
+		// program it.
+		if err := r.record(ctx, tm, omev1beta1.ReasonTransitioning, nil); err != nil {
+			return ctrl.Result{}, err
+		}
+	}
+	if err := r.apply(ctx, plan); err != nil {
+		return r.fail(ctx, tm, omev1beta1.ReasonApplyFailed, err, true)
+	}
+	if err := r.removeAll(ctx, client.ObjectKeyFromObject(tm), plan.Namespace, plan.Keep()...); err != nil {
+		return r.fail(ctx, tm, omev1beta1.ReasonApplyFailed, err, true)
+	}
+	ref := &omev1beta1.TrafficMapGatewayRef{Group: gatewayv1.GroupName, Kind: "HTTPRoute", Name: plan.Route.Name, Namespace: plan.Route.Namespace}
+	return r.resync(r.record(ctx, tm, omev1beta1.ReasonPublished, ref))
+}
+
+// resync looks at the map again after the resync interval, because what the publisher
+// wrote can drift in ways no watch reports (a Service edited by hand, a hostname freed).
+func (r *PublisherReconciler) resync(err error) (ctrl.Result, error) {
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	return ctrl.Result{RequeueAfter: r.Publisher.Resync()}, nil
+}
+
+// fail records a failed publication. A transient failure (a read or write that may work
+// next time) is returned, for a retry with backoff; a terminal one waits for a change to
+// the map or its service, or for the resync.
+func (r *PublisherReconciler) fail(ctx context.Context, tm *omev1beta1.TrafficMap, reason string, cause error, transient bool) (ctrl.Result, error) {
+	ctrl.LoggerFrom(ctx).Error(cause, "TrafficMap publisher reconciliation failed", "trafficMap", klog.KObj(tm), "reason", reason)
+	prev := publishedReason(tm)
+	if err := r.record(ctx, tm, reason, tm.Status.GatewayRef); err != nil {
+		return ctrl.Result{}, errors.Join(cause, err)
+	}
+	if prev != reason {
+		r.Recorder.Eventf(tm, nil, corev1.EventTypeWarning, reason, actionPublish, "%s", cause.Error())
+	}
+	if transient {
+		return ctrl.Result{}, cause
+	}
+	return ctrl.Result{RequeueAfter: r.Publisher.Resync()}, nil
+}
+
+// record applies the publisher's share of the map's status for the outcome reason. On
+// success ref is the route; otherwise published turns false and ref is what stays
+// (the last published route while it still stands, nothing once it is removed).
+func (r *PublisherReconciler) record(ctx context.Context, tm *omev1beta1.TrafficMap, reason string, ref *omev1beta1.TrafficMapGatewayRef) error {
+	fields := map[string]any{"published": reason == omev1beta1.ReasonPublished, "gatewayRef": nil}
+	if ref != nil {
+		fields["gatewayRef"] = map[string]any{"group": ref.Group, "kind": ref.Kind, "name": ref.Name, "namespace": ref.Namespace}
+	}
+	observed := tm.Status.ObservedTrafficMapGeneration
+	if reason == omev1beta1.ReasonPublished {
+		observed = tm.Generation
+	}
+	fields["observedTrafficMapGeneration"] = observed
+	if observed == 0 {
+		fields["observedTrafficMapGeneration"] = nil
+	}
+	now := time.Now
+	if r.now != nil {
+		now = r.now
+	}
+	_, err := applyMapStatus(ctx, r.Client, tm, statusApply{
+		manager:    PublisherStatusManager,
+		owned:      []string{omev1beta1.TrafficMapPublished, omev1beta1.TrafficMapPublicationFallback},
+		conditions: publish.Conditions(reason, tm.Generation),
+		fields:     fields,
+	}, now())
+	return err
+}
+
+// finalize removes what was published for a deleted map, then lets it go.
+func (r *PublisherReconciler) finalize(ctx context.Context, tm *omev1beta1.TrafficMap) error {
+	if !controllerutil.ContainsFinalizer(tm, PublisherFinalizer) {
+		return nil
+	}
+	if err := r.record(ctx, tm, omev1beta1.ReasonFinalizing, tm.Status.GatewayRef); err != nil && !apierrors.IsNotFound(err) {
+		return err
+	}
+	if err := r.removeAll(ctx, client.ObjectKeyFromObject(tm), ""); err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "TrafficMap publisher finalization failed", "trafficMap", klog.KObj(tm))
+		return err
+	}
+	before := tm.DeepCopy()
+	controllerutil.RemoveFinalizer(tm, PublisherFinalizer)
+	return client.IgnoreNotFound(r.Client.Patch(ctx, tm, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{}),
+		client.FieldOwner(PublisherStatusManager)))
+}
+
+func (r *PublisherReconciler) ensureFinalizer(ctx context.Context, tm *omev1beta1.TrafficMap) error {
+	if controllerutil.ContainsFinalizer(tm, PublisherFinalizer) {
+		return nil
+	}
+	before := tm.DeepCopy()
+	controllerutil.AddFinalizer(tm, PublisherFinalizer)
+	return r.Client.Patch(ctx, tm, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{}),
+		client.FieldOwner(PublisherStatusManager))
+}
+
+// invalidOwner is a map whose binding to its service is wrong, as opposed to one whose
+// service could not be read.
+type invalidOwner struct{ msg string }
+
+func (e *invalidOwner) Error() string { return e.msg }
+
+func rejectOwner(format string, args ...any) error {
+	return &invalidOwner{msg: fmt.Sprintf(format, args...)}
+}
+
+// owner is the map's InferenceService, nil when it is gone. The map must be controlled
+// by it, name it, come from its UID and be built from its current generation.
+func (r *PublisherReconciler) owner(ctx context.Context, tm *omev1beta1.TrafficMap) (*omev1beta1.InferenceService, error) {
+	isvc := &omev1beta1.InferenceService{}
+	if err := r.Client.Get(ctx, client.ObjectKeyFromObject(tm), isvc); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	ref := metav1.GetControllerOf(tm)
+	switch {
+	case ref == nil || ref.UID != isvc.UID || ref.Kind != "InferenceService" || ref.APIVersion != omev1beta1.GroupVersion.String():
+		return nil, rejectOwner("TrafficMap %s/%s exists but is not controlled by InferenceService UID %q", tm.Namespace, tm.Name, isvc.UID)
+	case tm.Spec.Service != isvc.Name:
+		return nil, rejectOwner("TrafficMap %s/%s names service %q, not %q", tm.Namespace, tm.Name, tm.Spec.Service, isvc.Name)
+	case tm.Status.SourceUID != "" && tm.Status.SourceUID != string(isvc.UID):
+		return nil, rejectOwner("TrafficMap %s/%s source UID %q does not match InferenceService UID %q",
+			tm.Namespace, tm.Name, tm.Status.SourceUID, isvc.UID)
+	case isvc.DeletionTimestamp.IsZero() && tm.Spec.ObservedISVCGeneration != isvc.Generation:
+		return nil, rejectOwner("TrafficMap %s/%s was built from generation %d of InferenceService %s/%s, which is at %d",
+			tm.Namespace, tm.Name, tm.Spec.ObservedISVCGeneration, isvc.Namespace, isvc.Name, isvc.Generation)
+	}
+	return isvc, nil
+}
+
+// publishable says whether the service takes part in routing, so its map is published.
+func publishable(isvc *omev1beta1.InferenceService) bool {
+	if !isvc.DeletionTimestamp.IsZero() || isvc.Spec.Placement == nil {
+		return false
+	}
+	rt := isvc.Spec.Routing
+	return rt == nil || rt.Enabled == nil || *rt.Enabled
+}
+
+func publishedReason(tm *omev1beta1.TrafficMap) string {
+	for _, c := range tm.Status.Conditions {
+		if c.Type == omev1beta1.TrafficMapPublished {
+			return c.Reason
+		}
+	}
+	return ""
+}
+
+// SetupWithManager registers the publisher: one worker, leader only (controller-runtime's
+// default for controllers), watching the maps, their services and the routes it wrote.
+func (r *PublisherReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("publisher").
+		For(&omev1beta1.TrafficMap{}, builder.WithPredicates(predicate.Or(
+			predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}, finalizerOrDeletionChanged{}))).
+		// A service's map has its name: its annotations (the global host) and its routing
+		// switch change the publication.
+		Watches(&omev1beta1.InferenceService{}, &handler.EnqueueRequestForObject{},
+			builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
+		// A route edited or deleted by hand is put back.
+		Watches(&gatewayv1.HTTPRoute{}, handler.EnqueueRequestsFromMapFunc(mapOfPublished)).
+		WithOptions(controller.Options{MaxConcurrentReconciles: 1}).
+		Complete(r)
+}
+
+// mapOfPublished is the TrafficMap an object the publisher wrote publishes, from its labels.
+func mapOfPublished(_ context.Context, obj client.Object) []ctrl.Request {
+	l := obj.GetLabels()
+	if l[publish.LabelManagedBy] != publish.ManagedByValue || l[publish.LabelService] == "" || l[publish.LabelServiceNamespace] == "" {
+		return nil
+	}
+	return []ctrl.Request{{NamespacedName: types.NamespacedName{Namespace: l[publish.LabelServiceNamespace], Name: l[publish.LabelService]}}}
+}
+
+// finalizerOrDeletionChanged passes updates that start a deletion or change finalizers.
+type finalizerOrDeletionChanged struct{ predicate.Funcs }
+
+func (finalizerOrDeletionChanged) Update(e event.UpdateEvent) bool {
+	return e.ObjectOld.GetDeletionTimestamp().IsZero() != e.ObjectNew.GetDeletionTimestamp().IsZero() ||
+		len(e.ObjectOld.GetFinalizers()) != len(e.ObjectNew.GetFinalizers())
+}

@@ -1,0 +1,135 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/controllers"
+	opconfig "github.com/ome-routing/operator/pkg/config"
+	"github.com/ome-routing/operator/pkg/publish"
+	"github.com/ome-routing/operator/test/framework"
+)
+
+// publishFlips is how many times worker-b's weight is flipped between 1 (ungated) and 0
+// (gated).
+const publishFlips = 20
+
+// TestPublishLatency prints one line:
+//
+//	publish flips=20 median_ms=… max_ms=… min_ms=…
+//
+// the time from a TrafficMap spec write (as the routing reconciler makes it when a home is
+// gated or ungated) to the HTTPRoute watch event carrying the new weight, with the publisher
+// alone in a manager against one envtest API server. It reports and never asserts a time.
+func TestPublishLatency(t *testing.T) {
+	if os.Getenv("OME_BENCH") == "" {
+		t.Skip("publish latency benchmark: set OME_BENCH=1 (with KUBEBUILDER_ASSETS) to run it; `make bench` does")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cp, err := framework.StartCluster("control-plane")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cp.Stop()
+	if err := cp.InstallGatewayCRDs(); err != nil {
+		t.Fatal(err)
+	}
+	c := cp.Client
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "bench-publish"}}
+	must(t, c.Create(ctx, ns))
+	key := client.ObjectKey{Namespace: ns.Name, Name: "chat"}
+	isvc := framework.SourceService(key, []string{"worker-a", "worker-b"}, nil)
+	must(t, c.Create(ctx, isvc))
+	tm := &omev1beta1.TrafficMap{
+		ObjectMeta: metav1.ObjectMeta{Name: key.Name, Namespace: key.Namespace},
+		Spec: omev1beta1.TrafficMapSpec{Service: key.Name, ObservedISVCGeneration: isvc.Generation, Entries: []omev1beta1.TrafficMapEntry{
+			{Cluster: "worker-a", Endpoint: "http://worker-a.example.test", Weight: 1, Healthy: true},
+			{Cluster: "worker-b", Endpoint: "http://worker-b.example.test", Weight: 1, Healthy: true},
+		}},
+	}
+	must(t, controllerutil.SetControllerReference(isvc, tm, framework.Scheme))
+	must(t, c.Create(ctx, tm))
+
+	mgr, err := ctrl.NewManager(cp.Config, ctrl.Options{
+		Scheme:                 framework.Scheme,
+		Logger:                 logr.Discard(),
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+		Controller:             config.Controller{SkipNameValidation: ptr.To(true)},
+	})
+	must(t, err)
+	must(t, (&controllers.PublisherReconciler{
+		Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder("bench"), Active: true,
+		Endpoint: opconfig.Endpoint{GlobalGateway: "gateway-system/global", BackendPort: 80, GlobalHostTemplate: "{{ .Name }}.example.com"},
+	}).SetupWithManager(mgr))
+	go func() { _ = mgr.Start(ctx) }()
+
+	// Watch the route from the start, so that no update can be missed between flips.
+	wc, err := client.NewWithWatch(cp.Config, client.Options{Scheme: framework.Scheme})
+	must(t, err)
+	w, err := wc.Watch(ctx, &gatewayv1.HTTPRouteList{}, client.InNamespace(ns.Name))
+	must(t, err)
+	defer w.Stop()
+	routeB := publish.BackendName(key.Namespace, key.Name, "worker-b")
+	waitWeight := func(want int32) time.Time {
+		deadline := time.After(2 * time.Minute)
+		for {
+			select {
+			case ev := <-w.ResultChan():
+				r, ok := ev.Object.(*gatewayv1.HTTPRoute)
+				if !ok || ev.Type == watch.Deleted || len(r.Spec.Rules) == 0 {
+					continue
+				}
+				for _, ref := range r.Spec.Rules[0].BackendRefs {
+					if string(ref.Name) == routeB && ref.Weight != nil && *ref.Weight == want {
+						return time.Now()
+					}
+				}
+			case <-deadline:
+				t.Fatalf("the route never carried worker-b weight %d", want)
+			}
+		}
+	}
+	waitWeight(1)
+
+	latencies := make([]time.Duration, 0, publishFlips)
+	weight := int32(1)
+	for range publishFlips {
+		weight = 1 - weight
+		must(t, c.Get(ctx, key, tm))
+		tm.Spec.Entries[1].Weight = weight
+		tm.Spec.Entries[1].Healthy = weight == 1
+		start := time.Now()
+		must(t, c.Update(ctx, tm))
+		latencies = append(latencies, waitWeight(weight).Sub(start))
+	}
+	slices.Sort(latencies)
+	ms := func(d time.Duration) string { return fmt.Sprintf("%.1f", float64(d)/float64(time.Millisecond)) }
+	fmt.Printf("publish flips=%d median_ms=%s max_ms=%s min_ms=%s\n", publishFlips,
+		ms((latencies[publishFlips/2-1]+latencies[publishFlips/2])/2), ms(latencies[publishFlips-1]), ms(latencies[0]))
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}

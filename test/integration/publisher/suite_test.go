@@ -1,0 +1,157 @@
+package publisher
+
+import (
+	"context"
+	"io"
+	"net/netip"
+	"reflect"
+	"testing"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"github.com/onsi/gomega/gbytes"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	ctrlconfig "sigs.k8s.io/controller-runtime/pkg/config"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/controllers"
+	"github.com/ome-routing/operator/pkg/config"
+	"github.com/ome-routing/operator/pkg/observer"
+	"github.com/ome-routing/operator/pkg/probe"
+	"github.com/ome-routing/operator/test/framework"
+)
+
+const (
+	// timeout is long enough for a gate to close and lift with one-second periods.
+	timeout  = 30 * time.Second
+	interval = 100 * time.Millisecond
+	period   = time.Second
+	// gatewayNamespace and gatewayName are the global Gateway's.
+	gatewayNamespace = "gateway-system"
+	gatewayName      = "global"
+	backendPort      = 80
+)
+
+var (
+	fleet *framework.Fleet
+	// managerLog collects everything the running manager logs.
+	managerLog *gbytes.Buffer
+	running    *runningManager
+)
+
+// hosts gives each worker's model servers a two-label name, as a gateway needs: they all
+// listen on loopback, each on its own port.
+var hosts = map[string]netip.Addr{
+	"worker-a.example.test": netip.MustParseAddr("127.0.0.1"),
+	"worker-b.example.test": netip.MustParseAddr("127.0.0.1"),
+}
+
+func TestPublisher(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "Publisher suite")
+}
+
+var _ = BeforeSuite(func(ctx context.Context) {
+	ctrl.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
+	var err error
+	fleet, err = framework.StartFleet(ctx, "worker-a", "worker-b")
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(fleet.Stop)
+	Expect(fleet.ControlPlane.InstallGatewayCRDs()).To(Succeed())
+	Expect(fleet.ControlPlane.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: gatewayNamespace}})).To(Succeed())
+	DeferCleanup(func() {
+		if running != nil {
+			running.stop()
+		}
+	})
+}, NodeTimeout(3*time.Minute))
+
+// guideEndpoint is the publishing guide's endpoint settings, for the suite's Gateway.
+func guideEndpoint() config.Endpoint {
+	return config.Endpoint{
+		GlobalGateway:      gatewayNamespace + "/" + gatewayName,
+		BackendPort:        backendPort,
+		GlobalHostTemplate: "{{ .Name }}.{{ .Namespace }}.global.example.com",
+	}
+}
+
+type runningManager struct {
+	endpoint  config.Endpoint
+	publisher config.Publisher
+	stop      func()
+}
+
+// useManager makes sure a manager runs with these publisher settings, restarting it when
+// the running one has others. Every manager has the installation probe of the routing
+// guide's Step 1 with a one-second period.
+func useManager(endpoint config.Endpoint, publisher config.Publisher) {
+	if running != nil && reflect.DeepEqual(running.endpoint, endpoint) && reflect.DeepEqual(running.publisher, publisher) {
+		return
+	}
+	if running != nil {
+		running.stop()
+	}
+	running = &runningManager{endpoint: endpoint, publisher: publisher, stop: startManager(endpoint, publisher)}
+}
+
+func startManager(endpoint config.Endpoint, publisher config.Publisher) func() {
+	obs, err := observer.New(observer.Options{MaxConcurrentRequests: 16, MaxResponseBytes: 65536, AllowLoopback: true, Hosts: hosts})
+	Expect(err).NotTo(HaveOccurred())
+	managerLog = gbytes.NewBuffer()
+	mgr, err := ctrl.NewManager(fleet.ControlPlane.Config, ctrl.Options{
+		Scheme:                 framework.Scheme,
+		Logger:                 zap.New(zap.WriteTo(io.MultiWriter(GinkgoWriter, managerLog)), zap.UseDevMode(true)),
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+		Controller:             ctrlconfig.Controller{SkipNameValidation: ptr.To(true)},
+	})
+	Expect(err).NotTo(HaveOccurred())
+	policy, errs := probe.Validate(probe.SpecFromAPI(probeSpec(omev1beta1.AllFailedPreserveTraffic)), probe.InstallationPath)
+	Expect(errs).To(BeEmpty())
+	Expect(controllers.Setup(mgr, controllers.Options{
+		RoutingEnabled:       true,
+		InstallationProbe:    &policy,
+		Limits:               probe.Limits{MinPeriod: time.Second},
+		Observer:             obs,
+		RoutingWorkers:       4,
+		MaxProbesInFlight:    16,
+		MemberTimeout:        2 * time.Second,
+		MemberHealthInterval: time.Second,
+		MemberGrace:          2 * time.Second,
+		Endpoint:             endpoint,
+		Publisher:            publisher,
+	})).To(Succeed())
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer GinkgoRecover()
+		defer close(done)
+		Expect(mgr.Start(ctx)).To(Succeed())
+	}()
+	return func() {
+		cancel()
+		<-done
+		obs.Close()
+	}
+}
+
+// probeSpec is Step 1's probe with a one-second period and the given policy.
+func probeSpec(policy omev1beta1.AllFailedPolicy) *omev1beta1.RoutingProbe {
+	return &omev1beta1.RoutingProbe{
+		Path:             "/v1/models",
+		Method:           omev1beta1.ProbeMethodGet,
+		AcceptStatuses:   []omev1beta1.HTTPStatus{200},
+		GateStatuses:     []omev1beta1.HTTPStatus{404, 500, 502, 503, 504},
+		Period:           &metav1.Duration{Duration: period},
+		Timeout:          &metav1.Duration{Duration: 500 * time.Millisecond},
+		FailureThreshold: ptr.To[int32](3),
+		SuccessThreshold: ptr.To[int32](2),
+		AllFailedPolicy:  policy,
+	}
+}
