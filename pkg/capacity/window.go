@@ -84,12 +84,12 @@ func capReason(reason string) string {
 // expire drops the readings whose time is up. Only a drop changes the verdict, and the
 // reason then says that readings expired.
 func (w *Window) expire(p Policy, now time.Time) {
-	kept := slices.DeleteFunc(slices.Clone(w.samples), func(s sample) bool { return !s.expires.After(now) })
-	if len(kept) == len(w.samples) {
+	expired := func(s sample) bool { return !s.expires.After(now) }
+	if !slices.ContainsFunc(w.samples, expired) {
 		return
 	}
-	w.samples = kept
-	if len(kept) == 0 {
+	w.samples = slices.DeleteFunc(w.samples, expired)
+	if len(w.samples) == 0 {
 		w.has, w.ceiling, w.reason = false, 0, Stale(p.MaxAge)
 		return
 	}
