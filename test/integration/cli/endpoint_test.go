@@ -137,6 +137,8 @@ View                 Bounded cells; use -o json for complete identities
 		Expect(r.stderr).To(Equal("error: InferenceService read unavailable: NotFound\n"))
 		refused(run(ctx, "placement", "endpoint", "nomap", "-n", ns, "-o", "name"), "output must be table, wide, json or yaml")
 		refused(run(ctx, "placement", "endpoint", "-n", ns), "exactly one inference service is required")
+		refused(run(ctx, "placement", "endpoint", "nomap", "-n", ns, "--bogus"), "invalid placement flags; use --help")
+		refused(run(ctx, "placement", "endpoint", "No_Map", "-n", ns), "invalid inference service name")
 	})
 
 	It("is found by kubectl as a plugin on PATH", func(ctx context.Context) {
