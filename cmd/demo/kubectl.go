@@ -46,8 +46,12 @@ func (k *Kubectl) Run(ctx context.Context, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, kubectlTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, k.Path, append([]string{"--kubeconfig", k.KubeConfig}, args...)...)
-	if k.Plugin != "" {
-		cmd.Env = append(os.Environ(), "PATH="+filepath.Dir(k.Plugin)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	if k.Plugin != "" && len(args) > 0 && args[0] == "ome" {
+		// kubectl takes no flag before a plugin's name, so the plugin gets the kubeconfig
+		// through the environment, and finds itself on PATH.
+		cmd = exec.CommandContext(ctx, k.Path, args...)
+		cmd.Env = append(os.Environ(), "KUBECONFIG="+k.KubeConfig,
+			"PATH="+filepath.Dir(k.Plugin)+string(os.PathListSeparator)+os.Getenv("PATH"))
 	}
 	var buf bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &buf, &buf

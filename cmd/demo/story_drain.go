@@ -5,6 +5,7 @@ import (
 	"os"
 	"slices"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/clientcmd"
 
@@ -57,7 +58,7 @@ func (d *Demo) drainSteps() []Step {
 		Reached: func(_, v View) bool {
 			ea := v.Entries[a]
 			return drained(ea) && ea.Healthy && ea.Probe != nil && !ea.Probe.Gated && passing(v.Entries[b]) &&
-				routable(v, metav1.ConditionTrue, omev1beta1.ReasonRoutable)
+				routable(v, metav1.ConditionTrue, omev1beta1.ReasonRoutable) && overrideApplied(v)
 		},
 		After: []string{
 			"worker-a passes its probe and stays healthy, but the drain holds it at weight 0 and",
@@ -82,6 +83,15 @@ func (d *Demo) drainSteps() []Step {
 			"was kept all along.",
 		},
 	}}
+}
+
+// overrideApplied: OverrideActive is True and written for the map's current generation.
+// Each probe round moves the map's generation a moment before its conditions, so waiting
+// for this keeps the endpoint view that follows from catching that moment.
+func overrideApplied(v View) bool {
+	c := meta.FindStatusCondition(v.Map.Status.Conditions, omev1beta1.TrafficMapOverrideActive)
+	return c != nil && c.Status == metav1.ConditionTrue && c.ObservedGeneration == v.Map.Generation &&
+		v.Routable != nil && v.Routable.ObservedGeneration == v.Map.Generation
 }
 
 // drained: the story's drain holds the entry at weight 0.

@@ -137,6 +137,27 @@ View                 Bounded cells; use -o json for complete identities
 		Expect(r.stderr).To(Equal("error: InferenceService read unavailable: NotFound\n"))
 		refused(run(ctx, "placement", "endpoint", "nomap", "-n", ns, "-o", "name"), "output must be table, wide, json or yaml")
 		refused(run(ctx, "placement", "endpoint", "-n", ns), "exactly one inference service is required")
+		refused(run(ctx, "placement", "endpoint", "nomap", "-n", ns, "--bogus"), "invalid placement flags; use --help")
+		refused(run(ctx, "placement", "endpoint", "No_Map", "-n", ns), "invalid inference service name")
+	})
+
+	It("shows OverrideActive in kubectl's OVERRIDE column", func(ctx context.Context) {
+		kubectl := os.Getenv("KUBECTL")
+		if kubectl == "" {
+			Skip("KUBECTL is not set")
+		}
+		ns := newNamespace(ctx)
+		writeMap(ctx, newSource(ctx, ns, "chat", `{"maintenance-a":{"cluster":"worker-a","reason":"planned maintenance"}}`))
+		cmd := exec.CommandContext(ctx, kubectl, "get", "trafficmap", "chat", "-n", ns, "-o", "custom-columns=OVERRIDE:.status.conditions[?(@.type==\"OverrideActive\")].status")
+		cmd.Env = env
+		out, err := cmd.CombinedOutput()
+		Expect(err).NotTo(HaveOccurred(), string(out))
+		Expect(string(out)).To(Equal("OVERRIDE\nTrue\n"))
+		cmd = exec.CommandContext(ctx, kubectl, "get", "trafficmap", "chat", "-n", ns)
+		cmd.Env = env
+		out, err = cmd.CombinedOutput()
+		Expect(err).NotTo(HaveOccurred(), string(out))
+		Expect(string(out)).To(MatchRegexp(`NAME\s+MODE\s+PUBLISHED\s+ROUTABLE\s+OVERRIDE\s+REASON\s+AGE\nchat\s+All\s+False\s+True\s+TrafficDrain\s`))
 	})
 
 	It("is found by kubectl as a plugin on PATH", func(ctx context.Context) {

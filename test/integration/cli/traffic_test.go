@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -186,6 +187,25 @@ var _ = Describe("kubectl ome traffic", func() {
 		Expect(t.wait()).To(Equal(1))
 		Expect(t.output()).To(ContainSubstring("error: context canceled"))
 		Expect(get(ctx, ns, "chat").Annotations).To(HaveKey(drainKey))
+	})
+
+	It("says so when the result cannot be written after the patch", func(ctx context.Context) {
+		ns := newNamespace(ctx)
+		newSource(ctx, ns, "chat", "")
+		// A read-only stdout makes the result's write fail after the API accepted the patch.
+		readOnly, err := os.Open(os.DevNull)
+		Expect(err).NotTo(HaveOccurred())
+		defer readOnly.Close()
+		cmd := exec.CommandContext(ctx, plugin, drainArgs(ns, "chat", "--yes")...)
+		cmd.Env = env
+		var stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = readOnly, &stderr
+		err = cmd.Run()
+		var exit *exec.ExitError
+		Expect(errors.As(err, &exit)).To(BeTrue(), "exit error, got %v", err)
+		Expect(exit.ExitCode()).To(Equal(1))
+		Expect(stderr.String()).To(HaveSuffix("error: write traffic action result failed; check traffic status\n"))
+		Expect(get(ctx, ns, "chat").Annotations).To(HaveKey(drainKey), "the patch itself was applied")
 	})
 
 	It("exits 3 when the service changes between the preview and the patch", func(ctx context.Context) {

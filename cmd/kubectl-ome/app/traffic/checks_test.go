@@ -168,3 +168,35 @@ func manyDrains(n int) string {
 	}
 	return "{" + strings.Join(parts, ",") + "}"
 }
+
+// TestRefusalMessages pins every refusal's exact text: scripts and runbooks match on them.
+func TestRefusalMessages(t *testing.T) {
+	for err, want := range map[error]string{
+		errFlags:            "invalid traffic action flags; use --help",
+		errOneService:       "exactly one inference service is required",
+		errName:             "invalid inference service name",
+		errNeedCluster:      "traffic drain requires --workload-cluster; --cluster selects the Kubernetes API cluster",
+		errID:               "traffic override ID must be a DNS-1123 label",
+		errCluster:          "traffic drain cluster must be a DNS-1123 subdomain",
+		errReason:           "traffic drain reason must be bounded, trimmed, printable, and non-secret",
+		errReadFailed:       "required Kubernetes API request failed; check access and connectivity",
+		errResponseUnbound:  "API response is not bound to the request; outcome unknown, check traffic status",
+		errWriteResult:      "write traffic action result failed; check traffic status",
+		errNotConfirmed:     "action not confirmed; noninteractive input requires --yes",
+		errResponseMismatch: "action target response does not match exact request",
+		errBounds:           "traffic action refused: traffic-drain state exceeds safety bounds",
+		errNotEligible:      "traffic action refused: target is not eligible for cross-cluster traffic routing",
+		errIdentity:         "action refused: target identity is missing or unsafe",
+		errDeleting:         "action refused: target is being deleted",
+		errMalformed:        "traffic action refused: existing traffic-drain annotation is malformed or unsafe",
+		errExists:           "traffic drain refused: override ID already exists",
+		errMissing:          "traffic undrain refused: override ID does not exist",
+	} {
+		if err.Error() != want {
+			t.Errorf("got %q, want %q", err.Error(), want)
+		}
+	}
+	if errConflictMessage != "guarded annotation patch rejected; refresh traffic status and retry explicitly" {
+		t.Errorf("conflict message %q", errConflictMessage)
+	}
+}
