@@ -18,6 +18,10 @@ type Request struct {
 	// Timeout bounds the request from the moment it gets a slot until its body has been
 	// read. It must be positive.
 	Timeout time.Duration
+	// Tenant names whose request this is (the prober uses the service). While other
+	// tenants wait, a freed slot goes to the one holding the fewest, so a tenant whose
+	// requests hang delays the others by at most one Timeout. Empty is a tenant too.
+	Tenant string
 }
 
 // Outcome says how far a request got.
@@ -87,7 +91,7 @@ func (o *Observer) do(ctx context.Context, req Request) Result {
 	}
 
 	waitStart := time.Now()
-	if err := o.slots.Acquire(ctx, 1); err != nil {
+	if err := o.slots.acquire(ctx, req.Tenant); err != nil {
 		wait := time.Since(waitStart)
 		o.metrics.observeSlotWait(wait)
 		return Result{Outcome: OutcomeCancelled, SlotWait: wait,
@@ -101,7 +105,7 @@ func (o *Observer) do(ctx context.Context, req Request) Result {
 	res := o.run(ctx, httpReq, req.Timeout)
 	res.SlotWait = wait
 	res.Duration = time.Since(start)
-	o.slots.Release(1)
+	o.slots.release(req.Tenant)
 	o.metrics.observeDuration(res.Duration)
 	return res
 }

@@ -27,6 +27,9 @@ const (
 	interval = 100 * time.Millisecond
 	// period is the probe period of the suite's policies.
 	period = time.Second
+	// maxPeriod and maxTimeout are the installation's routing.observer maxima.
+	maxPeriod  = time.Minute
+	maxTimeout = 10 * time.Second
 )
 
 var (
@@ -78,7 +81,7 @@ func startManager(installation *probe.Policy, maxRequests int64) func() {
 		SecretNamespace:      framework.SecretNamespace,
 		RoutingEnabled:       true,
 		InstallationProbe:    installation,
-		Limits:               probe.Limits{MinPeriod: time.Second},
+		Limits:               probe.Limits{MinPeriod: time.Second, MaxPeriod: maxPeriod, MaxTimeout: maxTimeout},
 		Observer:             obs,
 		RoutingWorkers:       4,
 		MaxProbesInFlight:    int(maxRequests),
