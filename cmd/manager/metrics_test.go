@@ -97,7 +97,9 @@ func until(t *testing.T, what string, check func() error) {
 
 type statusErr struct{ got, want int }
 
-func (e statusErr) Error() string { return http.StatusText(e.got) + ", want " + http.StatusText(e.want) }
+func (e statusErr) Error() string {
+	return http.StatusText(e.got) + ", want " + http.StatusText(e.want)
+}
 
 func wantStatus(t *testing.T, url, token string, want int) func() error {
 	return func() error {

@@ -24,8 +24,8 @@ type options struct {
 	// secureMetrics serves metrics over HTTPS to callers the API server authenticates
 	// and authorizes; off, over plain HTTP to anyone who can reach the port.
 	secureMetrics bool
-	probeAddr   string
-	leaderElect bool
+	probeAddr     string
+	leaderElect   bool
 
 	// multiclusterConfig is the path of the multi-cluster settings file.
 	multiclusterConfig string
