@@ -42,6 +42,14 @@ var _ = Describe("One service's probes", func() {
 		Eventually(func(g Gomega) {
 			g.Expect(normal.entry(g, "worker-b").Probe).NotTo(BeNil())
 		}, timeout, interval).Should(Succeed())
+		// Only once the greedy service's probes hang does the normal service's endpoint fail.
+		Eventually(func() int64 {
+			var n int64
+			for _, ep := range greedy.endpoints {
+				n += ep.Requests()
+			}
+			return n
+		}, timeout, interval).Should(BeNumerically(">", 0))
 		normal.set("worker-b", framework.Unavailable)
 		failedAt := time.Now()
 
