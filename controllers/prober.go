@@ -37,6 +37,7 @@ type Prober struct {
 	mu      sync.Mutex
 	maps    map[types.NamespacedName]*mapProbes
 	queue   dueQueue
+	held    heldHomes // due homes waiting for room under maxInFlight; see prober_fair.go
 	wake    chan struct{}
 	running int // probes dispatched and not yet finished
 	// inFlight counts running probes, so Start can wait for them on the way out.
@@ -56,6 +57,11 @@ type mapProbes struct {
 	homes  map[string]*homeProbe
 	// departed remembers, by cluster, homes that left the map (see DepartedHomeMemory).
 	departed map[string]departedHome
+	// running counts the map's probes in flight; held are its due homes waiting for it
+	// to drop under its fair share (see prober_fair.go).
+	running int
+	held    []*homeProbe
+	inReady bool
 	// unannouncedSince is when the oldest counted result not yet handed to the
 	// reconciler arrived (zero when there is none). The map is announced once none of its
 	// homes is still running, so the homes of one round cost one reconcile and one write,
@@ -80,6 +86,7 @@ type homeProbe struct {
 	due      time.Time
 	index    int // position in the due queue, -1 when not queued
 	running  bool
+	waiting  bool // held until its map may send it; see prober_fair.go
 	cancel   context.CancelFunc
 	removed  bool
 }
@@ -225,20 +232,16 @@ func (p *Prober) Start(ctx context.Context) error {
 	for {
 		p.mu.Lock()
 		now := p.clock.Now()
-		for p.running < p.maxInFlight {
-			h := p.queue.popDueOne(now)
-			if h == nil {
-				break
-			}
+		for h := p.nextLocked(now); h != nil; h = p.nextLocked(now) {
 			p.dispatchLocked(ctx, h, now)
 		}
 		next, ok := p.queue.next()
-		full := p.running >= p.maxInFlight
 		p.mu.Unlock()
 
-		// With every slot taken, only a finishing probe (which pokes) can make progress.
+		// Even with every slot taken, a home of a map with nothing running is dispatched
+		// when due; other due homes are held, so the queue's next is never overdue here.
 		wait := time.Hour
-		if ok && !full {
+		if ok {
 			wait = next.Sub(p.clock.Now())
 			if wait <= 0 {
 				continue // came due meanwhile
@@ -269,10 +272,13 @@ func (p *Prober) dispatchLocked(ctx context.Context, h *homeProbe, now time.Time
 	h.running, h.cancel = true, cancel
 	p.running++
 	mp := h.owner
+	mp.running++
 	req := observer.Request{
 		Method:  mp.policy.Method,
 		URL:     probeURL(h.endpoint, mp.policy.Path),
 		Timeout: mp.policy.Timeout,
+		// The observer shares its slots fairly between services.
+		Tenant: mp.key.String(),
 	}
 	due := h.due
 	p.inFlight.Add(1)
@@ -296,6 +302,7 @@ func (p *Prober) finish(ctx context.Context, h *homeProbe, res observer.Result) 
 	p.mu.Lock()
 	h.running, h.cancel = false, nil
 	p.running--
+	p.finishedLocked(h.owner)
 	p.poke()
 	if h.removed {
 		p.mu.Unlock()
@@ -334,7 +341,7 @@ func (p *Prober) finish(ctx context.Context, h *homeProbe, res observer.Result) 
 // anyRunning reports whether a probe of one of the map's homes is still in flight.
 func (mp *mapProbes) anyRunning() bool {
 	for _, h := range mp.homes {
-		if h.running {
+		if h.running || h.waiting {
 			return true
 		}
 	}

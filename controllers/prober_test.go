@@ -408,6 +408,7 @@ func TestProberAnnouncementWaitsForSiblingsAtMostATimeout(t *testing.T) {
 		p.queue.remove(h)
 		h.running = true
 		p.running++
+		h.owner.running++
 	}
 	passed := observer.Result{Outcome: observer.OutcomeResponse, StatusCode: 200}
 	announced := func() bool {

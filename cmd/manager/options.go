@@ -21,8 +21,11 @@ const defaultOperatorNamespace = "ome"
 // options are the manager's command-line settings.
 type options struct {
 	metricsAddr string
-	probeAddr   string
-	leaderElect bool
+	// secureMetrics serves metrics over HTTPS to callers the API server authenticates
+	// and authorizes; off, over plain HTTP to anyone who can reach the port.
+	secureMetrics bool
+	probeAddr     string
+	leaderElect   bool
 
 	// multiclusterConfig is the path of the multi-cluster settings file.
 	multiclusterConfig string
@@ -40,6 +43,9 @@ type options struct {
 func parseOptions(fs *flag.FlagSet, args []string) (*options, error) {
 	o := &options{}
 	fs.StringVar(&o.metricsAddr, "metrics-bind-address", ":8080", "The address the metrics endpoint binds to; 0 turns it off.")
+	fs.BoolVar(&o.secureMetrics, "metrics-secure", true,
+		"Serve metrics over HTTPS, only to callers whose token the API server accepts and who may get /metrics. "+
+			"false serves plain HTTP to anyone.")
 	fs.StringVar(&o.probeAddr, "health-probe-bind-address", ":8081", "The address the health endpoints bind to; 0 turns them off.")
 	fs.BoolVar(&o.leaderElect, "leader-elect", false, "Elect a leader, so that only one manager probes and writes at a time.")
 	fs.StringVar(&o.multiclusterConfig, "multicluster-config", "",

@@ -23,6 +23,10 @@ type Request struct {
 	// KeepBody returns the body read (up to the cap) in Result.Body, for callers that
 	// read the answer, such as capacity polls; probes only count it.
 	KeepBody bool
+	// Tenant names whose request this is (the prober uses the service). While other
+	// tenants wait, a freed slot goes to the one holding the fewest, so a tenant whose
+	// requests hang delays the others by at most one Timeout. Empty is a tenant too.
+	Tenant string
 }
 
 // Outcome says how far a request got.
@@ -94,7 +98,7 @@ func (o *Observer) do(ctx context.Context, req Request) Result {
 	}
 
 	waitStart := time.Now()
-	if err := o.slots.Acquire(ctx, 1); err != nil {
+	if err := o.slots.acquire(ctx, req.Tenant); err != nil {
 		wait := time.Since(waitStart)
 		o.metrics.observeSlotWait(wait)
 		return Result{Outcome: OutcomeCancelled, SlotWait: wait,
@@ -108,7 +112,7 @@ func (o *Observer) do(ctx context.Context, req Request) Result {
 	res := o.run(ctx, httpReq, req.Timeout, req.KeepBody)
 	res.SlotWait = wait
 	res.Duration = time.Since(start)
-	o.slots.Release(1)
+	o.slots.release(req.Tenant)
 	o.metrics.observeDuration(res.Duration)
 	return res
 }

@@ -11,8 +11,6 @@ import (
 	"net/http"
 	"net/netip"
 	"time"
-
-	"golang.org/x/sync/semaphore"
 )
 
 // maxResponseHeaderBytes bounds the status line and headers of one response. net/http
@@ -28,7 +26,8 @@ const idleConnTimeout = 90 * time.Second
 // Options configures an Observer. The two limits must be positive; the zero value of
 // every other field is the strict choice.
 type Options struct {
-	// MaxConcurrentRequests caps the requests in flight across every caller.
+	// MaxConcurrentRequests caps the requests in flight across every caller. The slots
+	// are shared fairly between the tenants that Request.Tenant names.
 	MaxConcurrentRequests int64
 	// MaxResponseBytes is how much of a response body is read; the rest is dropped.
 	MaxResponseBytes int64
@@ -52,7 +51,7 @@ type Options struct {
 // Observer sends the probes. It is safe for concurrent use, and one Observer is meant to
 // be shared by every caller so that its cap holds for the whole process.
 type Observer struct {
-	slots     *semaphore.Weighted
+	slots     *slots
 	maxBody   int64
 	guard     guard
 	metrics   *Metrics
@@ -76,7 +75,7 @@ func New(opts Options) (*Observer, error) {
 	}
 
 	o := &Observer{
-		slots:    semaphore.NewWeighted(opts.MaxConcurrentRequests),
+		slots:    newSlots(opts.MaxConcurrentRequests),
 		maxBody:  opts.MaxResponseBytes,
 		guard:    guard{allowLoopback: opts.AllowLoopback, allowPrivate: opts.AllowPrivateNetworks},
 		metrics:  opts.Metrics,

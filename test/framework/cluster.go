@@ -26,6 +26,9 @@ type Cluster struct {
 	// certificate to. Its server, CA, certificate and key are all inline, the form a
 	// WorkloadCluster Secret must hold.
 	KubeConfig []byte
+	// MemberKubeConfig, on a Fleet's workers, is a kubeconfig in the same form for a user
+	// with only MemberRules: what a WorkloadCluster's Secret holds.
+	MemberKubeConfig []byte
 
 	stopped bool
 }

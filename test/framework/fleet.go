@@ -50,6 +50,12 @@ func StartFleet(ctx context.Context, workers ...string) (*Fleet, error) {
 		return nil, err
 	}
 	for _, name := range workers {
+		w := f.Workers[name]
+		var err error
+		if w.MemberKubeConfig, err = w.addMember(ctx); err != nil {
+			_ = f.Stop()
+			return nil, fmt.Errorf("add the member user on %s: %w", name, err)
+		}
 		if err := f.Register(ctx, name, nil); err != nil {
 			_ = f.Stop()
 			return nil, err
@@ -66,7 +72,7 @@ func (f *Fleet) Register(ctx context.Context, name string, labels map[string]str
 	}
 	secret := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Name: name + "-kubeconfig", Namespace: SecretNamespace},
-		Data:       map[string][]byte{omev1beta1.DefaultKubeConfigKey: w.KubeConfig},
+		Data:       map[string][]byte{omev1beta1.DefaultKubeConfigKey: w.MemberKubeConfig},
 	}
 	if err := f.ControlPlane.Client.Create(ctx, secret); err != nil {
 		return err

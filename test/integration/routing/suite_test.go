@@ -8,6 +8,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"github.com/onsi/gomega/gbytes"
+	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/config"
@@ -27,10 +28,15 @@ const (
 	interval = 100 * time.Millisecond
 	// period is the probe period of the suite's policies.
 	period = time.Second
+	// maxPeriod and maxTimeout are the installation's routing.observer maxima.
+	maxPeriod  = time.Minute
+	maxTimeout = 10 * time.Second
 )
 
 var (
 	fleet *framework.Fleet
+	// managerConfig impersonates the manager's ServiceAccount, bound to the chart's roles.
+	managerConfig *rest.Config
 	// managerLog collects everything the running manager logs.
 	managerLog  *gbytes.Buffer
 	stopManager func()
@@ -46,6 +52,9 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	fleet, err = framework.StartFleet(ctx, "worker-a", "worker-b", "worker-c")
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(fleet.Stop)
+	// The manager runs as the chart's ServiceAccount with the chart's RBAC.
+	managerConfig, err = fleet.ControlPlane.InstallChartRBAC(ctx, framework.SecretNamespace)
+	Expect(err).NotTo(HaveOccurred())
 	stopManager = startManager(installationProbe(omev1beta1.AllFailedPreserveTraffic), 16)
 	DeferCleanup(func() { stopManager() })
 }, NodeTimeout(2*time.Minute))
@@ -64,7 +73,7 @@ func startManager(installation *probe.Policy, maxRequests int64) func() {
 	obs, err := observer.New(observer.Options{MaxConcurrentRequests: maxRequests, MaxResponseBytes: 65536, AllowLoopback: true})
 	Expect(err).NotTo(HaveOccurred())
 	managerLog = gbytes.NewBuffer()
-	mgr, err := ctrl.NewManager(fleet.ControlPlane.Config, ctrl.Options{
+	mgr, err := ctrl.NewManager(managerConfig, ctrl.Options{
 		Scheme:                 framework.Scheme,
 		Cache:                  controllers.CacheOptions(framework.SecretNamespace),
 		Logger:                 zap.New(zap.WriteTo(GinkgoWriter), zap.WriteTo(managerLog), zap.UseDevMode(true)),
@@ -78,7 +87,7 @@ func startManager(installation *probe.Policy, maxRequests int64) func() {
 		SecretNamespace:      framework.SecretNamespace,
 		RoutingEnabled:       true,
 		InstallationProbe:    installation,
-		Limits:               probe.Limits{MinPeriod: time.Second},
+		Limits:               probe.Limits{MinPeriod: time.Second, MaxPeriod: maxPeriod, MaxTimeout: maxTimeout},
 		Observer:             obs,
 		RoutingWorkers:       4,
 		MaxProbesInFlight:    int(maxRequests),

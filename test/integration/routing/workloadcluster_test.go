@@ -49,7 +49,7 @@ var _ = Describe("WorkloadCluster registration", func() {
 		expectReady(wc.Name, metav1.ConditionFalse, omev1beta1.ReasonSecretNotFound)
 
 		// A kubeconfig that would skip TLS verification is refused.
-		kc, err := clientcmd.Load(fleet.Workers["worker-a"].KubeConfig)
+		kc, err := clientcmd.Load(fleet.Workers["worker-a"].MemberKubeConfig)
 		Expect(err).NotTo(HaveOccurred())
 		for _, c := range kc.Clusters {
 			c.InsecureSkipTLSVerify, c.CertificateAuthorityData = true, nil
@@ -65,7 +65,7 @@ var _ = Describe("WorkloadCluster registration", func() {
 		Expect(readyCondition(Default, wc.Name).Message).To(ContainSubstring("insecure-skip-tls-verify is refused"))
 
 		// A server URL with a password is refused, and the status never quotes it.
-		kc, err = clientcmd.Load(fleet.Workers["worker-a"].KubeConfig)
+		kc, err = clientcmd.Load(fleet.Workers["worker-a"].MemberKubeConfig)
 		Expect(err).NotTo(HaveOccurred())
 		for _, c := range kc.Clusters {
 			c.Server = strings.Replace(c.Server, "https://", "https://admin:pw-in-server@", 1)
@@ -79,7 +79,7 @@ var _ = Describe("WorkloadCluster registration", func() {
 		Expect(readyCondition(Default, wc.Name).Reason).To(Equal(omev1beta1.ReasonBadKubeConfig))
 
 		// Fixing the Secret reconnects without touching the WorkloadCluster.
-		secret.Data[omev1beta1.DefaultKubeConfigKey] = fleet.Workers["worker-a"].KubeConfig
+		secret.Data[omev1beta1.DefaultKubeConfigKey] = fleet.Workers["worker-a"].MemberKubeConfig
 		Expect(cp.Update(ctx, secret)).To(Succeed())
 		expectReady(wc.Name, metav1.ConditionTrue, omev1beta1.ReasonReachable)
 
@@ -96,7 +96,7 @@ var _ = Describe("Kubeconfig Secrets outside the operator's namespace", func() {
 		// A valid kubeconfig in another namespace, and a name there that holds nothing.
 		Expect(cp.Create(ctx, &corev1.Secret{
 			ObjectMeta: metav1.ObjectMeta{Name: "stolen", Namespace: other.Name},
-			Data:       map[string][]byte{omev1beta1.DefaultKubeConfigKey: fleet.Workers["worker-a"].KubeConfig},
+			Data:       map[string][]byte{omev1beta1.DefaultKubeConfigKey: fleet.Workers["worker-a"].MemberKubeConfig},
 		})).To(Succeed())
 		want := `kubeconfig Secrets are read only from the operator's namespace "` + framework.SecretNamespace +
 			`"; secretRef.namespace "` + other.Name + `" is refused`

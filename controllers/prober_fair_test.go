@@ -1,0 +1,103 @@
+package controllers
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/ome-routing/operator/pkg/probe"
+)
+
+// hangingServer never answers until the test ends, and counts requests in flight.
+func hangingServer(t *testing.T) (*httptest.Server, *atomic.Int32) {
+	var now atomic.Int32
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		now.Add(1)
+		defer now.Add(-1)
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	t.Cleanup(func() { close(release); srv.Close() })
+	return srv, &now
+}
+
+// dueNow makes every home of a map due now, instead of at its offset in a long period.
+func dueNow(p *Prober, key types.NamespacedName) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, h := range p.maps[key].homes {
+		p.queue.schedule(h, p.clock.Now())
+	}
+	p.poke()
+}
+
+// A service whose every home hangs for a long timeout holds only its fair share of the
+// slots: another service is probed on schedule meanwhile, not after the hanging probes
+// time out.
+func TestProberFairShareBetweenServices(t *testing.T) {
+	hanging, hangingNow := hangingServer(t)
+	healthy := newCountingServer(t)
+	p := startProber(t, 4)
+
+	greedy := types.NamespacedName{Namespace: "ns", Name: "greedy"}
+	greedyPolicy := testPolicy(time.Hour, 59*time.Minute)
+	var greedyHomes []ProbeTarget
+	for i := range 8 {
+		greedyHomes = append(greedyHomes, ProbeTarget{Cluster: fmt.Sprintf("worker-%d", i), Endpoint: hanging.URL})
+	}
+	normalPolicy := testPolicy(20*time.Millisecond, 10*time.Millisecond)
+	normalHomes := []ProbeTarget{{Cluster: "worker-a", Endpoint: healthy.URL}, {Cluster: "worker-b", Endpoint: healthy.URL}}
+
+	p.Sync(greedy, "", greedyPolicy, probe.Digest(greedyPolicy), greedyHomes)
+	dueNow(p, greedy)
+	p.Sync(testKey, "", normalPolicy, probe.Digest(normalPolicy), normalHomes)
+	eventually(t, "the greedy service holds its share", func() bool { return hangingNow.Load() == 2 })
+	eventually(t, "the normal service is probed round after round", func() bool { return healthy.total.Load() >= 20 })
+	if got := hangingNow.Load(); got != 2 {
+		t.Errorf("the greedy service has %d probes in flight, want its share of 2 (4 slots, 2 services)", got)
+	}
+	if got := healthy.maxAtOnce.Load(); got > 2 {
+		t.Errorf("the normal service had %d probes in flight at once, over its share of 2", got)
+	}
+}
+
+// With more services than slots, every slot may be held by a hanging probe: a due home
+// of a service with nothing in flight is still sent, and gets the next slot to free.
+func TestProberPastTheCapOnePerIdleService(t *testing.T) {
+	hanging, hangingNow := hangingServer(t)
+	healthy := newCountingServer(t)
+	p := startProber(t, 2)
+	slowHang := testPolicy(time.Hour, 300*time.Millisecond)
+	for i := range 2 {
+		key := types.NamespacedName{Namespace: "ns", Name: fmt.Sprintf("greedy-%d", i)}
+		p.Sync(key, "", slowHang, probe.Digest(slowHang), []ProbeTarget{{Cluster: "a", Endpoint: hanging.URL}, {Cluster: "b", Endpoint: hanging.URL}})
+		dueNow(p, key)
+	}
+	eventually(t, "the hanging services hold every slot", func() bool { return hangingNow.Load() == 2 })
+	normalPolicy := testPolicy(time.Hour, 100*time.Millisecond)
+	p.Sync(testKey, "", normalPolicy, probe.Digest(normalPolicy), []ProbeTarget{{Cluster: "a", Endpoint: healthy.URL}})
+	dueNow(p, testKey)
+	eventually(t, "the normal service is probed once a hanging probe times out", func() bool { return healthy.total.Load() >= 1 })
+	st := p.Sync(testKey, "", normalPolicy, probe.Digest(normalPolicy), []ProbeTarget{{Cluster: "a", Endpoint: healthy.URL}})["a"]
+	eventually(t, "its result is recorded", func() bool {
+		st = p.Sync(testKey, "", normalPolicy, probe.Digest(normalPolicy), []ProbeTarget{{Cluster: "a", Endpoint: healthy.URL}})["a"]
+		return st.Probed
+	})
+	if st.Message != "HTTP 200" {
+		t.Errorf("normal service's state = %+v, want Passing HTTP 200", st)
+	}
+}
+
+// startProber starts a prober on the real clock with its own observer of maxRequests
+// slots: fairness is about real requests holding real slots.
+func startProber(t *testing.T, maxRequests int64) *Prober {
+	return startProberOn(t, newTestObserver(t, maxRequests), int(maxRequests))
+}
