@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -94,19 +95,21 @@ func (r *RoutingReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 		return ctrl.Result{}, nil
 	}
 	in, err := r.gather(ctx, isvc)
-	if errors.Is(err, errMemberPending) {
-		// The WorkloadCluster controller is connecting; look again shortly rather than
-		// write a map without that member's homes.
-		ctrl.LoggerFrom(ctx).V(1).Info("Waiting for member connection", "InferenceService", klog.KObj(isvc), "reason", err.Error())
-		return ctrl.Result{RequeueAfter: memberPendingRetry}, nil
-	}
 	if err != nil {
 		return ctrl.Result{}, err
 	}
 	r.attachProbes(req.NamespacedName, isvc.UID, policy, in.homes, current)
+	homes := in.homes
+	if held := in.held(current); len(in.pending) > 0 {
+		// The connection brings an event for every copy on the member; the retry below
+		// is in case it came before this reconcile read the member.
+		ctrl.LoggerFrom(ctx).V(1).Info("Keeping the entries of unconnected members as last written",
+			"InferenceService", klog.KObj(isvc), "members", in.pending)
+		homes = append(slices.Clip(homes), held...)
+	}
 	result := trafficmap.Build(trafficmap.Input{
 		Candidates:      len(in.placement.Candidates),
-		Homes:           in.homes,
+		Homes:           homes,
 		CapacityFactors: capacityFactors(isvc),
 		AllFailedPolicy: allFailedPolicy(policy),
 	})
@@ -114,7 +117,11 @@ func (r *RoutingReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 	if err == nil {
 		err = r.writeMap(ctx, isvc, current, result, allFailedPolicy(policy))
 	}
-	return r.retryConflict(req.NamespacedName, err)
+	res, err := r.retryConflict(req.NamespacedName, err)
+	if err == nil && res.RequeueAfter == 0 && len(in.pending) > 0 {
+		res.RequeueAfter = memberPendingRetry
+	}
+	return res, err
 }
 
 // routed says whether the service takes part in routing: the installation has routing

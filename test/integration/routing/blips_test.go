@@ -2,9 +2,15 @@ package routing
 
 import (
 	"context"
+	"net"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/test/framework"
@@ -43,5 +49,84 @@ var _ = Describe("A home that leaves the map for a moment", func() {
 			g.Expect(p.Gated).To(BeFalse())
 			g.Expect(p.Result).To(Equal(omev1beta1.ProbePassing))
 		}, timeout, interval).Should(Succeed())
+	})
+})
+
+// pointAtNothing makes the worker's kubeconfig Secret point at a loopback port where no
+// API server answers, and returns a function that puts the real one back.
+func pointAtNothing(ctx context.Context, worker string) func() {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	Expect(err).NotTo(HaveOccurred())
+	dead := ln.Addr().String()
+	Expect(ln.Close()).To(Succeed())
+
+	key := client.ObjectKey{Namespace: framework.SecretNamespace, Name: worker + "-kubeconfig"}
+	secret := &corev1.Secret{}
+	Expect(fleet.ControlPlane.Client.Get(ctx, key, secret)).To(Succeed())
+	real := secret.Data[omev1beta1.DefaultKubeConfigKey]
+	cfg, err := clientcmd.Load(real)
+	Expect(err).NotTo(HaveOccurred())
+	for _, c := range cfg.Clusters {
+		c.Server = "https://" + dead
+	}
+	broken, err := clientcmd.Write(*cfg)
+	Expect(err).NotTo(HaveOccurred())
+	secret.Data[omev1beta1.DefaultKubeConfigKey] = broken
+	Expect(fleet.ControlPlane.Client.Update(ctx, secret)).To(Succeed())
+	return func() {
+		Eventually(func() error {
+			s := &corev1.Secret{}
+			if err := fleet.ControlPlane.Client.Get(context.Background(), key, s); err != nil {
+				return err
+			}
+			s.Data[omev1beta1.DefaultKubeConfigKey] = real
+			return fleet.ControlPlane.Client.Update(context.Background(), s)
+		}, timeout, interval).Should(Succeed())
+	}
+}
+
+var _ = Describe("A member that cannot be reached after a restart", func() {
+	It("keeps its entries as last written and holds up no other member's homes", func(ctx context.Context) {
+		s := newService(ctx, "unreachable", nil, map[string]int32{"worker-a": 1, "worker-c": 1})
+		s.set("worker-c", framework.Unavailable)
+		Eventually(func(g Gomega) {
+			g.Expect(s.entry(g, "worker-c").Probe).NotTo(BeNil())
+			g.Expect(s.entry(g, "worker-c").Probe.Gated).To(BeTrue())
+			g.Expect(s.entry(g, "worker-a").Probe).NotTo(BeNil())
+		}, timeout, interval).Should(Succeed())
+
+		// worker-c's API server stops answering while the manager is down; the new one
+		// cannot connect to it, and with a long grace keeps it Ready meanwhile.
+		stopManager()
+		restore := pointAtNothing(ctx, "worker-c")
+		grace := memberGrace
+		memberGrace = 10 * time.Minute
+		DeferCleanup(func() {
+			restore()
+			memberGrace = grace
+			restartManager(installationProbe(omev1beta1.AllFailedPreserveTraffic), 16)
+			Eventually(func(g Gomega) {
+				wc := &omev1beta1.WorkloadCluster{}
+				g.Expect(fleet.ControlPlane.Client.Get(context.Background(), client.ObjectKey{Name: "worker-c"}, wc)).To(Succeed())
+				c := meta.FindStatusCondition(wc.Status.Conditions, omev1beta1.WorkloadClusterReady)
+				g.Expect(c).NotTo(BeNil())
+				g.Expect(c.Reason).To(Equal(omev1beta1.ReasonReachable))
+			}, timeout, interval).Should(Succeed())
+		})
+		before := s.entry(Default, "worker-c")
+		stopManager = startManager(installationProbe(omev1beta1.AllFailedPreserveTraffic), 16)
+
+		// worker-a is probed and written as usual: its failure shows within a few periods.
+		s.set("worker-a", framework.Unavailable)
+		Eventually(func(g Gomega) {
+			p := s.entry(g, "worker-a").Probe
+			g.Expect(p.Result).To(Equal(omev1beta1.ProbeFailing))
+		}, timeout, interval).Should(Succeed())
+		// worker-c's entry is exactly as last written, gate included.
+		Expect(s.entry(Default, "worker-c")).To(Equal(before))
+		wc := &omev1beta1.WorkloadCluster{}
+		Expect(fleet.ControlPlane.Client.Get(ctx, client.ObjectKey{Name: "worker-c"}, wc)).To(Succeed())
+		Expect(meta.IsStatusConditionTrue(wc.Status.Conditions, omev1beta1.WorkloadClusterReady)).To(BeTrue(),
+			"worker-c must still be Ready for this test to show anything")
 	})
 })

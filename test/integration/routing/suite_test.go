@@ -30,6 +30,9 @@ const (
 )
 
 var (
+	// memberGrace is the MemberGrace of the managers startManager starts.
+	memberGrace = 2 * time.Second
+
 	fleet *framework.Fleet
 	// managerLog collects everything the running manager logs.
 	managerLog  *gbytes.Buffer
@@ -82,7 +85,7 @@ func startManager(installation *probe.Policy, maxRequests int64) func() {
 		MaxProbesInFlight:    int(maxRequests),
 		MemberTimeout:        2 * time.Second,
 		MemberHealthInterval: time.Second,
-		MemberGrace:          2 * time.Second,
+		MemberGrace:          memberGrace,
 	})).To(Succeed())
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
