@@ -51,6 +51,9 @@ type RoutingReconciler struct {
 	InstallationProbe *probe.Policy
 	// Limits are the observer limits a service's probe must respect.
 	Limits probe.Limits
+	// FieldManager names the writer in managedFields; empty means FieldManager. Tests that
+	// run several managers give each its own, to tell their writes apart.
+	FieldManager string
 	// APIReader reads straight from the API server, past the cache: to confirm that a
 	// service the cache no longer has is gone, and to build again after a conflict.
 	APIReader client.Reader

@@ -51,3 +51,11 @@ func (r *RoutingReconciler) gone(ctx context.Context, key types.NamespacedName) 
 	r.Prober.Forget(key)
 	return ctrl.Result{}, nil
 }
+
+// owner is the field manager of the reconciler's writes: FieldManager unless set.
+func (r *RoutingReconciler) owner() client.FieldOwner {
+	if r.FieldManager != "" {
+		return client.FieldOwner(r.FieldManager)
+	}
+	return client.FieldOwner(FieldManager)
+}

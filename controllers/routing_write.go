@@ -54,7 +54,7 @@ func (r *RoutingReconciler) writePlacement(ctx context.Context, isvc *omev1beta1
 	}
 	before := isvc.DeepCopy()
 	isvc.Status.Placement = &placed
-	return r.Client.Status().Patch(ctx, isvc, client.MergeFrom(before), client.FieldOwner(FieldManager))
+	return r.Client.Status().Patch(ctx, isvc, client.MergeFrom(before), r.owner())
 }
 
 // writeMap creates or updates the service's TrafficMap from the built result. The spec and
@@ -75,13 +75,13 @@ func (r *RoutingReconciler) writeMap(ctx context.Context, isvc *omev1beta1.Infer
 		if err := controllerutil.SetControllerReference(isvc, tm, r.Client.Scheme()); err != nil {
 			return err
 		}
-		if err := r.Client.Create(ctx, tm, client.FieldOwner(FieldManager)); err != nil {
+		if err := r.Client.Create(ctx, tm, r.owner()); err != nil {
 			return err
 		}
 	case !equality.Semantic.DeepEqual(tm.Spec, spec):
 		tm = tm.DeepCopy()
 		tm.Spec = spec
-		if err := r.Client.Update(ctx, tm, client.FieldOwner(FieldManager)); err != nil {
+		if err := r.Client.Update(ctx, tm, r.owner()); err != nil {
 			return err
 		}
 	}
@@ -103,7 +103,7 @@ func (r *RoutingReconciler) writeMapStatus(ctx context.Context, isvc *omev1beta1
 		return nil
 	}
 	tm.Status.SourceUID = string(isvc.UID)
-	return r.Client.Status().Patch(ctx, tm, client.MergeFrom(before), client.FieldOwner(FieldManager))
+	return r.Client.Status().Patch(ctx, tm, client.MergeFrom(before), r.owner())
 }
 
 // announce emits events for the gate transitions between the current map and the new

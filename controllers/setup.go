@@ -29,6 +29,8 @@ type Options struct {
 	MemberHealthInterval time.Duration
 	// MemberGrace is how long a Reachable member may fail before it turns ConnectionFailed.
 	MemberGrace time.Duration
+	// FieldManager names the routing writes in managedFields; empty means FieldManager.
+	FieldManager string
 }
 
 // DefaultMemberTimings are the member connection timings the manager uses.
@@ -64,6 +66,7 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 	return (&RoutingReconciler{
 		Client:            mgr.GetClient(),
 		APIReader:         mgr.GetAPIReader(),
+		FieldManager:      opts.FieldManager,
 		Recorder:          mgr.GetEventRecorder("ome-routing"),
 		Members:           members,
 		Prober:            prober,

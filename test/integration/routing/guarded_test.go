@@ -119,6 +119,14 @@ func touch(ctx context.Context, key client.ObjectKey) {
 }
 
 var _ = Describe("Reads and writes the API server guards", func() {
+	BeforeEach(func() {
+		// The suite's manager would reconcile these services too: only the hand-driven
+		// reconciler may touch them.
+		stopManager()
+		stopManager = func() {}
+		DeferCleanup(func() { stopManager = startManager(installationProbe(omev1beta1.AllFailedPreserveTraffic), 16) })
+	})
+
 	It("keeps a service's probe state when only the cache has lost the service", func(ctx context.Context) {
 		isvc := newSource(ctx, "cache-hiccup", []string{"worker-a"}, nil)
 		key := client.ObjectKeyFromObject(isvc)

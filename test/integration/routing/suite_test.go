@@ -64,17 +64,34 @@ func installationProbe(policy omev1beta1.AllFailedPolicy) *probe.Policy {
 // startManager runs the controllers in a manager against the control plane, the way
 // cmd/manager does, and returns a function that stops it and waits for it to end.
 func startManager(installation *probe.Policy, maxRequests int64) func() {
+	stop, _ := launchManager(installation, maxRequests, "", false)
+	return stop
+}
+
+// launchManager is startManager with a field manager of its own (empty: the operator's)
+// and, with elect, leader election as the chart runs it, on short timings.
+func launchManager(installation *probe.Policy, maxRequests int64, fieldManager string, elect bool) (func(), ctrl.Manager) {
 	obs, err := observer.New(observer.Options{MaxConcurrentRequests: maxRequests, MaxResponseBytes: 65536, AllowLoopback: true})
 	Expect(err).NotTo(HaveOccurred())
 	managerLog = gbytes.NewBuffer()
-	mgr, err := ctrl.NewManager(fleet.ControlPlane.Config, ctrl.Options{
+	opts := ctrl.Options{
 		Scheme:                 framework.Scheme,
 		Logger:                 zap.New(zap.WriteTo(GinkgoWriter), zap.WriteTo(managerLog), zap.UseDevMode(true)),
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
 		// The suite restarts the manager in one process; controller names repeat.
 		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
-	})
+	}
+	if elect {
+		opts.LeaderElection = true
+		opts.LeaderElectionID = "ome-routing-operator.ome.io"
+		opts.LeaderElectionNamespace = framework.SecretNamespace
+		opts.LeaseDuration = ptr.To(4 * time.Second)
+		opts.RenewDeadline = ptr.To(3 * time.Second)
+		opts.RetryPeriod = ptr.To(500 * time.Millisecond)
+		opts.LeaderElectionReleaseOnCancel = true
+	}
+	mgr, err := ctrl.NewManager(fleet.ControlPlane.Config, opts)
 	Expect(err).NotTo(HaveOccurred())
 	Expect(controllers.Setup(mgr, controllers.Options{
 		RoutingEnabled:       true,
@@ -86,6 +103,7 @@ func startManager(installation *probe.Policy, maxRequests int64) func() {
 		MemberTimeout:        2 * time.Second,
 		MemberHealthInterval: time.Second,
 		MemberGrace:          memberGrace,
+		FieldManager:         fieldManager,
 	})).To(Succeed())
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -98,7 +116,7 @@ func startManager(installation *probe.Policy, maxRequests int64) func() {
 		cancel()
 		<-done
 		obs.Close()
-	}
+	}, mgr
 }
 
 // restartManager replaces the running manager with one built from the arguments.
