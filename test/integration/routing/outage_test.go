@@ -95,7 +95,9 @@ func watchMap(ctx context.Context, key client.ObjectKey) func() []mapVersion {
 // managedFields is new or has a new time: who wrote it. (A record whose fields shrink was
 // not written by its manager: another took fields over from it.)
 func writers(versions []mapVersion) [][]string {
-	key := func(m metav1.ManagedFieldsEntry) string { return m.Manager + "/" + string(m.Operation) + "/" + m.Subresource }
+	key := func(m metav1.ManagedFieldsEntry) string {
+		return m.Manager + "/" + string(m.Operation) + "/" + m.Subresource
+	}
 	var out [][]string
 	for i := 1; i < len(versions); i++ {
 		before := map[string]metav1.ManagedFieldsEntry{}
