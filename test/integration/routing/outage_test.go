@@ -2,6 +2,7 @@ package routing
 
 import (
 	"context"
+	"net/url"
 	"slices"
 	"sync"
 	"time"
@@ -10,6 +11,7 @@ import (
 	. "github.com/onsi/gomega"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
@@ -122,14 +124,14 @@ var _ = Describe("A change of leader", func() {
 		DeferCleanup(func() { stopManager = startManager(installationProbe(omev1beta1.AllFailedPreserveTraffic), 16) })
 		stopManager = func() {}
 
-		stopFirst, first := launchManager(installationProbe(omev1beta1.AllFailedPreserveTraffic), 16, "manager-1", true)
+		stopFirst, first := launchManager(installationProbe(omev1beta1.AllFailedPreserveTraffic), 16, managerSetup{fieldManager: "manager-1", elect: true})
 		DeferCleanup(stopFirst)
 		Eventually(first.Elected(), timeout).Should(BeClosed())
 		s := newService(ctx, "failover", nil, both(1))
 		gateWorkerB(s)
 		versions := watchMap(ctx, s.key)
 
-		stopSecond, second := launchManager(installationProbe(omev1beta1.AllFailedPreserveTraffic), 16, "manager-2", true)
+		stopSecond, second := launchManager(installationProbe(omev1beta1.AllFailedPreserveTraffic), 16, managerSetup{fieldManager: "manager-2", elect: true})
 		DeferCleanup(stopSecond)
 		Consistently(second.Elected(), 2*period, interval).ShouldNot(BeClosed(), "two leaders at once")
 		failures := s.entry(Default, "worker-b").Probe.ConsecutiveFailures
@@ -175,5 +177,46 @@ var _ = Describe("A change of leader", func() {
 			}
 		}
 		Expect(handedOver).To(BeTrue(), "manager-2 never wrote")
+	})
+})
+
+var _ = Describe("A control-plane API server that goes away and comes back", func() {
+	It("is ridden out by the running manager, gates intact", func(ctx context.Context) {
+		host, err := url.Parse(fleet.ControlPlane.Config.Host)
+		Expect(err).NotTo(HaveOccurred())
+		proxy, err := framework.StartProxy(host.Host)
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(proxy.Close)
+		cfg := rest.CopyConfig(fleet.ControlPlane.Config)
+		cfg.Host = "https://" + proxy.Addr()
+
+		stopManager()
+		DeferCleanup(func() { stopManager = startManager(installationProbe(omev1beta1.AllFailedPreserveTraffic), 16) })
+		stopManager, _ = launchManager(installationProbe(omev1beta1.AllFailedPreserveTraffic), 16, managerSetup{config: cfg})
+		s := newService(ctx, "api-outage", nil, both(1))
+		gateWorkerB(s)
+
+		// Every connection of the manager to the API server breaks, and none can be made.
+		proxy.Cut()
+		frozen := s.trafficMap(Default)
+		Consistently(func(g Gomega) string { return s.trafficMap(g).ResourceVersion }, 3*period, interval).
+			Should(Equal(frozen.ResourceVersion), "the manager wrote through a cut connection")
+		Expect(proxy.Resume()).To(Succeed())
+
+		// The same manager carries on: it counts on from the gate it held...
+		failures := s.entry(Default, "worker-b").Probe.ConsecutiveFailures
+		Eventually(func(g Gomega) {
+			p := s.entry(g, "worker-b").Probe
+			g.Expect(p.Gated).To(BeTrue())
+			g.Expect(p.ConsecutiveFailures).To(BeNumerically(">", failures))
+		}, timeout, interval).Should(Succeed())
+		// ...and its watches work again: a change to the service reaches the map.
+		digest := s.entry(Default, "worker-b").Probe.PolicyDigest
+		s.update(ctx, func(isvc *omev1beta1.InferenceService) {
+			isvc.Spec.Routing = withProbe(probeSpec(period, 400*time.Millisecond, omev1beta1.AllFailedPreserveTraffic))
+		})
+		Eventually(func(g Gomega) {
+			g.Expect(s.entry(g, "worker-a").Probe.PolicyDigest).NotTo(Equal(digest))
+		}, timeout, interval).Should(Succeed())
 	})
 })

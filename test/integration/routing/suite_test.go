@@ -8,6 +8,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"github.com/onsi/gomega/gbytes"
+	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/config"
@@ -64,13 +65,22 @@ func installationProbe(policy omev1beta1.AllFailedPolicy) *probe.Policy {
 // startManager runs the controllers in a manager against the control plane, the way
 // cmd/manager does, and returns a function that stops it and waits for it to end.
 func startManager(installation *probe.Policy, maxRequests int64) func() {
-	stop, _ := launchManager(installation, maxRequests, "", false)
+	stop, _ := launchManager(installation, maxRequests, managerSetup{})
 	return stop
 }
 
-// launchManager is startManager with a field manager of its own (empty: the operator's)
-// and, with elect, leader election as the chart runs it, on short timings.
-func launchManager(installation *probe.Policy, maxRequests int64, fieldManager string, elect bool) (func(), ctrl.Manager) {
+// managerSetup is how launchManager's manager differs from the suite's.
+type managerSetup struct {
+	// fieldManager names its writes (empty: the operator's).
+	fieldManager string
+	// elect runs leader election as the chart does, on short timings.
+	elect bool
+	// config reaches the control plane another way (nil: directly).
+	config *rest.Config
+}
+
+// launchManager is startManager with the differences in setup.
+func launchManager(installation *probe.Policy, maxRequests int64, setup managerSetup) (func(), ctrl.Manager) {
 	obs, err := observer.New(observer.Options{MaxConcurrentRequests: maxRequests, MaxResponseBytes: 65536, AllowLoopback: true})
 	Expect(err).NotTo(HaveOccurred())
 	managerLog = gbytes.NewBuffer()
@@ -82,7 +92,7 @@ func launchManager(installation *probe.Policy, maxRequests int64, fieldManager s
 		// The suite restarts the manager in one process; controller names repeat.
 		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
 	}
-	if elect {
+	if setup.elect {
 		opts.LeaderElection = true
 		opts.LeaderElectionID = "ome-routing-operator.ome.io"
 		opts.LeaderElectionNamespace = framework.SecretNamespace
@@ -91,7 +101,11 @@ func launchManager(installation *probe.Policy, maxRequests int64, fieldManager s
 		opts.RetryPeriod = ptr.To(500 * time.Millisecond)
 		opts.LeaderElectionReleaseOnCancel = true
 	}
-	mgr, err := ctrl.NewManager(fleet.ControlPlane.Config, opts)
+	cfg := fleet.ControlPlane.Config
+	if setup.config != nil {
+		cfg = setup.config
+	}
+	mgr, err := ctrl.NewManager(cfg, opts)
 	Expect(err).NotTo(HaveOccurred())
 	Expect(controllers.Setup(mgr, controllers.Options{
 		RoutingEnabled:       true,
@@ -103,7 +117,7 @@ func launchManager(installation *probe.Policy, maxRequests int64, fieldManager s
 		MemberTimeout:        2 * time.Second,
 		MemberHealthInterval: time.Second,
 		MemberGrace:          memberGrace,
-		FieldManager:         fieldManager,
+		FieldManager:         setup.fieldManager,
 	})).To(Succeed())
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
