@@ -87,18 +87,18 @@ func pointAtNothing(ctx context.Context, worker string) func() {
 
 var _ = Describe("A member that cannot be reached after a restart", func() {
 	It("keeps its entries as last written and holds up no other member's homes", func(ctx context.Context) {
-		s := newService(ctx, "unreachable", nil, map[string]int32{"worker-a": 1, "worker-c": 1})
-		s.set("worker-c", framework.Unavailable)
+		s := newService(ctx, "unreachable", nil, map[string]int32{"worker-a": 1, "worker-b": 1})
+		s.set("worker-b", framework.Unavailable)
 		Eventually(func(g Gomega) {
-			g.Expect(s.entry(g, "worker-c").Probe).NotTo(BeNil())
-			g.Expect(s.entry(g, "worker-c").Probe.Gated).To(BeTrue())
+			g.Expect(s.entry(g, "worker-b").Probe).NotTo(BeNil())
+			g.Expect(s.entry(g, "worker-b").Probe.Gated).To(BeTrue())
 			g.Expect(s.entry(g, "worker-a").Probe).NotTo(BeNil())
 		}, timeout, interval).Should(Succeed())
 
-		// worker-c's API server stops answering while the manager is down; the new one
+		// worker-b's API server stops answering while the manager is down; the new one
 		// cannot connect to it, and with a long grace keeps it Ready meanwhile.
 		stopManager()
-		restore := pointAtNothing(ctx, "worker-c")
+		restore := pointAtNothing(ctx, "worker-b")
 		grace := memberGrace
 		memberGrace = 10 * time.Minute
 		DeferCleanup(func() {
@@ -107,13 +107,13 @@ var _ = Describe("A member that cannot be reached after a restart", func() {
 			restartManager(installationProbe(omev1beta1.AllFailedPreserveTraffic), 16)
 			Eventually(func(g Gomega) {
 				wc := &omev1beta1.WorkloadCluster{}
-				g.Expect(fleet.ControlPlane.Client.Get(context.Background(), client.ObjectKey{Name: "worker-c"}, wc)).To(Succeed())
+				g.Expect(fleet.ControlPlane.Client.Get(context.Background(), client.ObjectKey{Name: "worker-b"}, wc)).To(Succeed())
 				c := meta.FindStatusCondition(wc.Status.Conditions, omev1beta1.WorkloadClusterReady)
 				g.Expect(c).NotTo(BeNil())
 				g.Expect(c.Reason).To(Equal(omev1beta1.ReasonReachable))
 			}, timeout, interval).Should(Succeed())
 		})
-		before := s.entry(Default, "worker-c")
+		before := s.entry(Default, "worker-b")
 		stopManager = startManager(installationProbe(omev1beta1.AllFailedPreserveTraffic), 16)
 
 		// worker-a is probed and written as usual: its failure shows within a few periods.
@@ -122,11 +122,11 @@ var _ = Describe("A member that cannot be reached after a restart", func() {
 			p := s.entry(g, "worker-a").Probe
 			g.Expect(p.Result).To(Equal(omev1beta1.ProbeFailing))
 		}, timeout, interval).Should(Succeed())
-		// worker-c's entry is exactly as last written, gate included.
-		Expect(s.entry(Default, "worker-c")).To(Equal(before))
+		// worker-b's entry is exactly as last written, gate included.
+		Expect(s.entry(Default, "worker-b")).To(Equal(before))
 		wc := &omev1beta1.WorkloadCluster{}
-		Expect(fleet.ControlPlane.Client.Get(ctx, client.ObjectKey{Name: "worker-c"}, wc)).To(Succeed())
+		Expect(fleet.ControlPlane.Client.Get(ctx, client.ObjectKey{Name: "worker-b"}, wc)).To(Succeed())
 		Expect(meta.IsStatusConditionTrue(wc.Status.Conditions, omev1beta1.WorkloadClusterReady)).To(BeTrue(),
-			"worker-c must still be Ready for this test to show anything")
+			"worker-b must still be Ready for this test to show anything")
 	})
 })

@@ -18,49 +18,6 @@ import (
 	"github.com/ome-routing/operator/test/framework"
 )
 
-// extraWorker starts one more workload cluster, registers it, and removes it when the
-// test ends, so that a test may stop its API server without harming the others.
-func extraWorker(ctx context.Context, name string) *framework.Cluster {
-	c, err := framework.StartCluster(name)
-	Expect(err).NotTo(HaveOccurred())
-	fleet.Workers[name] = c
-	DeferCleanup(func(ctx context.Context) {
-		wc := &omev1beta1.WorkloadCluster{}
-		wc.Name = name
-		Expect(client.IgnoreNotFound(fleet.ControlPlane.Client.Delete(ctx, wc))).To(Succeed())
-		delete(fleet.Workers, name)
-		Expect(c.Stop()).To(Succeed())
-	})
-	Expect(fleet.Register(ctx, name, nil)).To(Succeed())
-	expectReady(name, metav1.ConditionTrue, omev1beta1.ReasonReachable)
-	return c
-}
-
-var _ = Describe("A member's API server that stops", func() {
-	It("turns its WorkloadCluster not Ready with the reason, and leaves the other members' homes alone", func(ctx context.Context) {
-		worker := extraWorker(ctx, "worker-d")
-		s := newService(ctx, "member-down", nil, map[string]int32{"worker-a": 1, "worker-d": 1})
-		Eventually(s.table).WithTimeout(timeout).WithPolling(interval).Should(Equal([]string{
-			"worker-a 1 true Passing HTTP 200",
-			"worker-d 1 true Passing HTTP 200",
-		}))
-
-		Expect(worker.Stop()).To(Succeed())
-		expectReady("worker-d", metav1.ConditionFalse, omev1beta1.ReasonConnectionFailed)
-		Expect(readyCondition(Default, "worker-d").Message).To(HavePrefix("GET /version: "))
-
-		// worker-d is no longer a candidate; worker-a keeps its weight, and is still
-		// probed and written: its failure shows as usual.
-		Eventually(s.table).WithTimeout(timeout).WithPolling(interval).Should(Equal([]string{
-			"worker-a 1 true Passing HTTP 200",
-		}))
-		s.set("worker-a", framework.Unavailable)
-		Eventually(func(g Gomega) {
-			g.Expect(s.entry(g, "worker-a").Probe.Result).To(Equal(omev1beta1.ProbeFailing))
-		}, timeout, interval).Should(Succeed())
-	})
-})
-
 // mapVersion is one version of a TrafficMap as a watch saw it.
 type mapVersion struct {
 	seen time.Time
