@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -53,6 +54,9 @@ type RoutingReconciler struct {
 	InstallationProbe *probe.Policy
 	// Limits are the observer limits a service's probe must respect.
 	Limits probe.Limits
+	// FieldManager names the writer in managedFields; empty means FieldManager. Tests that
+	// run several managers give each its own, to tell their writes apart.
+	FieldManager string
 	// APIReader reads straight from the API server, past the cache: to confirm that a
 	// service the cache no longer has is gone, and to build again after a conflict.
 	APIReader client.Reader
@@ -112,21 +116,23 @@ func (r *RoutingReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 		return ctrl.Result{}, nil
 	}
 	in, err := r.gather(ctx, isvc)
-	if errors.Is(err, errMemberPending) {
-		// The WorkloadCluster controller is connecting; look again shortly rather than
-		// write a map without that member's homes.
-		ctrl.LoggerFrom(ctx).V(1).Info("Waiting for member connection", "InferenceService", klog.KObj(isvc), "reason", err.Error())
-		return ctrl.Result{RequeueAfter: memberPendingRetry}, nil
-	}
 	if err != nil {
 		return ctrl.Result{}, err
 	}
 	r.announceRefusedEndpoints(ctx, isvc, in.refused)
 	r.attachProbes(req.NamespacedName, isvc.UID, policy, in.homes, current)
-	nextExpiry := r.attachCeilings(req.NamespacedName, polls, in.homes)
+	homes := in.homes
+	if held := in.held(current); len(in.pending) > 0 {
+		// The connection brings an event for every copy on the member; the retry below
+		// is in case it came before this reconcile read the member.
+		ctrl.LoggerFrom(ctx).V(1).Info("Keeping the entries of unconnected members as last written",
+			"InferenceService", klog.KObj(isvc), "members", in.pending)
+		homes = append(slices.Clip(homes), held...)
+	}
+	nextExpiry := r.attachCeilings(req.NamespacedName, polls, homes)
 	result := trafficmap.Build(trafficmap.Input{
 		Candidates:      len(in.placement.Candidates),
-		Homes:           in.homes,
+		Homes:           homes,
 		CapacityFactors: capacityFactors(isvc),
 		AllFailedPolicy: allFailedPolicy(policy),
 	})
@@ -141,7 +147,11 @@ func (r *RoutingReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 		// time), which changes the weight with nothing else to trigger a reconcile.
 		return ctrl.Result{RequeueAfter: max(time.Until(nextExpiry), 0) + time.Millisecond}, nil
 	}
-	return r.retryConflict(req.NamespacedName, err)
+	res, err := r.retryConflict(req.NamespacedName, err)
+	if err == nil && res.RequeueAfter == 0 && len(in.pending) > 0 {
+		res.RequeueAfter = memberPendingRetry
+	}
+	return res, err
 }
 
 // routed says whether the service takes part in routing: the installation has routing

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -18,6 +20,9 @@ import (
 type gathered struct {
 	placement omev1beta1.PlacementStatus
 	homes     []trafficmap.Home
+	// pending are the candidates that are Ready but not connected yet (see
+	// errMemberPending): their copies are unknown, not absent.
+	pending []string
 	// refused are the candidates whose copy reports a URL that is not used; see
 	// placement.CheckEndpoint.
 	refused []refusedEndpoint
@@ -41,6 +46,10 @@ func (r *RoutingReconciler) gather(ctx context.Context, isvc *omev1beta1.Inferen
 	for _, name := range placement.Candidates(isvc.Spec.Placement, clusters.Items) {
 		cand := omev1beta1.PlacementCandidate{Cluster: name}
 		copy, err := r.memberCopy(ctx, name, client.ObjectKeyFromObject(isvc))
+		if errors.Is(err, errMemberPending) {
+			g.pending = append(g.pending, name)
+			continue
+		}
 		if err != nil {
 			return gathered{}, err
 		}
@@ -62,6 +71,36 @@ func (r *RoutingReconciler) gather(ctx context.Context, isvc *omev1beta1.Inferen
 	}
 	g.placement.Phase = placement.Phase(len(g.homes))
 	return g, nil
+}
+
+// held are the entries of the current map on members that are Ready but not connected,
+// as last written: endpoint, replicas and probe record, gate included. A member that
+// cannot be reached (as after a restart, while its API server is down) thus neither
+// loses its homes' gates nor holds up the homes on the other members. A held home is not
+// probed: the prober picks it up again from its record once the member is connected.
+// The held homes are added to the placement too, so that it does not flap.
+func (g *gathered) held(current *omev1beta1.TrafficMap) []trafficmap.Home {
+	if len(g.pending) == 0 {
+		return nil
+	}
+	var held []trafficmap.Home
+	for _, name := range g.pending {
+		cand := omev1beta1.PlacementCandidate{Cluster: name}
+		if current != nil {
+			for _, e := range current.Spec.Entries {
+				if e.Cluster != name {
+					continue
+				}
+				held = append(held, trafficmap.Home{Cluster: name, Endpoint: e.Endpoint,
+					Allocated: e.Capacity.Allocated, Ready: e.Capacity.Ready, Probe: e.Probe.DeepCopy()})
+				cand.Endpoint, cand.AdmittedReplicas, cand.ReadyReplicas = e.Endpoint, e.Capacity.Allocated, e.Capacity.Ready
+			}
+		}
+		g.placement.Candidates = append(g.placement.Candidates, cand)
+	}
+	slices.SortFunc(g.placement.Candidates, func(a, b omev1beta1.PlacementCandidate) int { return strings.Compare(a.Cluster, b.Cluster) })
+	g.placement.Phase = placement.Phase(len(g.homes) + len(held))
+	return held
 }
 
 // errMemberPending means a candidate cluster is Ready but this process has not connected

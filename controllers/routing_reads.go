@@ -52,3 +52,20 @@ func (r *RoutingReconciler) gone(ctx context.Context, key types.NamespacedName) 
 	r.forgetCapacity(key)
 	return ctrl.Result{}, nil
 }
+
+// owner is the field manager of the reconciler's writes: FieldManager unless set.
+// statusManager names the routing reconciler's status applies: RoutingStatusManager, or
+// FieldManager when one is set (a test that tells two managers' writes apart).
+func (r *RoutingReconciler) statusManager() string {
+	if r.FieldManager != "" {
+		return r.FieldManager
+	}
+	return RoutingStatusManager
+}
+
+func (r *RoutingReconciler) owner() client.FieldOwner {
+	if r.FieldManager != "" {
+		return client.FieldOwner(r.FieldManager)
+	}
+	return client.FieldOwner(FieldManager)
+}

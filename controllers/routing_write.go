@@ -56,7 +56,7 @@ func (r *RoutingReconciler) writePlacement(ctx context.Context, isvc *omev1beta1
 	}
 	before := isvc.DeepCopy()
 	isvc.Status.Placement = &placed
-	return r.Client.Status().Patch(ctx, isvc, client.MergeFrom(before), client.FieldOwner(FieldManager))
+	return r.Client.Status().Patch(ctx, isvc, client.MergeFrom(before), r.owner())
 }
 
 // writeMap creates or updates the service's TrafficMap from the built result. The spec and
@@ -77,13 +77,13 @@ func (r *RoutingReconciler) writeMap(ctx context.Context, isvc *omev1beta1.Infer
 		if err := controllerutil.SetControllerReference(isvc, tm, r.Client.Scheme()); err != nil {
 			return err
 		}
-		if err := r.Client.Create(ctx, tm, client.FieldOwner(FieldManager)); err != nil {
+		if err := r.Client.Create(ctx, tm, r.owner()); err != nil {
 			return err
 		}
 	case !equality.Semantic.DeepEqual(tm.Spec, spec):
 		tm = tm.DeepCopy()
 		tm.Spec = spec
-		if err := r.Client.Update(ctx, tm, client.FieldOwner(FieldManager)); err != nil {
+		if err := r.Client.Update(ctx, tm, r.owner()); err != nil {
 			return err
 		}
 	}
@@ -104,7 +104,7 @@ func (r *RoutingReconciler) writeMap(ctx context.Context, isvc *omev1beta1.Infer
 // publisher's fields and conditions are left to the publisher.
 func (r *RoutingReconciler) writeMapStatus(ctx context.Context, isvc *omev1beta1.InferenceService, tm *omev1beta1.TrafficMap, conditions []metav1.Condition) error {
 	_, err := applyMapStatus(ctx, r.Client, tm, statusApply{
-		manager:    RoutingStatusManager,
+		manager:    r.statusManager(),
 		owned:      routingConditionTypes,
 		conditions: conditions,
 		fields:     map[string]any{"sourceUID": string(isvc.UID)},

@@ -48,6 +48,8 @@ type Options struct {
 	// Endpoint and Publisher are the publisher's settings: where it writes each map.
 	Endpoint  config.Endpoint
 	Publisher config.Publisher
+	// FieldManager names the routing writes in managedFields; empty means FieldManager.
+	FieldManager string
 }
 
 // DefaultMemberTimings are the member connection timings the manager uses.
@@ -102,6 +104,7 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 	return (&RoutingReconciler{
 		Client:            mgr.GetClient(),
 		APIReader:         mgr.GetAPIReader(),
+		FieldManager:      opts.FieldManager,
 		Recorder:          noteCapRecorder{mgr.GetEventRecorder("ome-routing")},
 		Members:           members,
 		Prober:            prober,

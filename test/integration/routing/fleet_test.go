@@ -75,6 +75,8 @@ var _ = Describe("A workload cluster that stops answering", func() {
 			g.Expect(c).NotTo(BeNil())
 			g.Expect(c.Status).To(Equal(metav1.ConditionFalse))
 			g.Expect(c.Reason).To(Equal(omev1beta1.ReasonConnectionFailed))
+			// The message says what failed: the /version check, and why.
+			g.Expect(c.Message).To(And(HavePrefix("GET /version: "), ContainSubstring("connection refused")))
 		}, timeout, interval).Should(Succeed())
 
 		Eventually(s.table).WithTimeout(timeout).WithPolling(interval).Should(Equal([]string{

@@ -34,6 +34,9 @@ const (
 )
 
 var (
+	// memberGrace is the MemberGrace of the managers startManager starts.
+	memberGrace = 2 * time.Second
+
 	fleet *framework.Fleet
 	// managerConfig impersonates the manager's ServiceAccount, bound to the chart's roles.
 	managerConfig *rest.Config
@@ -70,10 +73,26 @@ func installationProbe(policy omev1beta1.AllFailedPolicy) *probe.Policy {
 // startManager runs the controllers in a manager against the control plane, the way
 // cmd/manager does, and returns a function that stops it and waits for it to end.
 func startManager(installation *probe.Policy, maxRequests int64) func() {
+	stop, _ := launchManager(installation, maxRequests, managerSetup{})
+	return stop
+}
+
+// managerSetup is how launchManager's manager differs from the suite's.
+type managerSetup struct {
+	// fieldManager names its writes (empty: the operator's).
+	fieldManager string
+	// elect runs leader election as the chart does, on short timings.
+	elect bool
+	// config reaches the control plane another way (nil: directly).
+	config *rest.Config
+}
+
+// launchManager is startManager with the differences in setup.
+func launchManager(installation *probe.Policy, maxRequests int64, setup managerSetup) (func(), ctrl.Manager) {
 	obs, err := observer.New(observer.Options{MaxConcurrentRequests: maxRequests, MaxResponseBytes: 65536, AllowLoopback: true})
 	Expect(err).NotTo(HaveOccurred())
 	managerLog = gbytes.NewBuffer()
-	mgr, err := ctrl.NewManager(managerConfig, ctrl.Options{
+	opts := ctrl.Options{
 		Scheme:                 framework.Scheme,
 		Cache:                  controllers.CacheOptions(framework.SecretNamespace),
 		Logger:                 zap.New(zap.WriteTo(GinkgoWriter), zap.WriteTo(managerLog), zap.UseDevMode(true)),
@@ -81,7 +100,24 @@ func startManager(installation *probe.Policy, maxRequests int64) func() {
 		HealthProbeBindAddress: "0",
 		// The suite restarts the manager in one process; controller names repeat.
 		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
-	})
+	}
+	if setup.elect {
+		opts.LeaderElection = true
+		opts.LeaderElectionID = "ome-routing-operator.ome.io"
+		opts.LeaderElectionNamespace = framework.SecretNamespace
+		opts.LeaseDuration = ptr.To(4 * time.Second)
+		opts.RenewDeadline = ptr.To(3 * time.Second)
+		opts.RetryPeriod = ptr.To(500 * time.Millisecond)
+		opts.LeaderElectionReleaseOnCancel = true
+	}
+	// The manager runs as the chart's ServiceAccount (see managerConfig), also when it
+	// reaches the control plane another way.
+	cfg := managerConfig
+	if setup.config != nil {
+		cfg = rest.CopyConfig(setup.config)
+		cfg.Impersonate = managerConfig.Impersonate
+	}
+	mgr, err := ctrl.NewManager(cfg, opts)
 	Expect(err).NotTo(HaveOccurred())
 	Expect(controllers.Setup(mgr, controllers.Options{
 		SecretNamespace:      framework.SecretNamespace,
@@ -93,7 +129,8 @@ func startManager(installation *probe.Policy, maxRequests int64) func() {
 		MaxProbesInFlight:    int(maxRequests),
 		MemberTimeout:        2 * time.Second,
 		MemberHealthInterval: time.Second,
-		MemberGrace:          2 * time.Second,
+		MemberGrace:          memberGrace,
+		FieldManager:         setup.fieldManager,
 	})).To(Succeed())
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -106,7 +143,7 @@ func startManager(installation *probe.Policy, maxRequests int64) func() {
 		cancel()
 		<-done
 		obs.Close()
-	}
+	}, mgr
 }
 
 // restartManager replaces the running manager with one built from the arguments.
