@@ -10,6 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
@@ -84,12 +85,16 @@ func (r *RoutingReconciler) writeMap(ctx context.Context, isvc *omev1beta1.Infer
 		}
 	}
 	r.announce(isvc, current, result, policy)
-	setGatedHomes(client.ObjectKeyFromObject(isvc), countGated(result.Entries))
-	return r.writeMapStatus(ctx, isvc, tm, result.Routable)
+	gated := countGated(result.Entries)
+	setGatedHomes(client.ObjectKeyFromObject(isvc), gated)
+	return r.writeMapStatus(ctx, isvc, tm, result.Routable, int32(len(result.Entries)), int32(gated))
 }
 
-func (r *RoutingReconciler) writeMapStatus(ctx context.Context, isvc *omev1beta1.InferenceService, tm *omev1beta1.TrafficMap, routable trafficmap.Condition) error {
+func (r *RoutingReconciler) writeMapStatus(ctx context.Context, isvc *omev1beta1.InferenceService, tm *omev1beta1.TrafficMap,
+	routable trafficmap.Condition, homes, gated int32) error {
 	before := tm.DeepCopy()
+	counted := ptr.Equal(tm.Status.Homes, &homes) && ptr.Equal(tm.Status.GatedHomes, &gated)
+	tm.Status.Homes, tm.Status.GatedHomes = &homes, &gated
 	changed := meta.SetStatusCondition(&tm.Status.Conditions, metav1.Condition{
 		Type:               omev1beta1.TrafficMapRoutable,
 		Status:             routable.Status,
@@ -97,7 +102,7 @@ func (r *RoutingReconciler) writeMapStatus(ctx context.Context, isvc *omev1beta1
 		Message:            routable.Message,
 		ObservedGeneration: tm.Generation,
 	})
-	if !changed && tm.Status.SourceUID == string(isvc.UID) {
+	if !changed && counted && tm.Status.SourceUID == string(isvc.UID) {
 		return nil
 	}
 	tm.Status.SourceUID = string(isvc.UID)
