@@ -14,6 +14,8 @@ KUBE_VERSION := $(call modversion,hack/envtest/go.mod,k8s.io/kubernetes)
 ETCD_VERSION := $(call modversion,hack/envtest/etcd/go.mod,go.etcd.io/etcd/server/v3)
 CONTROLLER_TOOLS_VERSION := $(call modversion,hack/tools/go.mod,sigs.k8s.io/controller-tools)
 HELM_VERSION := $(call modversion,hack/tools/go.mod,helm.sh/helm/v3)
+GOLANGCI_LINT_VERSION := $(call modversion,hack/lint/go.mod,github.com/golangci/golangci-lint/v2)
+PROMETHEUS_VERSION := $(call modversion,hack/promql/go.mod,github.com/prometheus/prometheus)
 GGCR_VERSION := $(call modversion,hack/image/go.mod,github.com/google/go-containerregistry)
 
 KUBE_APISERVER := $(BIN)/kube-apiserver-$(KUBE_VERSION)
@@ -21,6 +23,8 @@ KUBECTL := $(BIN)/kubectl-$(KUBE_VERSION)
 ETCD := $(BIN)/etcd-$(ETCD_VERSION)
 CONTROLLER_GEN := $(BIN)/controller-gen-$(CONTROLLER_TOOLS_VERSION)
 HELM := $(BIN)/helm-$(HELM_VERSION)
+GOLANGCI_LINT := $(BIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)
+PROMQL := $(BIN)/promql-metrics-$(PROMETHEUS_VERSION)
 IMAGE_BUILDER := $(BIN)/image-builder-$(GGCR_VERSION)
 # envtest looks for binaries named kube-apiserver, etcd and kubectl in KUBEBUILDER_ASSETS.
 ENVTEST_ASSETS := $(BIN)/envtest-$(KUBE_VERSION)
@@ -65,9 +69,13 @@ fmt: ## Run gofmt on the code.
 vet: ## Run go vet on the code.
 	$(GO) vet ./...
 
+.PHONY: lint
+lint: $(GOLANGCI_LINT) ## Run golangci-lint with .golangci.yml.
+	$(GOLANGCI_LINT) run ./...
+
 .PHONY: test
-test: envtest helm image vet ## Run the unit tests and the envtest suites (builds the toolchain on first run).
-	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" HELM="$(HELM)" KUBECTL="$(ENVTEST_ASSETS)/kubectl" OME_IMAGE_LAYOUT="$(IMAGE_OUT)/oci" \
+test: envtest helm image $(PROMQL) vet ## Run the unit tests and the envtest suites (builds the toolchain on first run).
+	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" HELM="$(HELM)" KUBECTL="$(ENVTEST_ASSETS)/kubectl" OME_IMAGE_LAYOUT="$(IMAGE_OUT)/oci" PROMQL="$(PROMQL)" \
 		$(GO) test -timeout $(TEST_TIMEOUT) $(TEST_FLAGS) ./...
 
 .PHONY: verify
@@ -113,6 +121,9 @@ envtest: $(ENVTEST_ASSETS)/kube-apiserver $(ENVTEST_ASSETS)/etcd $(ENVTEST_ASSET
 .PHONY: helm
 helm: $(HELM) ## Build the helm binary.
 
+.PHONY: golangci-lint
+golangci-lint: $(GOLANGCI_LINT) ## Build golangci-lint.
+
 .PHONY: image-builder
 image-builder: $(IMAGE_BUILDER) ## Build the image builder (hack/image, go-containerregistry).
 
@@ -144,6 +155,15 @@ $(ETCD):
 $(CONTROLLER_GEN):
 	@echo ">> Building controller-gen $(CONTROLLER_TOOLS_VERSION)"
 	cd hack/tools && $(GO) build -o $@ sigs.k8s.io/controller-tools/cmd/controller-gen
+
+$(GOLANGCI_LINT):
+	@echo ">> Building golangci-lint $(GOLANGCI_LINT_VERSION) (a few minutes the first time)"
+	cd hack/lint && $(GO) build -o $@ github.com/golangci/golangci-lint/v2/cmd/golangci-lint
+
+# The chart's monitoring test parses PromQL with Prometheus's own parser, through this.
+$(PROMQL):
+	@echo ">> Building promql-metrics with the PromQL parser of Prometheus $(PROMETHEUS_VERSION)"
+	cd hack/promql && $(GO) build -o $@ .
 
 $(IMAGE_BUILDER):
 	@echo ">> Building the image builder with go-containerregistry $(GGCR_VERSION)"

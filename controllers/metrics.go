@@ -22,6 +22,11 @@ var (
 		Help: "Homes of a service that the routing probe gates now.",
 	}, []string{"namespace", "name"})
 
+	workloadClusterReady = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "ome_workloadcluster_ready",
+		Help: "1 when a WorkloadCluster's Ready condition is True, 0 otherwise.",
+	}, []string{"name"})
+
 	probeLateness = prometheus.NewHistogram(prometheus.HistogramOpts{
 		Name:    "ome_routing_probe_lateness_seconds",
 		Help:    "How long after its due time a probe's request started, including the wait for an observer slot.",
@@ -31,7 +36,7 @@ var (
 
 // RegisterMetrics registers the routing metrics with reg.
 func RegisterMetrics(reg prometheus.Registerer) error {
-	for _, c := range []prometheus.Collector{probeResults, gatedHomes, probeLateness} {
+	for _, c := range []prometheus.Collector{probeResults, gatedHomes, probeLateness, workloadClusterReady} {
 		if err := reg.Register(c); err != nil {
 			return err
 		}
@@ -55,4 +60,18 @@ func forgetProbeMetrics(key types.NamespacedName) {
 	labels := prometheus.Labels{"namespace": key.Namespace, "name": key.Name}
 	probeResults.DeletePartialMatch(labels)
 	gatedHomes.DeletePartialMatch(labels)
+}
+
+// setWorkloadClusterReady records a member's Ready condition.
+func setWorkloadClusterReady(name string, ready bool) {
+	v := 0.0
+	if ready {
+		v = 1
+	}
+	workloadClusterReady.WithLabelValues(name).Set(v)
+}
+
+// forgetWorkloadCluster drops the series of a WorkloadCluster that is gone.
+func forgetWorkloadCluster(name string) {
+	workloadClusterReady.DeleteLabelValues(name)
 }
