@@ -101,14 +101,13 @@ func startManager(bin, kubeconfig string, args ...string) {
 		_ = cmd.Process.Signal(syscall.SIGTERM)
 		select {
 		case err := <-exited:
-			var exit *exec.ExitError
-			if err != nil && !errors.As(err, &exit) {
+			if _, exited := errors.AsType[*exec.ExitError](err); err != nil && !exited {
 				Fail(fmt.Sprintf("manager: %v", err))
 			}
 		case <-time.After(stopTimeout):
 			_ = cmd.Process.Kill()
-			<-exited
-			Fail(fmt.Sprintf("the manager did not stop within %s of SIGTERM; its log:\n%s", stopTimeout, managerLog.Contents()))
+			err := <-exited
+			Fail(fmt.Sprintf("the manager did not stop within %s of SIGTERM (killed: %v); its log:\n%s", stopTimeout, err, managerLog.Contents()))
 		}
 	})
 }
