@@ -14,6 +14,8 @@ KUBE_VERSION := $(call modversion,hack/envtest/go.mod,k8s.io/kubernetes)
 ETCD_VERSION := $(call modversion,hack/envtest/etcd/go.mod,go.etcd.io/etcd/server/v3)
 CONTROLLER_TOOLS_VERSION := $(call modversion,hack/tools/go.mod,sigs.k8s.io/controller-tools)
 HELM_VERSION := $(call modversion,hack/tools/go.mod,helm.sh/helm/v3)
+GOLANGCI_LINT_VERSION := $(call modversion,hack/lint/go.mod,github.com/golangci/golangci-lint/v2)
+PROMETHEUS_VERSION := $(call modversion,hack/promql/go.mod,github.com/prometheus/prometheus)
 GGCR_VERSION := $(call modversion,hack/image/go.mod,github.com/google/go-containerregistry)
 EGCTL_VERSION := $(call modversion,hack/egctl/go.mod,github.com/envoyproxy/gateway)
 
@@ -22,6 +24,8 @@ KUBECTL := $(BIN)/kubectl-$(KUBE_VERSION)
 ETCD := $(BIN)/etcd-$(ETCD_VERSION)
 CONTROLLER_GEN := $(BIN)/controller-gen-$(CONTROLLER_TOOLS_VERSION)
 HELM := $(BIN)/helm-$(HELM_VERSION)
+GOLANGCI_LINT := $(BIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)
+PROMQL := $(BIN)/promql-metrics-$(PROMETHEUS_VERSION)
 IMAGE_BUILDER := $(BIN)/image-builder-$(GGCR_VERSION)
 EGCTL := $(BIN)/egctl-$(EGCTL_VERSION)
 # envtest looks for binaries named kube-apiserver, etcd and kubectl in KUBEBUILDER_ASSETS.
@@ -67,15 +71,19 @@ fmt: ## Run gofmt on the code.
 vet: ## Run go vet on the code.
 	$(GO) vet ./...
 
+.PHONY: lint
+lint: $(GOLANGCI_LINT) ## Run golangci-lint with .golangci.yml.
+	$(GOLANGCI_LINT) run ./...
+
 # The unit packages (no API server) run with the race detector; the envtest suites, which
 # would take several times longer under it, run without. -count=1 everywhere: a cached pass
 # must never stand in for a suite that was not run.
 UNIT_PKGS := ./pkg/... ./controllers/...
 
 .PHONY: test
-test: envtest helm image egctl vet ## Run the unit tests (with -race) and the envtest suites (builds the toolchain on first run).
+test: envtest helm image egctl $(PROMQL) vet ## Run the unit tests (with -race) and the envtest suites (builds the toolchain on first run).
 	$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) $(TEST_FLAGS) $(UNIT_PKGS)
-	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" HELM="$(HELM)" KUBECTL="$(ENVTEST_ASSETS)/kubectl" OME_IMAGE_LAYOUT="$(IMAGE_OUT)/oci" EGCTL="$(EGCTL)" \
+	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" HELM="$(HELM)" KUBECTL="$(ENVTEST_ASSETS)/kubectl" OME_IMAGE_LAYOUT="$(IMAGE_OUT)/oci" EGCTL="$(EGCTL)" PROMQL="$(PROMQL)" \
 		$(GO) test -count=1 -timeout $(TEST_TIMEOUT) $(TEST_FLAGS) $$($(GO) list ./... | grep -v -e '/pkg/' -e '/controllers$$')
 
 .PHONY: verify
@@ -122,6 +130,9 @@ envtest: $(ENVTEST_ASSETS)/kube-apiserver $(ENVTEST_ASSETS)/etcd $(ENVTEST_ASSET
 .PHONY: helm
 helm: $(HELM) ## Build the helm binary.
 
+.PHONY: golangci-lint
+golangci-lint: $(GOLANGCI_LINT) ## Build golangci-lint.
+
 .PHONY: image-builder
 image-builder: $(IMAGE_BUILDER) ## Build the image builder (hack/image, go-containerregistry).
 
@@ -156,6 +167,15 @@ $(ETCD):
 $(CONTROLLER_GEN):
 	@echo ">> Building controller-gen $(CONTROLLER_TOOLS_VERSION)"
 	cd hack/tools && $(GO) build -o $@ sigs.k8s.io/controller-tools/cmd/controller-gen
+
+$(GOLANGCI_LINT):
+	@echo ">> Building golangci-lint $(GOLANGCI_LINT_VERSION) (a few minutes the first time)"
+	cd hack/lint && $(GO) build -o $@ github.com/golangci/golangci-lint/v2/cmd/golangci-lint
+
+# The chart's monitoring test parses PromQL with Prometheus's own parser, through this.
+$(PROMQL):
+	@echo ">> Building promql-metrics with the PromQL parser of Prometheus $(PROMETHEUS_VERSION)"
+	cd hack/promql && $(GO) build -o $@ .
 
 $(IMAGE_BUILDER):
 	@echo ">> Building the image builder with go-containerregistry $(GGCR_VERSION)"

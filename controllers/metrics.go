@@ -26,6 +26,10 @@ var (
 		Name: "ome_trafficmap_capacity_fallback_homes",
 		Help: "Number of homes currently using control-plane allocation because configured endpoint capacity did not produce a usable ceiling.",
 	}, []string{"namespace", "trafficmap"})
+	workloadClusterReady = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "ome_workloadcluster_ready",
+		Help: "1 when a WorkloadCluster's Ready condition is True, 0 otherwise.",
+	}, []string{"name"})
 
 	probeLateness = prometheus.NewHistogram(prometheus.HistogramOpts{
 		Name:    "ome_routing_probe_lateness_seconds",
@@ -36,7 +40,7 @@ var (
 
 // RegisterMetrics registers the routing metrics with reg.
 func RegisterMetrics(reg prometheus.Registerer) error {
-	for _, c := range []prometheus.Collector{probeResults, gatedHomes, probeLateness, capacityFallbackHomes} {
+	for _, c := range []prometheus.Collector{probeResults, gatedHomes, probeLateness, capacityFallbackHomes, workloadClusterReady} {
 		if err := reg.Register(c); err != nil {
 			return err
 		}
@@ -70,4 +74,18 @@ func setCapacityFallbackHomes(key types.NamespacedName, n int) {
 // forgetCapacityMetrics deletes a map's series when it is no longer polled.
 func forgetCapacityMetrics(key types.NamespacedName) {
 	capacityFallbackHomes.DeletePartialMatch(prometheus.Labels{"namespace": key.Namespace, "trafficmap": key.Name})
+}
+
+// setWorkloadClusterReady records a member's Ready condition.
+func setWorkloadClusterReady(name string, ready bool) {
+	v := 0.0
+	if ready {
+		v = 1
+	}
+	workloadClusterReady.WithLabelValues(name).Set(v)
+}
+
+// forgetWorkloadCluster drops the series of a WorkloadCluster that is gone.
+func forgetWorkloadCluster(name string) {
+	workloadClusterReady.DeleteLabelValues(name)
 }

@@ -89,25 +89,30 @@ func (r *RoutingReconciler) writeMap(ctx context.Context, isvc *omev1beta1.Infer
 	}
 	r.announce(isvc, current, result, policy)
 	r.announceDrains(isvc, current, result.Entries)
-	setGatedHomes(client.ObjectKeyFromObject(isvc), countGated(result.Entries))
+	gated := countGated(result.Entries)
+	setGatedHomes(client.ObjectKeyFromObject(isvc), gated)
 	fallback := capacity.FallbackCondition(polled, result.Entries)
 	if polled {
 		setCapacityFallbackHomes(client.ObjectKeyFromObject(isvc), capacity.FallbackHomes(result.Entries))
 	}
 	fallback.ObservedGeneration = tm.Generation
 	return r.writeMapStatus(ctx, isvc, tm, []metav1.Condition{
-		routableCondition(tm, result.Routable), fallback, overrideCondition(tm, override)})
+		routableCondition(tm, result.Routable), fallback, overrideCondition(tm, override)},
+		map[string]any{"homes": int64(len(result.Entries)), "gatedHomes": int64(gated)})
 }
 
 // writeMapStatus applies the routing reconciler's share of the map's status: the source
 // UID and its own conditions, under its own field manager, only when it changed. The
 // publisher's fields and conditions are left to the publisher.
-func (r *RoutingReconciler) writeMapStatus(ctx context.Context, isvc *omev1beta1.InferenceService, tm *omev1beta1.TrafficMap, conditions []metav1.Condition) error {
+// fields are its status fields besides sourceUID (the entry counts kubectl shows).
+func (r *RoutingReconciler) writeMapStatus(ctx context.Context, isvc *omev1beta1.InferenceService, tm *omev1beta1.TrafficMap,
+	conditions []metav1.Condition, fields map[string]any) error {
+	fields["sourceUID"] = string(isvc.UID)
 	_, err := applyMapStatus(ctx, r.Client, tm, statusApply{
 		manager:    r.statusManager(),
 		owned:      routingConditionTypes,
 		conditions: conditions,
-		fields:     map[string]any{"sourceUID": string(isvc.UID)},
+		fields:     fields,
 	}, time.Now())
 	return err
 }

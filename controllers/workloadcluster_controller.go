@@ -55,6 +55,7 @@ func (r *WorkloadClusterReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 		if apierrors.IsNotFound(err) {
 			r.Members.Disconnect(req.Name)
 			r.clearFailure(req.Name)
+			forgetWorkloadCluster(req.Name)
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
@@ -62,6 +63,7 @@ func (r *WorkloadClusterReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 	if err := r.writeCondition(ctx, wc, cond); err != nil {
 		return ctrl.Result{}, err
 	}
+	setWorkloadClusterReady(wc.Name, cond.Status == metav1.ConditionTrue)
 	// Time-driven on purpose: a member's API server can stop answering without any
 	// event on the control plane.
 	return ctrl.Result{RequeueAfter: r.HealthInterval}, nil

@@ -303,6 +303,17 @@ type TrafficMapStatus struct {
 	// +optional
 	ObservedTrafficMapGeneration int64 `json:"observedTrafficMapGeneration,omitempty"`
 
+	// homes is the number of entries in spec.entries: the workload clusters that serve the
+	// service. Set with the Routable condition, for `kubectl get trafficmap -o wide`.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	Homes *int32 `json:"homes,omitempty"`
+
+	// gatedHomes is the number of entries that the routing probe gates now.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	GatedHomes *int32 `json:"gatedHomes,omitempty"`
+
 	// conditions include Routable, CapacityFallback, OverrideActive, Published and
 	// PublicationFallback.
 	// +optional
@@ -324,6 +335,9 @@ type TrafficMapStatus struct {
 // +kubebuilder:printcolumn:name="OVERRIDE",type=string,JSONPath=`.status.conditions[?(@.type=="OverrideActive")].status`
 // +kubebuilder:printcolumn:name="REASON",type=string,JSONPath=`.status.conditions[?(@.type=="Routable")].reason`
 // +kubebuilder:printcolumn:name="AGE",type=date,JSONPath=`.metadata.creationTimestamp`
+// +kubebuilder:printcolumn:name="HOMES",type=integer,JSONPath=`.status.homes`,priority=1
+// +kubebuilder:printcolumn:name="GATED",type=integer,JSONPath=`.status.gatedHomes`,priority=1
+// +kubebuilder:printcolumn:name="MESSAGE",type=string,JSONPath=`.status.conditions[?(@.type=="Routable")].message`,priority=1
 type TrafficMap struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`

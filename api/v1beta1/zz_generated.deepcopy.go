@@ -713,6 +713,16 @@ func (in *TrafficMapStatus) DeepCopyInto(out *TrafficMapStatus) {
 		*out = new(TrafficMapGatewayRef)
 		**out = **in
 	}
+	if in.Homes != nil {
+		in, out := &in.Homes, &out.Homes
+		*out = new(int32)
+		**out = **in
+	}
+	if in.GatedHomes != nil {
+		in, out := &in.GatedHomes, &out.GatedHomes
+		*out = new(int32)
+		**out = **in
+	}
 	if in.Conditions != nil {
 		in, out := &in.Conditions, &out.Conditions
 		*out = make([]v1.Condition, len(*in))

@@ -62,14 +62,14 @@ func (k *Kubectl) Run(ctx context.Context, args ...string) (string, error) {
 }
 
 // Show prints the command the way a user would type it, runs it, and prints its output.
-func (k *Kubectl) Show(ctx context.Context, args ...string) (string, error) {
+func (k *Kubectl) Show(ctx context.Context, args ...string) error {
 	k.out.Command("kubectl " + shellJoin(args))
 	text, err := k.Run(ctx, args...)
 	if err != nil {
-		return text, err
+		return err
 	}
 	k.out.Output(text)
-	return text, nil
+	return nil
 }
 
 // tableArgs is the spec's Step 3 command.

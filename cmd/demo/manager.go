@@ -49,8 +49,7 @@ func (d *Demo) StartManager(ctx context.Context) error {
 	if err := d.waitReady(ctx, exited, logPath); err != nil {
 		return err
 	}
-	_, err = d.kubectl.Show(ctx, "get", "workloadclusters")
-	return err
+	return d.kubectl.Show(ctx, "get", "workloadclusters")
 }
 
 // managerArgs are the flags the chart gives the manager on a control plane; metrics and
@@ -131,7 +130,7 @@ func (d *Demo) waitReady(ctx context.Context, exited <-chan error, logPath strin
 		}
 		select {
 		case err := <-exited:
-			return fmt.Errorf("the manager exited (%v) before it reached the workers; the end of %s:\n%s",
+			return fmt.Errorf("the manager exited (%w) before it reached the workers; the end of %s:\n%s",
 				err, rel(logPath), tail(logPath, 15))
 		case <-deadline.C:
 			return fmt.Errorf("the manager did not mark the WorkloadClusters Ready within %s (%s).\n"+

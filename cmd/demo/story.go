@@ -39,7 +39,7 @@ func (d *Demo) Steps() []Step {
 		Do: func(ctx context.Context) error {
 			// The workers have the namespace already, with the copies; the control plane
 			// needs it for the service.
-			if _, err := d.kubectl.Show(ctx, "create", "namespace", serviceNS); err != nil {
+			if err := d.kubectl.Show(ctx, "create", "namespace", serviceNS); err != nil {
 				return err
 			}
 			return d.applyService(ctx, omev1beta1.AllFailedPreserveTraffic)
@@ -173,11 +173,11 @@ func (d *Demo) RunStep(ctx context.Context, n, total int, s Step) error {
 	}
 	d.out.Event("reached after %.1fs: %s", time.Since(start).Seconds(), s.Want)
 	if s.Show != nil {
-		if _, err := d.kubectl.Show(ctx, s.Show()...); err != nil {
+		if err := d.kubectl.Show(ctx, s.Show()...); err != nil {
 			return fmt.Errorf("step %d: %w", n, err)
 		}
 	}
-	if _, err := d.kubectl.Show(ctx, routableArgs()...); err != nil {
+	if err := d.kubectl.Show(ctx, routableArgs()...); err != nil {
 		return fmt.Errorf("step %d: %w", n, err)
 	}
 	for _, line := range s.After {
@@ -195,8 +195,7 @@ func (d *Demo) applyService(ctx context.Context, policy omev1beta1.AllFailedPoli
 	}
 	d.out.Say("%s is the spec's Step 2 manifest with period %s, timeout %s and allFailedPolicy: %s.",
 		rel(path), d.cfg.Timing.Period, d.cfg.Timing.Timeout, policy)
-	_, err := d.kubectl.Show(ctx, "apply", "-f", rel(path))
-	return err
+	return d.kubectl.Show(ctx, "apply", "-f", rel(path))
 }
 
 // setModelServer switches how a worker's model server answers /v1/models.

@@ -50,7 +50,7 @@ func (d *Demo) drainSteps() []Step {
 			}
 			d.out.Say("kubectl ome shows its preview on stderr, then patches the service's ome.io/traffic-drain")
 			d.out.Say("annotation, testing the UID and resourceVersion it previewed (--yes skips the prompt).")
-			_, err := d.kubectl.Show(ctx, "ome", "traffic", "drain", serviceName, "--workload-cluster", a,
+			err := d.kubectl.Show(ctx, "ome", "traffic", "drain", serviceName, "--workload-cluster", a,
 				"--id", drainID, "--reason", drainReason, "--yes")
 			return err
 		},
@@ -68,10 +68,10 @@ func (d *Demo) drainSteps() []Step {
 	}, {
 		Title: "Read the routing with kubectl ome placement endpoint, then undrain worker-a",
 		Do: func(ctx context.Context) error {
-			if _, err := d.kubectl.Show(ctx, "ome", "placement", "endpoint", serviceName); err != nil {
+			if err := d.kubectl.Show(ctx, "ome", "placement", "endpoint", serviceName); err != nil {
 				return err
 			}
-			_, err := d.kubectl.Show(ctx, "ome", "traffic", "undrain", serviceName, "--id", drainID, "--yes")
+			err := d.kubectl.Show(ctx, "ome", "traffic", "undrain", serviceName, "--id", drainID, "--yes")
 			return err
 		},
 		Want: "both clusters passing with their weights back, no drain",

@@ -100,7 +100,7 @@ const (
 func Load(path string) (*Config, error) {
 	// A missing file is an error, not "routing off": a mistyped path must not quietly
 	// turn routing off. Leaving --multicluster-config unset is how to run without one.
-	data, err := os.ReadFile(path)
+	data, err := os.ReadFile(path) //nolint:gosec // the path is the operator's own --multicluster-config
 	if err != nil {
 		return nil, fmt.Errorf("%s%w", loadPrefix, err)
 	}

@@ -33,17 +33,17 @@ type Request struct {
 type Outcome string
 
 const (
-	// OutcomeResponse: a final status arrived and the body was read to its end or up to
+	// OutcomeResponse means a final status arrived and the body was read to its end or up to
 	// the byte cap.
 	OutcomeResponse Outcome = "Response"
-	// OutcomeTransportError: no response. The URL was refused (scheme, guard), or
+	// OutcomeTransportError means no response. The URL was refused (scheme, guard), or
 	// resolving, connecting, the TLS handshake or waiting for the headers failed or ran
 	// out of time.
 	OutcomeTransportError Outcome = "TransportError"
-	// OutcomeBodyError: the headers arrived, then reading the body within the cap failed
+	// OutcomeBodyError means the headers arrived, then reading the body within the cap failed
 	// or ran out of time.
 	OutcomeBodyError Outcome = "BodyError"
-	// OutcomeCancelled: the caller's context ended while the request waited for a slot or
+	// OutcomeCancelled means the caller's context ended while the request waited for a slot or
 	// ran. It says nothing about the endpoint and must not be counted as a failure.
 	OutcomeCancelled Outcome = "Cancelled"
 )

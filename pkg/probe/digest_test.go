@@ -34,7 +34,7 @@ func TestDigestEncoding(t *testing.T) {
 }
 
 func TestDigestEqual(t *testing.T) {
-	tenThousandMs, err := time.ParseDuration("10000ms")
+	millisecondForm, err := time.ParseDuration("10000ms")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +42,7 @@ func TestDigestEqual(t *testing.T) {
 		name   string
 		change func(*Policy)
 	}{
-		{name: "period 10000ms", change: func(p *Policy) { p.Period = tenThousandMs }},
+		{name: "period 10000ms", change: func(p *Policy) { p.Period = millisecondForm }},
 		{name: "gate statuses reordered", change: func(p *Policy) { p.GateStatuses = []int32{504, 503, 502, 500, 404} }},
 		{name: "statuses duplicated", change: func(p *Policy) {
 			p.AcceptStatuses = []int32{200, 200}

@@ -12,11 +12,11 @@ import (
 type ResolutionMode string
 
 const (
-	// ModePolicy: the service is probed with Resolution.Policy.
+	// ModePolicy means the service is probed with Resolution.Policy.
 	ModePolicy ResolutionMode = "Policy"
-	// ModeDisabled: the service turned probing off with `disabled: true`.
+	// ModeDisabled means the service turned probing off with `disabled: true`.
 	ModeDisabled ResolutionMode = "Disabled"
-	// ModeNone: neither the service nor the installation sets a probe.
+	// ModeNone means neither the service nor the installation sets a probe.
 	ModeNone ResolutionMode = "None"
 )
 

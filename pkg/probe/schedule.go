@@ -15,7 +15,7 @@ func Offset(key string, period time.Duration) time.Duration {
 	}
 	h := fnv.New64a()
 	h.Write([]byte(key))
-	return time.Duration(h.Sum64() % uint64(period))
+	return time.Duration(h.Sum64() % uint64(period)) //nolint:gosec // less than period, so it fits an int64
 }
 
 // FirstDue is the first time at or after now that falls on key's slot: Offset(key, period)

@@ -13,11 +13,11 @@ import (
 type Transition int
 
 const (
-	// NoChange: the gate is as it was.
+	// NoChange means the gate is as it was.
 	NoChange Transition = iota
-	// Gated: the home reached failureThreshold Failing results in a row and lost its weight.
+	// Gated means the home reached failureThreshold Failing results in a row and lost its weight.
 	Gated
-	// Ungated: the home's gate lifted, after successThreshold Passing results in a row or
+	// Ungated means the home's gate lifted, after successThreshold Passing results in a row or
 	// because the policy changed.
 	Ungated
 )

@@ -122,7 +122,7 @@ func reduceWeights(servable []*big.Int) []int32 {
 	}
 	if largest.Cmp(bigMaxWeight) <= 0 {
 		for i, v := range reduced {
-			weights[i] = int32(v.Int64())
+			weights[i] = int32(v.Int64()) //nolint:gosec // at most MaxWeight, checked above
 		}
 		return weights
 	}
@@ -135,7 +135,7 @@ func reduceWeights(servable []*big.Int) []int32 {
 		num := new(big.Int).Mul(v, bigMaxWeight)
 		num.Lsh(num, 1).Add(num, largest)
 		w := num.Quo(num, den).Int64()
-		weights[i] = int32(max(w, 1))
+		weights[i] = int32(max(w, 1)) //nolint:gosec // scaled to at most MaxWeight
 	}
 	var d int32
 	for _, w := range weights {

@@ -77,7 +77,7 @@ type homeState struct {
 }
 
 const (
-	modePass = iota
+	_ = iota // the zero value: every probe passes
 	// modeArmed answers the next probe 200 and fails from then on.
 	modeArmed
 	modeFail

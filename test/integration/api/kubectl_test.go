@@ -9,6 +9,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
@@ -140,6 +141,7 @@ var _ = Describe("The routing health probe guide, run with kubectl", Ordered, Co
 				ObservedGeneration: tm.Generation,
 				LastTransitionTime: probeTime,
 			}}
+			tm.Status.Homes, tm.Status.GatedHomes = ptr.To[int32](2), ptr.To[int32](1)
 			Expect(k8s.Status().Update(ctx, tm)).To(Succeed())
 		})
 
@@ -170,6 +172,19 @@ var _ = Describe("The routing health probe guide, run with kubectl", Ordered, Co
 				HaveKeyWithValue("REASON", "AllHomesProbeFailed"),
 				HaveKeyWithValue("AGE", Not(BeEmpty())),
 			))
+		})
+
+		It("adds homes, gated homes and the Routable message with -o wide", func(ctx context.Context) {
+			out := mustShell(ctx, "kubectl get trafficmap -n qwen3-0-6b -o wide")
+			Expect(fields(out)[0]).To(Equal([]string{"NAME", "MODE", "PUBLISHED", "ROUTABLE", "OVERRIDE", "REASON", "AGE",
+				"HOMES", "GATED", "MESSAGE"}))
+			Expect(table(out)).To(ConsistOf(And(
+				HaveKeyWithValue("NAME", "qwen3-0-6b"),
+				HaveKeyWithValue("REASON", "AllHomesProbeFailed"),
+				HaveKeyWithValue("HOMES", "2"),
+				HaveKeyWithValue("GATED", "1"),
+				HaveKeyWithValue("MESSAGE", "2 home(s) have conclusive probe failures; all route weights are zero"),
+			)))
 		})
 
 		DescribeTable("answers to its short names",
@@ -208,6 +223,20 @@ var _ = Describe("The routing health probe guide, run with kubectl", Ordered, Co
 			HaveKeyWithValue("READY", "True"),
 			HaveKeyWithValue("REASON", "Reachable"),
 			HaveKeyWithValue("AGE", Not(BeEmpty())),
+		)))
+
+		wc.Status.Conditions[0].Status = metav1.ConditionFalse
+		wc.Status.Conditions[0].Reason = omev1beta1.ReasonBadKubeConfig
+		wc.Status.Conditions[0].Message = "kubeconfig server must use https"
+		Expect(k8s.Status().Update(ctx, wc)).To(Succeed())
+		out = mustShell(ctx, "kubectl get workloadclusters -o wide")
+		Expect(fields(out)[0]).To(Equal([]string{"NAME", "READY", "REASON", "AGE", "SECRET", "MESSAGE"}))
+		Expect(table(out)).To(ContainElement(And(
+			HaveKeyWithValue("NAME", "kubectl-worker-a"),
+			HaveKeyWithValue("READY", "False"),
+			HaveKeyWithValue("REASON", "BadKubeConfig"),
+			HaveKeyWithValue("SECRET", "worker-a-kubeconfig"),
+			HaveKeyWithValue("MESSAGE", "kubeconfig server must use https"),
 		)))
 	})
 

@@ -110,6 +110,12 @@ func (s *service) routable(g Gomega) metav1.Condition {
 	return *c
 }
 
+// counts are the map's status.homes and status.gatedHomes, -1 for one that is not set.
+func (s *service) counts(g Gomega) [2]int32 {
+	st := s.trafficMap(g).Status
+	return [2]int32{ptr.Deref(st.Homes, -1), ptr.Deref(st.GatedHomes, -1)}
+}
+
 // update changes the source service.
 func (s *service) update(ctx context.Context, mutate func(*omev1beta1.InferenceService)) {
 	Eventually(func(g Gomega) {

@@ -52,6 +52,8 @@ var _ = Describe("The routing probe", func() {
 		}))
 		Eventually(func(g Gomega) []string { return s.events(g, "HomeGated") }, timeout, interval).Should(
 			ContainElement(ContainSubstring("Cluster worker-b gated")))
+		Eventually(s.counts).WithTimeout(timeout).WithPolling(interval).Should(Equal([2]int32{2, 1}),
+			"status.homes and status.gatedHomes, for kubectl get trafficmap -o wide")
 
 		// One pass leaves the gate closed; the second in a row lifts it.
 		s.set("worker-b", framework.Serve)
@@ -66,6 +68,7 @@ var _ = Describe("The routing probe", func() {
 		}))
 		Expect(s.entry(Default, "worker-b").Probe.ConsecutiveFailures).To(BeZero())
 		Eventually(func(g Gomega) []string { return s.events(g, "HomeUngated") }, timeout, interval).ShouldNot(BeEmpty())
+		Eventually(s.counts).WithTimeout(timeout).WithPolling(interval).Should(Equal([2]int32{2, 0}))
 	})
 
 	It("keeps a redirect Unknown and never gates on it", func(ctx context.Context) {

@@ -1,0 +1,128 @@
+package monitoring
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"github.com/onsi/gomega/gbytes"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/ome-routing/operator/test/framework"
+)
+
+const (
+	// timeout is long enough for the manager to start and gate a cluster with a one-second period.
+	timeout  = 90 * time.Second
+	interval = 200 * time.Millisecond
+	// stopTimeout bounds the manager's shutdown after SIGTERM: a guard, not a timing claim.
+	stopTimeout = 15 * time.Second
+)
+
+var (
+	fleet    *framework.Fleet
+	endpoint *framework.Endpoint
+	// metricsURL is the running manager's /metrics.
+	metricsURL string
+	// managerLog is what the manager printed.
+	managerLog = gbytes.NewBuffer()
+)
+
+func TestMonitoring(t *testing.T) {
+	for _, env := range []string{"KUBEBUILDER_ASSETS", "HELM", "PROMQL"} {
+		if os.Getenv(env) == "" {
+			t.Skipf("%s is not set: make test sets it to the binary it builds into bin/", env)
+		}
+	}
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "Monitoring suite")
+}
+
+var _ = BeforeSuite(func(ctx context.Context) {
+	var err error
+	fleet, err = framework.StartFleet(ctx, "worker-a")
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(fleet.Stop)
+	endpoint, err = framework.StartEndpoint(nil)
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(endpoint.Close)
+
+	dir := GinkgoT().TempDir()
+	kubeconfig := filepath.Join(dir, "kubeconfig")
+	Expect(os.WriteFile(kubeconfig, fleet.ControlPlane.KubeConfig, 0o600)).To(Succeed())
+	settings := filepath.Join(dir, "multicluster.json")
+	Expect(os.WriteFile(settings, []byte(managerSettings), 0o600)).To(Succeed())
+	addr := freeLoopbackAddr()
+	metricsURL = "http://" + addr + "/metrics"
+	startManager(buildManager(dir), kubeconfig,
+		"--multicluster-config="+settings, "--enable-multicluster", "--multicluster-role=control-plane",
+		"--metrics-bind-address="+addr, "--health-probe-bind-address=0")
+}, NodeTimeout(3*time.Minute))
+
+// managerSettings is the guide's Step 1 probe with a one-second period, and an observer that
+// may dial the loopback endpoint.
+const managerSettings = `{"routing": {"enabled": true,
+  "probe": {"path": "/v1/models", "method": "GET", "acceptStatuses": [200], "gateStatuses": [404,500,502,503,504],
+    "period": "1s", "timeout": "500ms", "failureThreshold": 3, "successThreshold": 2, "allFailedPolicy": "PreserveTraffic"},
+  "observer": {"maxConcurrentReconciles": 2, "maxConcurrentRequests": 4, "maxResponseBytes": 65536, "minPeriod": "1s",
+    "allowLoopback": true, "allowPrivateNetworks": false}}}`
+
+// buildManager builds the manager binary from this checkout into dir.
+func buildManager(dir string) string {
+	GinkgoHelper()
+	bin := filepath.Join(dir, "manager")
+	cmd := exec.Command("go", "build", "-o", bin, "./cmd/manager")
+	cmd.Dir = framework.RepoRoot()
+	out, err := cmd.CombinedOutput()
+	Expect(err).NotTo(HaveOccurred(), "go build ./cmd/manager:\n%s", out)
+	return bin
+}
+
+// startManager runs the manager binary against the control plane, the way it runs in a
+// pod, and stops it with SIGTERM when the suite ends.
+func startManager(bin, kubeconfig string, args ...string) {
+	GinkgoHelper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig)
+	cmd.Stdout, cmd.Stderr = managerLog, managerLog
+	Expect(cmd.Start()).To(Succeed())
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	DeferCleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case err := <-exited:
+			if _, exited := errors.AsType[*exec.ExitError](err); err != nil && !exited {
+				Fail(fmt.Sprintf("manager: %v", err))
+			}
+		case <-time.After(stopTimeout):
+			_ = cmd.Process.Kill()
+			err := <-exited
+			Fail(fmt.Sprintf("the manager did not stop within %s of SIGTERM (killed: %v); its log:\n%s", stopTimeout, err, managerLog.Contents()))
+		}
+	})
+}
+
+// freeLoopbackAddr is a loopback address with a port that was free a moment ago. Another
+// process could take it before the manager binds it; the manager would then exit with the
+// bind error in its log, and the suite would fail saying so.
+func freeLoopbackAddr() string {
+	GinkgoHelper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	Expect(err).NotTo(HaveOccurred())
+	addr := l.Addr().String()
+	Expect(l.Close()).To(Succeed())
+	return addr
+}
+
+// controlPlane is the control plane's admin client.
+func controlPlane() client.Client { return fleet.ControlPlane.Client }
