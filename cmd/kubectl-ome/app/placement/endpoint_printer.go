@@ -87,7 +87,7 @@ func homeRows(h RouteHome, wide bool) []util.Row {
 		{Field: "Recorded probe", Value: probe},
 		{Field: "Probe gate", Value: gate},
 		{Field: "Last probed", Value: last},
-		{Field: "Route evidence", Value: fmt.Sprintf("drains=%d; gate=%s; fallback=%s", len(h.DrainRefs), gateCode, NotRecorded)},
+		{Field: "Route evidence", Value: fmt.Sprintf("drains=%d; gate=%s; fallback=%s", len(h.DrainRefs), gateCode, fallbackCode(h.Capacity.FallbackReason))},
 		{Field: "Drain refs", Value: drains},
 		{Field: "Probe policy", Value: policy},
 	}
@@ -101,9 +101,19 @@ func homeRows(h RouteHome, wide bool) []util.Row {
 			util.Row{Field: "Allocated count", Value: count(h.Capacity.Allocated)},
 			util.Row{Field: "Ready count", Value: count(h.Capacity.Ready)},
 			util.Row{Field: "Capacity factor", Value: factor},
+			util.Row{Field: "Reported count", Value: reported(h.Capacity.Reported)},
+			util.Row{Field: "Home cap fallback", Value: fallbackCode(h.Capacity.FallbackReason)},
 		)
 	}
 	return rows
+}
+
+// reported is the ceiling a home's capacity reports gave, or NotRecorded without one.
+func reported(n *int32) string {
+	if n == nil {
+		return NotRecorded
+	}
+	return fmt.Sprintf("%d (Reported)", *n)
 }
 
 func count(n int32) string {

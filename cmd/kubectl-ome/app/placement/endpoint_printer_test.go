@@ -40,11 +40,12 @@ func drainedAndGated() *omev1beta1.TrafficMap {
 			OwnerReferences: []metav1.OwnerReference{{APIVersion: "ome.io/v1beta1", Kind: "InferenceService", Name: "chat", UID: "isvc-uid", Controller: ptr.To(true)}}},
 		Spec: omev1beta1.TrafficMapSpec{Service: "chat", ObservedISVCGeneration: 3, Entries: []omev1beta1.TrafficMapEntry{
 			{Cluster: "worker-a", Endpoint: "https://user:secret@chat.worker-a.example.com:8443/v1/chat?token=x", Weight: 0, Healthy: true,
-				Capacity:  omev1beta1.TrafficMapCapacity{Allocated: 2, Ready: 2, Factor: &half, Source: omev1beta1.CapacitySourceControlPlane},
+				Capacity:  omev1beta1.TrafficMapCapacity{Allocated: 2, Ready: 2, Factor: &half, Source: omev1beta1.CapacitySourceControlPlane, Reported: ptr.To[int32](2)},
 				Probe:     &omev1beta1.TrafficMapProbe{PolicyDigest: digest, Result: omev1beta1.ProbePassing, Message: "HTTP 200", LastProbeTime: &probed},
 				DrainRefs: []string{"maintenance-a"}},
 			{Cluster: "worker-b", Endpoint: "http://chat.worker-b.example.com", Weight: 0, Healthy: false,
-				Capacity: omev1beta1.TrafficMapCapacity{Allocated: 1, Ready: 1, Source: omev1beta1.CapacitySourceControlPlane},
+				Capacity: omev1beta1.TrafficMapCapacity{Allocated: 1, Ready: 1, Source: omev1beta1.CapacitySourceControlPlane,
+					FallbackReason: "capacity endpoint returned HTTP 500"},
 				Probe: &omev1beta1.TrafficMapProbe{PolicyDigest: digest, Result: omev1beta1.ProbeFailing, Message: "HTTP 503", Gated: true,
 					ConsecutiveFailures: 3, LastProbeTime: &probed}},
 		}},
@@ -89,7 +90,7 @@ Final weight         0; healthy=false
 Recorded probe       Failing: HTTP 503
 Probe gate           True (Reported); failures=3
 Last probed          12s ago
-Route evidence       drains=0; gate=True; fallback=NotRecorded
+Route evidence       drains=0; gate=True; fallback=HTTPError
 Drain refs           Validated
 Probe policy         sha256:1111111111111111111111111111111111111111111111...
 Hint                 Recorded probes only; no CLI network probe
@@ -100,8 +101,8 @@ View                 Bounded cells; use -o json for complete identities
 	}
 	wide := rowsText(endpointRows(r, true))
 	for _, line := range []string{
-		"Probe policy         sha256:1111111111111111111111111111111111111111111111...\nCapacity proven...   ControlPlane\nAllocated count      2 (Reported)\nReady count          2 (Reported)\nCapacity factor      500m\nRoute home           worker-b",
-		"Capacity factor      NotRecorded\nHint",
+		"Probe policy         sha256:1111111111111111111111111111111111111111111111...\nCapacity proven...   ControlPlane\nAllocated count      2 (Reported)\nReady count          2 (Reported)\nCapacity factor      500m\nReported count       2 (Reported)\nHome cap fallback    NotRecorded\nRoute home           worker-b",
+		"Capacity factor      NotRecorded\nReported count       NotRecorded\nHome cap fallback    HTTPError\nHint",
 	} {
 		if !strings.Contains(wide, line) {
 			t.Errorf("wide output lacks %q:\n%s", line, wide)

@@ -25,11 +25,11 @@ const (
 )
 
 // conditionTypes are the TrafficMap conditions the report shows, in table order.
-// Published and CapacityFallback belong to features this project does not build yet, so
-// they show as not recorded until something writes them.
+// One that nothing has written yet (Published while the publisher does not run) shows as
+// not recorded.
 var conditionTypes = []string{
 	omev1beta1.TrafficMapOverrideActive,
-	"CapacityFallback",
+	omev1beta1.TrafficMapCapacityFallback,
 	omev1beta1.TrafficMapRoutable,
 	omev1beta1.TrafficMapPublished,
 }
@@ -115,6 +115,10 @@ type CapacityView struct {
 	Allocated int32  `json:"allocated"`
 	Ready     int32  `json:"ready"`
 	Factor    string `json:"factor,omitempty"`
+	// Reported is the ceiling the home's capacity reports gave, when they gave one.
+	Reported *int32 `json:"reported,omitempty"`
+	// FallbackReason says why a configured capacity poll gives no ceiling.
+	FallbackReason string `json:"fallbackReason,omitempty"`
 }
 
 // DeepCopyObject makes the report a runtime.Object for cli-runtime's printers. The report
@@ -175,7 +179,8 @@ func buildReport(isvc *omev1beta1.InferenceService, tm *omev1beta1.TrafficMap, t
 		if home.EndpointOrigin == InvalidEndpoint {
 			c.Issues = append(c.Issues, "RouteHome "+e.Cluster+": "+InvalidEndpoint)
 		}
-		home.Capacity = CapacityView{Source: string(e.Capacity.Source), Allocated: e.Capacity.Allocated, Ready: e.Capacity.Ready}
+		home.Capacity = CapacityView{Source: string(e.Capacity.Source), Allocated: e.Capacity.Allocated, Ready: e.Capacity.Ready,
+			Reported: e.Capacity.Reported, FallbackReason: e.Capacity.FallbackReason}
 		if e.Capacity.Factor != nil {
 			home.Capacity.Factor = e.Capacity.Factor.String()
 		}
