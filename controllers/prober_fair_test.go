@@ -56,9 +56,11 @@ func TestProberFairShareBetweenServices(t *testing.T) {
 	normalPolicy := testPolicy(20*time.Millisecond, 10*time.Millisecond)
 	normalHomes := []ProbeTarget{{Cluster: "worker-a", Endpoint: healthy.URL}, {Cluster: "worker-b", Endpoint: healthy.URL}}
 
+	// Both services are known before the greedy one's homes fall due, so its share is
+	// already half the slots.
 	p.Sync(greedy, "", greedyPolicy, probe.Digest(greedyPolicy), greedyHomes)
-	dueNow(p, greedy)
 	p.Sync(testKey, "", normalPolicy, probe.Digest(normalPolicy), normalHomes)
+	dueNow(p, greedy)
 	eventually(t, "the greedy service holds its share", func() bool { return hangingNow.Load() == 2 })
 	eventually(t, "the normal service is probed round after round", func() bool { return healthy.total.Load() >= 20 })
 	if got := hangingNow.Load(); got != 2 {
@@ -76,9 +78,13 @@ func TestProberPastTheCapOnePerIdleService(t *testing.T) {
 	healthy := newCountingServer(t)
 	p := startProber(t, 2)
 	slowHang := testPolicy(time.Hour, 300*time.Millisecond)
+	var keys []types.NamespacedName
 	for i := range 2 {
 		key := types.NamespacedName{Namespace: "ns", Name: fmt.Sprintf("greedy-%d", i)}
 		p.Sync(key, "", slowHang, probe.Digest(slowHang), []ProbeTarget{{Cluster: "a", Endpoint: hanging.URL}, {Cluster: "b", Endpoint: hanging.URL}})
+		keys = append(keys, key)
+	}
+	for _, key := range keys {
 		dueNow(p, key)
 	}
 	eventually(t, "the hanging services hold every slot", func() bool { return hangingNow.Load() == 2 })
