@@ -8,7 +8,6 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"github.com/onsi/gomega/gbytes"
-	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/config"
@@ -75,8 +74,6 @@ type managerSetup struct {
 	fieldManager string
 	// elect runs leader election as the chart does, on short timings.
 	elect bool
-	// config reaches the control plane another way (nil: directly).
-	config *rest.Config
 }
 
 // launchManager is startManager with the differences in setup.
@@ -101,11 +98,7 @@ func launchManager(installation *probe.Policy, maxRequests int64, setup managerS
 		opts.RetryPeriod = ptr.To(500 * time.Millisecond)
 		opts.LeaderElectionReleaseOnCancel = true
 	}
-	cfg := fleet.ControlPlane.Config
-	if setup.config != nil {
-		cfg = setup.config
-	}
-	mgr, err := ctrl.NewManager(cfg, opts)
+	mgr, err := ctrl.NewManager(fleet.ControlPlane.Config, opts)
 	Expect(err).NotTo(HaveOccurred())
 	Expect(controllers.Setup(mgr, controllers.Options{
 		RoutingEnabled:       true,
