@@ -2,6 +2,7 @@ package framework
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -30,6 +31,9 @@ type Cluster struct {
 	// with only MemberRules: what a WorkloadCluster's Secret holds.
 	MemberKubeConfig []byte
 
+	// certDir holds the API server's certificates. The cluster owns it, rather than
+	// envtest, so that a restarted API server serves the same certificate.
+	certDir string
 	stopped bool
 }
 
@@ -55,19 +59,39 @@ func StartCluster(name string) (*Cluster, error) {
 	// An API server with clients still watching it can take longer than a test wants to
 	// shut down gracefully; past this it is killed.
 	env.ControlPlane.GetAPIServer().StopTimeout = stopTimeout
+	certDir, err := os.MkdirTemp("", "ome-apiserver-"+name+"-")
+	if err != nil {
+		return nil, err
+	}
+	env.ControlPlane.GetAPIServer().CertDir = certDir
 	cfg, err := env.Start()
 	if err != nil {
 		// Start can fail after the processes are up (installing the CRDs, say): stop them,
 		// or they outlive the test.
 		_ = env.Stop()
+		_ = os.RemoveAll(certDir)
 		return nil, fmt.Errorf("start API server for %s: %w", name, err)
 	}
-	c := &Cluster{Name: name, Env: env, Config: cfg}
+	c := &Cluster{Name: name, Env: env, Config: cfg, certDir: certDir}
 	if err := c.init(); err != nil {
-		_ = env.Stop()
+		_ = c.Stop()
 		return nil, fmt.Errorf("set up API server for %s: %w", name, err)
 	}
 	return c, nil
+}
+
+// RestartAPIServer stops the API server process and starts it again on the same address
+// with the same certificates, as a control plane's API server restarts. etcd keeps
+// running, so every object is still there, and existing clients work again once it is up.
+func (c *Cluster) RestartAPIServer() error {
+	s := c.Env.ControlPlane.GetAPIServer()
+	if err := s.Stop(); err != nil && !strings.Contains(err.Error(), "timeout waiting for process") {
+		return fmt.Errorf("stop API server of %s: %w", c.Name, err)
+	}
+	if err := s.Start(); err != nil {
+		return fmt.Errorf("start API server of %s again: %w", c.Name, err)
+	}
+	return nil
 }
 
 func (c *Cluster) init() error {
@@ -93,6 +117,7 @@ func (c *Cluster) Stop() error {
 		return nil
 	}
 	c.stopped = true
+	defer os.RemoveAll(c.certDir)
 	err := c.Env.Stop()
 	if err != nil && strings.Contains(err.Error(), "timeout waiting for process") {
 		// envtest killed the process after the timeout: it is stopped all the same.

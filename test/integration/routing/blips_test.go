@@ -124,6 +124,7 @@ var _ = Describe("A member that cannot be reached after a restart", func() {
 		}, timeout, interval).Should(Succeed())
 		// worker-b's entry is exactly as last written, gate included.
 		Expect(s.entry(Default, "worker-b")).To(Equal(before))
+		Expect(managerLog).To(gbytesSay("Keeping the entries of unconnected members as last written"))
 		wc := &omev1beta1.WorkloadCluster{}
 		Expect(fleet.ControlPlane.Client.Get(ctx, client.ObjectKey{Name: "worker-b"}, wc)).To(Succeed())
 		Expect(meta.IsStatusConditionTrue(wc.Status.Conditions, omev1beta1.WorkloadClusterReady)).To(BeTrue(),

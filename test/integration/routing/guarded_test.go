@@ -7,6 +7,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"github.com/onsi/gomega/gbytes"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -16,6 +17,8 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/controllers"
@@ -69,6 +72,13 @@ func (c *laggingCache) Delete(ctx context.Context, obj client.Object, opts ...cl
 	c.deleteOpts = append(c.deleteOpts, o)
 	c.mu.Unlock()
 	return c.Client.Delete(ctx, obj, opts...)
+}
+
+// failingReader is an API server that answers every read with a timeout.
+type failingReader struct{ client.Reader }
+
+func (failingReader) Get(context.Context, client.ObjectKey, client.Object, ...client.GetOption) error {
+	return apierrors.NewServerTimeout(schema.GroupResource{Group: "ome.io", Resource: "inferenceservices"}, "get", 1)
 }
 
 // handReconciler is a routing reconciler outside any manager, reading through cache and
@@ -143,11 +153,21 @@ var _ = Describe("Reads and writes the API server guards", func() {
 
 		cache := &laggingCache{Client: fleet.ControlPlane.Client, missServices: true}
 		r := handReconciler(cache, prober)
-		res, err := r.Reconcile(ctx, ctrl.Request{NamespacedName: key})
+		log := gbytes.NewBuffer()
+		logCtx := logf.IntoContext(ctx, zap.New(zap.WriteTo(log), zap.UseDevMode(true)))
+		res, err := r.Reconcile(logCtx, ctrl.Request{NamespacedName: key})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(res.RequeueAfter).To(BeNumerically(">", 0), "a service the API server still has is looked at again")
 		Expect(prober.Sync(key, isvc.UID, policy, digest, []controllers.ProbeTarget{home})["worker-a"].Gated).To(BeTrue(),
 			"the cache's word alone must not drop the gate")
+		Expect(log).To(gbytesSay("The cache does not have a service the API server has; keeping its probe state"))
+
+		// An API server that cannot say either way keeps the state too, and says why.
+		unsure := handReconciler(cache, prober)
+		unsure.APIReader = failingReader{}
+		_, err = unsure.Reconcile(ctx, ctrl.Request{NamespacedName: key})
+		Expect(err).To(MatchError(HavePrefix("confirm InferenceService " + key.String() + " is gone: ")))
+		Expect(prober.Sync(key, isvc.UID, policy, digest, []controllers.ProbeTarget{home})["worker-a"].Gated).To(BeTrue())
 
 		// Once the API server agrees, the state goes.
 		Expect(fleet.ControlPlane.Client.Delete(ctx, isvc)).To(Succeed())

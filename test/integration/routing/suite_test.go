@@ -83,8 +83,6 @@ type managerSetup struct {
 	fieldManager string
 	// elect runs leader election as the chart does, on short timings.
 	elect bool
-	// config reaches the control plane another way (nil: directly).
-	config *rest.Config
 }
 
 // launchManager is startManager with the differences in setup.
@@ -110,14 +108,8 @@ func launchManager(installation *probe.Policy, maxRequests int64, setup managerS
 		opts.RetryPeriod = ptr.To(500 * time.Millisecond)
 		opts.LeaderElectionReleaseOnCancel = true
 	}
-	// The manager runs as the chart's ServiceAccount (see managerConfig), also when it
-	// reaches the control plane another way.
-	cfg := managerConfig
-	if setup.config != nil {
-		cfg = rest.CopyConfig(setup.config)
-		cfg.Impersonate = managerConfig.Impersonate
-	}
-	mgr, err := ctrl.NewManager(cfg, opts)
+	// The manager runs as the chart's ServiceAccount (see managerConfig).
+	mgr, err := ctrl.NewManager(managerConfig, opts)
 	Expect(err).NotTo(HaveOccurred())
 	Expect(controllers.Setup(mgr, controllers.Options{
 		SecretNamespace:      framework.SecretNamespace,
