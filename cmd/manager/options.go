@@ -24,6 +24,8 @@ type options struct {
 	multiclusterConfig string
 	enableMulticluster bool
 	multiclusterRole   string
+	// observerHosts are names the observer resolves itself (--observer-host).
+	observerHosts hostFlag
 
 	zap zap.Options
 }
@@ -31,7 +33,7 @@ type options struct {
 // parseOptions reads args into options. main passes flag.CommandLine, on which
 // controller-runtime has registered --kubeconfig; tests pass a flag set of their own.
 func parseOptions(fs *flag.FlagSet, args []string) (*options, error) {
-	o := &options{}
+	o := &options{observerHosts: hostFlag{}}
 	fs.StringVar(&o.metricsAddr, "metrics-bind-address", ":8080", "The address the metrics endpoint binds to; 0 turns it off.")
 	fs.StringVar(&o.probeAddr, "health-probe-bind-address", ":8081", "The address the health endpoints bind to; 0 turns them off.")
 	fs.BoolVar(&o.leaderElect, "leader-elect", false, "Elect a leader, so that only one manager probes and writes at a time.")
@@ -42,6 +44,8 @@ func parseOptions(fs *flag.FlagSet, args []string) (*options, error) {
 		"Run as part of a multi-cluster installation. Routing needs it.")
 	fs.StringVar(&o.multiclusterRole, "multicluster-role", "",
 		`This cluster's role in a multi-cluster installation: "control-plane", or empty. Routing needs "control-plane".`)
+	fs.Var(o.observerHosts, "observer-host",
+		"NAME=IP: probes resolve NAME to IP themselves, like an /etc/hosts line (repeatable; for local demos and tests).")
 	o.zap.BindFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return nil, err
