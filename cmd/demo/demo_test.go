@@ -46,7 +46,8 @@ func TestDemoStory(t *testing.T) {
 	// The printer serialises its writes, and the test reads the transcript only between
 	// steps, so a plain buffer will do.
 	transcript := &bytes.Buffer{}
-	d := New(Config{Dir: t.TempDir(), Kubectl: kubectl, Manager: managerBinary(t), Plugin: pluginBinary(t), Timing: testTiming},
+	d := New(Config{Dir: t.TempDir(), Kubectl: kubectl, Manager: managerBinary(t), Plugin: pluginBinary(t), Timing: testTiming,
+		Egctl: os.Getenv("EGCTL")},
 		NewPrinter(io.MultiWriter(t.Output(), transcript)))
 	t.Cleanup(func() {
 		if err := d.Close(); err != nil {
@@ -92,6 +93,22 @@ func TestDemoStory(t *testing.T) {
 		"Drain refs           maintenance-a",
 		"Override count    1 -> 0",
 	} {
+		if !strings.Contains(transcript.String(), want) {
+			t.Errorf("the demo never printed %q", want)
+		}
+	}
+	// The publisher's route follows the map, and so does Envoy Gateway's view of it.
+	gateway := []string{
+		"HTTPRoute qwen3-0-6b/qwen3-0-6b-global (the publisher's): worker-a weight=1  worker-b weight=0",
+		"HTTPRoute qwen3-0-6b/qwen3-0-6b-global (the publisher's): worker-a weight=0  worker-b weight=0",
+	}
+	if os.Getenv("EGCTL") != "" {
+		gateway = append(gateway,
+			"Envoy Gateway's translator (egctl x translate; its view, not measured traffic): worker-a 50%  worker-b 50%",
+			"Envoy Gateway's translator (egctl x translate; its view, not measured traffic): worker-a 100%  worker-b 0%",
+			"Envoy Gateway's translator (egctl x translate; its view, not measured traffic): no backend left; the route answers 500 itself")
+	}
+	for _, want := range gateway {
 		if !strings.Contains(transcript.String(), want) {
 			t.Errorf("the demo never printed %q", want)
 		}

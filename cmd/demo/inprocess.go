@@ -35,6 +35,7 @@ func (d *Demo) startInProcess(settings, logPath string) (<-chan error, error) {
 		MaxResponseBytes:      r.Observer.MaxResponseBytes,
 		AllowLoopback:         r.Observer.AllowLoopback,
 		AllowPrivateNetworks:  r.Observer.AllowPrivateNetworks,
+		Hosts:                 demoHosts(),
 	})
 	if err != nil {
 		logFile.Close()
@@ -62,6 +63,7 @@ func (d *Demo) startInProcess(settings, logPath string) (<-chan error, error) {
 	opts.Observer = obs
 	opts.RoutingWorkers = r.Observer.MaxConcurrentReconciles
 	opts.MaxProbesInFlight = int(r.Observer.MaxConcurrentRequests)
+	opts.Endpoint, opts.Publisher = cfg.Endpoint, r.Publisher
 	if err := controllers.Setup(mgr, opts); err != nil {
 		logFile.Close()
 		obs.Close()

@@ -45,6 +45,7 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.cfg.Kubectl, "kubectl", "", "The kubectl binary (default $KUBECTL, else $KUBEBUILDER_ASSETS/kubectl).")
 	fs.BoolVar(&o.keep, "keep", os.Getenv("DEMO_KEEP") == "1", "Keep everything running at the end until Ctrl-C (or set DEMO_KEEP=1).")
 	fs.BoolVar(&o.inProcess, "in-process", false, "Run the controllers in this process instead of the manager binary.")
+	fs.StringVar(&o.cfg.Egctl, "egctl", os.Getenv("EGCTL"), "Envoy Gateway's egctl, for the translator's view of the route (default $EGCTL; empty leaves it out).")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}

@@ -62,6 +62,8 @@ func managerArgs(settings string) []string {
 		"--operator-namespace=" + framework.SecretNamespace,
 		"--metrics-bind-address=0",
 		"--health-probe-bind-address=0",
+		"--observer-host=" + workerHost(workers[0]) + "=127.0.0.1",
+		"--observer-host=" + workerHost(workers[1]) + "=127.0.0.1",
 	}
 }
 

@@ -33,9 +33,10 @@ type Timing struct {
 var demoTiming = Timing{Period: 2 * time.Second, Timeout: time.Second, Step: 60 * time.Second, Ready: 90 * time.Second, Poll: 250 * time.Millisecond}
 
 // managerSettings is the multi-cluster settings file the manager reads: the spec's Step 1
-// probe with the demo's timing, a capacity poll on /capacity with a quorum of two, and an
-// observer that may dial loopback, since the demo's
-// model servers listen there (production keeps allowLoopback false).
+// probe with the demo's timing, a capacity poll on /capacity with a quorum of two, an
+// observer that may dial loopback, since the demo's model servers listen there (production
+// keeps allowLoopback false), and the publisher's endpoint: the global Gateway, with Envoy
+// Gateway Backends.
 func managerSettings(t Timing) string {
 	return fmt.Sprintf(`{
   "routing": {
@@ -70,6 +71,12 @@ func managerSettings(t Timing) string {
       "allowLoopback": true,
       "allowPrivateNetworks": true
     }
+  },
+  "endpoint": {
+    "globalGateway": "gateway-system/global",
+    "backendPort": 80,
+    "globalHostTemplate": "{{ .Name }}.{{ .Namespace }}.global.example.com",
+    "gatewayBackend": {"kind": "EnvoyGatewayBackend"}
   }
 }
 `, t.Period, t.Timeout, 3*t.Period)

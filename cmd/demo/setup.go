@@ -27,6 +27,9 @@ type Config struct {
 	Plugin string
 	// Timing sets the probe period and the story's waits.
 	Timing Timing
+	// Egctl is Envoy Gateway's egctl, for the translator's view of the published route;
+	// empty leaves that view out.
+	Egctl string
 }
 
 // Demo is one run: the fleet and the model servers it started, the files it wrote, and
@@ -81,6 +84,9 @@ func (d *Demo) Setup(ctx context.Context) error {
 		return err
 	}
 	if err := d.startFleet(ctx); err != nil {
+		return err
+	}
+	if err := d.setupGateway(ctx); err != nil {
 		return err
 	}
 	if err := d.startModelServers(); err != nil {
@@ -139,10 +145,13 @@ func (d *Demo) startModelServers() error {
 func (d *Demo) placeCopies(ctx context.Context) error {
 	d.out.Heading("Placing the copies of %s on the workers (namespace %s)", serviceName, serviceNS)
 	for _, w := range workers {
-		if err := framework.PlaceCopy(ctx, d.fleet.Workers[w].Client, client.ObjectKey{Namespace: serviceNS, Name: serviceName}, d.endpoints[w].URL(), 1, 1); err != nil {
+		// The URL names the worker's host, which the manager resolves to loopback, on
+		// the model server's port.
+		url := "http://" + workerHost(w) + d.endpoints[w].URL()[strings.LastIndex(d.endpoints[w].URL(), ":"):]
+		if err := framework.PlaceCopy(ctx, d.fleet.Workers[w].Client, client.ObjectKey{Namespace: serviceNS, Name: serviceName}, url, 1, 1); err != nil {
 			return fmt.Errorf("place the copy on %s: %w", w, err)
 		}
-		d.out.Event("%s: status.url %s, IngressReady, 1 of 1 replica ready", w, d.endpoints[w].URL())
+		d.out.Event("%s: status.url %s, IngressReady, 1 of 1 replica ready", w, url)
 	}
 	return nil
 }

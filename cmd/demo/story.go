@@ -180,6 +180,9 @@ func (d *Demo) RunStep(ctx context.Context, n, total int, s Step) error {
 	if err := d.kubectl.Show(ctx, routableArgs()...); err != nil {
 		return fmt.Errorf("step %d: %w", n, err)
 	}
+	if err := d.showGateway(ctx); err != nil {
+		return fmt.Errorf("step %d: %w", n, err)
+	}
 	for _, line := range s.After {
 		d.out.Say("%s", line)
 	}

@@ -92,6 +92,7 @@ func setupControllers(mgr ctrl.Manager, o *options, cfg *config.Config) error {
 			AllowLoopback:         obsCfg.AllowLoopback,
 			AllowPrivateNetworks:  obsCfg.AllowPrivateNetworks,
 			Metrics:               m,
+			Hosts:                 o.observerHosts,
 		})
 		if err != nil {
 			return err

@@ -34,6 +34,8 @@ type options struct {
 	// operatorNamespace is the manager's own namespace, the only one it reads kubeconfig
 	// Secrets from.
 	operatorNamespace string
+	// observerHosts are names the observer resolves itself (--observer-host).
+	observerHosts hostFlag
 
 	zap zap.Options
 }
@@ -41,7 +43,7 @@ type options struct {
 // parseOptions reads args into options. main passes flag.CommandLine, on which
 // controller-runtime has registered --kubeconfig; tests pass a flag set of their own.
 func parseOptions(fs *flag.FlagSet, args []string) (*options, error) {
-	o := &options{}
+	o := &options{observerHosts: hostFlag{}}
 	fs.StringVar(&o.metricsAddr, "metrics-bind-address", ":8080", "The address the metrics endpoint binds to; 0 turns it off.")
 	fs.BoolVar(&o.secureMetrics, "metrics-secure", true,
 		"Serve metrics over HTTPS, only to callers whose token the API server accepts and who may get /metrics. "+
@@ -57,6 +59,8 @@ func parseOptions(fs *flag.FlagSet, args []string) (*options, error) {
 		`This cluster's role in a multi-cluster installation: "control-plane", or empty. Routing needs "control-plane".`)
 	fs.StringVar(&o.operatorNamespace, "operator-namespace", defaultOperatorNamespace,
 		"The manager's own namespace: WorkloadCluster kubeconfig Secrets are read only from it. The chart sets it to the release namespace.")
+	fs.Var(o.observerHosts, "observer-host",
+		"NAME=IP: probes resolve NAME to IP themselves, like an /etc/hosts line (repeatable; for local demos and tests).")
 	o.zap.BindFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return nil, err

@@ -16,6 +16,23 @@ func parse(t *testing.T, args ...string) (*options, error) {
 	return parseOptions(fs, args)
 }
 
+func TestObserverHosts(t *testing.T) {
+	o, err := parse(t, "--observer-host=worker-a.demo.test=127.0.0.1", "--observer-host", "worker-b.demo.test=::1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(o.observerHosts) != 2 || o.observerHosts["worker-a.demo.test"].String() != "127.0.0.1" || o.observerHosts["worker-b.demo.test"].String() != "::1" {
+		t.Errorf("observerHosts = %v", o.observerHosts)
+	}
+	for _, bad := range []string{"worker-a.demo.test", "=127.0.0.1", "worker-a.demo.test=localhost"} {
+		_, err := parse(t, "--observer-host="+bad)
+		want := `invalid value "` + bad + `" for flag -observer-host: "` + bad + `": want NAME=IP, such as worker-a.demo.test=127.0.0.1`
+		if err == nil || err.Error() != want {
+			t.Errorf("--observer-host=%s: error %v, want %s", bad, err, want)
+		}
+	}
+}
+
 func TestParseOptions(t *testing.T) {
 	o, err := parse(t)
 	if err != nil {

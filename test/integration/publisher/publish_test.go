@@ -199,6 +199,28 @@ var _ = Describe("Withdrawal and removal", func() {
 		Expect(s.publishedObjects(Default)).To(BeEmpty())
 	})
 
+	It("puts back a route edited by hand, and unpublishes when the service is gone", func(ctx context.Context) {
+		useManager(guideEndpoint(), config.Publisher{})
+		s := newService(ctx, "handedit", nil, nil)
+		Eventually(s.weights).WithTimeout(timeout).WithPolling(interval).Should(Equal([]string{"worker-a 1", "worker-b 1"}))
+
+		Eventually(func(g Gomega) {
+			r := s.route(g, "")
+			r.Spec.Rules[0].BackendRefs[1].Weight = ptr.To[int32](7)
+			g.Expect(fleet.ControlPlane.Client.Update(ctx, r)).To(Succeed())
+		}).WithTimeout(timeout).WithPolling(interval).Should(Succeed())
+		Eventually(s.weights).WithTimeout(timeout).WithPolling(interval).Should(Equal([]string{"worker-a 1", "worker-b 1"}))
+
+		// envtest runs no garbage collector: the map outlives its service, which shows the
+		// publisher's own handling of a map whose service is gone.
+		Expect(fleet.ControlPlane.Client.Delete(ctx, &omev1beta1.InferenceService{ObjectMeta: metav1.ObjectMeta{
+			Name: s.key.Name, Namespace: s.key.Namespace}})).To(Succeed())
+		Eventually(s.condition).WithArguments("Published").WithTimeout(timeout).WithPolling(interval).Should(
+			Equal("False Unpublished: TrafficMap source is deleting or has opted out of publication"))
+		Expect(s.condition(Default, "PublicationFallback")).To(Equal("False Unpublished: TrafficMap publication fallback is inactive"))
+		Eventually(s.publishedObjects).WithTimeout(timeout).WithPolling(interval).Should(BeEmpty())
+	})
+
 	It("moves the route and its backends to routeNamespace, and writes Envoy Gateway Backends when asked", func(ctx context.Context) {
 		useManager(guideEndpoint(), config.Publisher{})
 		s := newService(ctx, "moving", nil, nil)
