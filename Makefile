@@ -16,6 +16,7 @@ CONTROLLER_TOOLS_VERSION := $(call modversion,hack/tools/go.mod,sigs.k8s.io/cont
 HELM_VERSION := $(call modversion,hack/tools/go.mod,helm.sh/helm/v3)
 GOLANGCI_LINT_VERSION := $(call modversion,hack/lint/go.mod,github.com/golangci/golangci-lint/v2)
 PROMETHEUS_VERSION := $(call modversion,hack/promql/go.mod,github.com/prometheus/prometheus)
+PROMETHEUS_OPERATOR_VERSION := $(call modversion,hack/prometheus-operator/go.mod,github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring)
 GGCR_VERSION := $(call modversion,hack/image/go.mod,github.com/google/go-containerregistry)
 EGCTL_VERSION := $(call modversion,hack/egctl/go.mod,github.com/envoyproxy/gateway)
 
@@ -26,6 +27,7 @@ CONTROLLER_GEN := $(BIN)/controller-gen-$(CONTROLLER_TOOLS_VERSION)
 HELM := $(BIN)/helm-$(HELM_VERSION)
 GOLANGCI_LINT := $(BIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)
 PROMQL := $(BIN)/promql-metrics-$(PROMETHEUS_VERSION)
+PROMETHEUS_OPERATOR_CRDS := $(BIN)/prometheus-operator-crds-$(PROMETHEUS_OPERATOR_VERSION)
 IMAGE_BUILDER := $(BIN)/image-builder-$(GGCR_VERSION)
 EGCTL := $(BIN)/egctl-$(EGCTL_VERSION)
 # envtest looks for binaries named kube-apiserver, etcd and kubectl in KUBEBUILDER_ASSETS.
@@ -81,9 +83,10 @@ lint: $(GOLANGCI_LINT) ## Run golangci-lint with .golangci.yml.
 UNIT_PKGS := ./pkg/... ./controllers/...
 
 .PHONY: test
-test: envtest helm image egctl $(PROMQL) vet ## Run the unit tests (with -race) and the envtest suites (builds the toolchain on first run).
+test: envtest helm image egctl $(PROMQL) $(PROMETHEUS_OPERATOR_CRDS) vet ## Run the unit tests (with -race) and the envtest suites (builds the toolchain on first run).
 	$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) $(TEST_FLAGS) $(UNIT_PKGS)
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" HELM="$(HELM)" KUBECTL="$(ENVTEST_ASSETS)/kubectl" OME_IMAGE_LAYOUT="$(IMAGE_OUT)/oci" EGCTL="$(EGCTL)" PROMQL="$(PROMQL)" \
+		PROMETHEUS_OPERATOR_CRDS="$(PROMETHEUS_OPERATOR_CRDS)" \
 		$(GO) test -count=1 -timeout $(TEST_TIMEOUT) $(TEST_FLAGS) $$($(GO) list ./... | grep -v -e '/pkg/' -e '/controllers$$')
 
 .PHONY: verify
@@ -176,6 +179,14 @@ $(GOLANGCI_LINT):
 $(PROMQL):
 	@echo ">> Building promql-metrics with the PromQL parser of Prometheus $(PROMETHEUS_VERSION)"
 	cd hack/promql && $(GO) build -o $@ .
+
+# The chart install test installs these CRDs so that the API server checks the chart's
+# ServiceMonitor and PrometheusRule; they are generated from the Prometheus Operator's types.
+$(PROMETHEUS_OPERATOR_CRDS): $(CONTROLLER_GEN)
+	rm -rf $@.tmp
+	cd hack/prometheus-operator && $(CONTROLLER_GEN) crd:allowDangerousTypes=true,maxDescLen=0 \
+		paths=github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1 output:crd:dir=$@.tmp
+	mv $@.tmp $@
 
 $(IMAGE_BUILDER):
 	@echo ">> Building the image builder with go-containerregistry $(GGCR_VERSION)"

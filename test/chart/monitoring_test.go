@@ -71,3 +71,16 @@ func TestMonitoringOn(t *testing.T) {
 		t.Errorf("dashboard ConfigMap does not hold the dashboard: %v", dash.Data)
 	}
 }
+
+func TestLintMonitoringOn(t *testing.T) {
+	helmBin(t) // skips the test when HELM is unset
+	args := append([]string{"lint", chartDir(t), "--strict", "--namespace", releaseNamespace,
+		"--values", valuesFile(t, step1Values)}, monitoringOn...)
+	stdout, stderr, err := runHelm(t, args...)
+	if err != nil {
+		t.Fatalf("helm lint: %v\n%s%s", err, stdout, stderr)
+	}
+	if !strings.Contains(stdout, "0 chart(s) failed") {
+		t.Errorf("helm lint output lacks %q:\n%s", "0 chart(s) failed", stdout)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -21,6 +22,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/yaml"
 
 	"github.com/ome-routing/operator/test/framework"
@@ -79,11 +81,7 @@ var _ = Describe("helm install, upgrade and uninstall of the chart", Ordered, fu
 		installed = manifest(ctx)
 		Expect(kinds(installed)).To(ContainElements("ServiceAccount", "ConfigMap", "ClusterRole", "ClusterRoleBinding",
 			"Role", "RoleBinding", "Deployment"))
-		for _, obj := range installed {
-			live := &unstructured.Unstructured{}
-			live.SetGroupVersionKind(obj.GroupVersionKind())
-			Expect(k8s.Get(ctx, client.ObjectKeyFromObject(obj), live)).To(Succeed(), "%s %s", obj.GetKind(), obj.GetName())
-		}
+		expectStored(ctx, installed)
 
 		var cm corev1.ConfigMap
 		Expect(k8s.Get(ctx, client.ObjectKey{Namespace: releaseNamespace, Name: configMapName}, &cm)).To(Succeed())
@@ -131,7 +129,85 @@ var _ = Describe("helm install, upgrade and uninstall of the chart", Ordered, fu
 		}
 		Expect(mustHelm(ctx, "list", "--all-namespaces", "--all", "--short")).To(BeEmpty())
 	})
+
+	It("installs the monitoring objects, which the Prometheus Operator's CRDs accept", func(ctx context.Context) {
+		dir := os.Getenv("PROMETHEUS_OPERATOR_CRDS")
+		if dir == "" {
+			Skip("PROMETHEUS_OPERATOR_CRDS is not set: make test generates the Prometheus Operator's CRDs into bin/ and sets it")
+		}
+		_, err := envtest.InstallCRDs(restConfig, envtest.CRDInstallOptions{
+			Paths: []string{
+				filepath.Join(dir, "monitoring.coreos.com_servicemonitors.yaml"),
+				filepath.Join(dir, "monitoring.coreos.com_prometheusrules.yaml"),
+			},
+			ErrorIfPathMissing: true,
+		})
+		Expect(err).NotTo(HaveOccurred())
+
+		mustHelm(ctx, "install", releaseName, chartDir(), "--namespace", releaseNamespace, "--create-namespace",
+			"--values", valuesFile(step1Values(nil)),
+			"--set", "monitoring.serviceMonitor.enabled=true",
+			"--set", "monitoring.prometheusRule.enabled=true",
+			"--set", "monitoring.dashboard.enabled=true")
+		objs := manifest(ctx)
+		Expect(kinds(objs)).To(ContainElements("ServiceMonitor", "PrometheusRule", "Service", "ConfigMap"))
+		expectStored(ctx, objs)
+		mustHelm(ctx, "uninstall", releaseName, "--namespace", releaseNamespace, "--wait")
+	})
 })
+
+// expectStored checks that the API server stored every rendered object with every field the
+// chart set: a field that a schema does not know is pruned without an error, so a typo in a
+// template would otherwise pass unnoticed.
+func expectStored(ctx context.Context, objs []*unstructured.Unstructured) {
+	GinkgoHelper()
+	for _, obj := range objs {
+		live := &unstructured.Unstructured{}
+		live.SetGroupVersionKind(obj.GroupVersionKind())
+		Expect(k8s.Get(ctx, client.ObjectKeyFromObject(obj), live)).To(Succeed(), "%s %s", obj.GetKind(), obj.GetName())
+		for _, field := range []string{"spec", "data", "rules", "roleRef", "subjects"} {
+			if want, ok := obj.Object[field]; ok {
+				Expect(missing(live.Object[field], want, field)).To(BeEmpty(),
+					"%s %s: fields the chart sets that the API server did not store", obj.GetKind(), obj.GetName())
+			}
+		}
+		for k, v := range obj.GetLabels() {
+			Expect(live.GetLabels()).To(HaveKeyWithValue(k, v), "%s %s", obj.GetKind(), obj.GetName())
+		}
+	}
+}
+
+// missing lists the paths of values in want that got lacks or holds differently. got may
+// hold more: the API server adds defaults.
+func missing(got, want any, path string) []string {
+	switch w := want.(type) {
+	case map[string]any:
+		g, ok := got.(map[string]any)
+		if !ok {
+			return []string{path}
+		}
+		var out []string
+		for k, v := range w {
+			out = append(out, missing(g[k], v, path+"."+k)...)
+		}
+		return out
+	case []any:
+		g, ok := got.([]any)
+		if !ok || len(g) != len(w) {
+			return []string{path}
+		}
+		var out []string
+		for i := range w {
+			out = append(out, missing(g[i], w[i], fmt.Sprintf("%s[%d]", path, i))...)
+		}
+		return out
+	default:
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			return []string{fmt.Sprintf("%s: stored %v, rendered %v", path, got, want)}
+		}
+		return nil
+	}
+}
 
 // step1Values is the values file of Step 1 in the routing health probes guide, with the
 // probe fields in changes replaced (a nil value removes the field).

@@ -15,6 +15,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 )
@@ -27,6 +28,8 @@ const (
 )
 
 var (
+	// restConfig is an admin configuration for the API server.
+	restConfig *rest.Config
 	// k8s is an admin client of the API server the chart is installed into.
 	k8s client.Client
 	// kubeconfig is the path of an admin kubeconfig for the same server, for helm.
@@ -51,6 +54,7 @@ var _ = BeforeSuite(func(_ context.Context) {
 		_ = env.Stop()
 	}
 	Expect(err).NotTo(HaveOccurred())
+	restConfig = cfg
 	DeferCleanup(env.Stop)
 
 	scheme := runtime.NewScheme()
