@@ -184,7 +184,7 @@ func TestPollsDoNotStarveAnotherServicesProbes(t *testing.T) {
 		t.Errorf("the light service's probes ran %d times while %d of the heavy service's polls timed out, want at least %d",
 			got, measured, 4*measured)
 	}
-	if got := hanging.total.Load(); got > int32(polls.Load())+1 {
+	if got := hanging.total.Load(); got > polls.Load()+1 {
 		t.Errorf("%d polls reached the endpoint at once or before their turn; %d finished", got, polls.Load())
 	}
 }

@@ -3,6 +3,8 @@ package controllers
 import (
 	"fmt"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
 	"k8s.io/apimachinery/pkg/api/meta"
 	ctrl "sigs.k8s.io/controller-runtime"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -13,8 +15,8 @@ import (
 // keep the manager from starting, so the maps are simply not published.
 func setupPublisher(mgr ctrl.Manager, opts Options) error {
 	log := ctrl.Log.WithName("setup")
-	gvk := gatewayv1.SchemeGroupVersion.WithKind("HTTPRoute")
-	if _, err := mgr.GetRESTMapper().RESTMapping(gvk.GroupKind(), gvk.Version); err != nil {
+	route := schema.GroupKind{Group: gatewayv1.GroupName, Kind: "HTTPRoute"}
+	if _, err := mgr.GetRESTMapper().RESTMapping(route, gatewayv1.GroupVersion.Version); err != nil {
 		if meta.IsNoMatchError(err) {
 			log.Info("Gateway API HTTPRoutes are not served here; TrafficMaps are not published")
 			return nil

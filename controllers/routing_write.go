@@ -108,7 +108,7 @@ func (r *RoutingReconciler) writeMap(ctx context.Context, isvc *omev1beta1.Infer
 func (r *RoutingReconciler) writeMapStatus(ctx context.Context, isvc *omev1beta1.InferenceService, tm *omev1beta1.TrafficMap,
 	conditions []metav1.Condition, fields map[string]any) error {
 	fields["sourceUID"] = string(isvc.UID)
-	_, err := applyMapStatus(ctx, r.Client, tm, statusApply{
+	err := applyMapStatus(ctx, r.Client, tm, statusApply{
 		manager:    r.statusManager(),
 		owned:      routingConditionTypes,
 		conditions: conditions,

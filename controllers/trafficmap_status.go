@@ -48,15 +48,15 @@ type statusApply struct {
 }
 
 // applyMapStatus applies the writer's share of tm's status when it differs from what tm
-// carries, and reports whether it wrote. tm is the writer's current view of the map.
-func applyMapStatus(ctx context.Context, c client.Client, tm *omev1beta1.TrafficMap, share statusApply, now time.Time) (bool, error) {
+// carries. tm is the writer's current view of the map.
+func applyMapStatus(ctx context.Context, c client.Client, tm *omev1beta1.TrafficMap, share statusApply, now time.Time) error {
 	conditions := withTransitionTimes(tm.Status.Conditions, share.conditions, now)
 	current, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&tm.Status)
 	if err != nil {
-		return false, err
+		return err
 	}
 	if !conditionsChanged(tm.Status.Conditions, conditions, share.owned) && !fieldsChanged(current, share.fields) {
-		return false, nil
+		return nil
 	}
 	status := map[string]any{}
 	for k, v := range share.fields {
@@ -68,7 +68,7 @@ func applyMapStatus(ctx context.Context, c client.Client, tm *omev1beta1.Traffic
 	for i := range conditions {
 		u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&conditions[i])
 		if err != nil {
-			return false, err
+			return err
 		}
 		list = append(list, u)
 	}
@@ -79,7 +79,7 @@ func applyMapStatus(ctx context.Context, c client.Client, tm *omev1beta1.Traffic
 		"metadata":   map[string]any{"name": tm.Name, "namespace": tm.Namespace},
 		"status":     status,
 	}}
-	return true, c.Status().Apply(ctx, client.ApplyConfigurationFromUnstructured(u),
+	return c.Status().Apply(ctx, client.ApplyConfigurationFromUnstructured(u),
 		client.FieldOwner(share.manager), client.ForceOwnership)
 }
 

@@ -61,13 +61,14 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 	if o.cfg.Kubectl == "" {
 		o.cfg.Kubectl = filepath.Join(os.Getenv("KUBEBUILDER_ASSETS"), "kubectl")
 	}
-	if plugin, err := filepath.Abs(o.cfg.Plugin); err != nil {
+	plugin, err := filepath.Abs(o.cfg.Plugin)
+	if err != nil {
 		return nil, err
-	} else if _, err := os.Stat(plugin); err != nil {
-		return nil, fmt.Errorf("no kubectl-ome binary at %s: run `make demo` (or `make build`) first", o.cfg.Plugin)
-	} else {
-		o.cfg.Plugin = plugin
 	}
+	if _, err := os.Stat(plugin); err != nil {
+		return nil, fmt.Errorf("no kubectl-ome binary at %s: run `make demo` (or `make build`) first", o.cfg.Plugin)
+	}
+	o.cfg.Plugin = plugin
 	if o.inProcess {
 		o.cfg.Manager = ""
 	} else if _, err := os.Stat(o.cfg.Manager); err != nil {

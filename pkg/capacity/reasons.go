@@ -50,12 +50,24 @@ func TooLarge(limit int64) string {
 	return fmt.Sprintf("%sresponse exceeds configured limit of %d bytes", reasonReading, limit)
 }
 
-// Unreachable, InvalidReport, ReadFailed, Incomplete, InvalidTarget, InvalidURL and
-// Unbuildable wrap the error that stopped a poll.
-func Unreachable(err error) string   { return reasonUnreachable + err.Error() }
+// Unreachable is the reason for a poll whose connection failed.
+func Unreachable(err error) string { return reasonUnreachable + err.Error() }
+
+// InvalidReport is the reason for a body that is not a valid report.
 func InvalidReport(err error) string { return reasonInvalidReport + err.Error() }
-func ReadFailed(err error) string    { return reasonReading + err.Error() }
-func Incomplete(err error) string    { return reasonIncomplete + err.Error() }
+
+// ReadFailed is the reason for a body that could not be read.
+func ReadFailed(err error) string { return reasonReading + err.Error() }
+
+// Incomplete is the reason for a request that did not complete, such as one that ran out
+// of its timeout.
+func Incomplete(err error) string { return reasonIncomplete + err.Error() }
+
+// InvalidTarget is the reason for an endpoint that cannot be polled.
 func InvalidTarget(err error) string { return reasonInvalidTarget + err.Error() }
-func InvalidURL(err error) string    { return reasonInvalidURL + err.Error() }
-func Unbuildable(err error) string   { return reasonUnbuildable + err.Error() }
+
+// InvalidURL is the reason for a poll URL that does not parse.
+func InvalidURL(err error) string { return reasonInvalidURL + err.Error() }
+
+// Unbuildable is the reason for a request that could not be built.
+func Unbuildable(err error) string { return reasonUnbuildable + err.Error() }

@@ -19,11 +19,11 @@ import (
 type ResolutionMode string
 
 const (
-	// ModePolicy: the service is polled with Resolution.Policy.
+	// ModePolicy means the service is polled with Resolution.Policy.
 	ModePolicy ResolutionMode = "Policy"
-	// ModeDisabled: the service turned polling off with `disabled: true`.
+	// ModeDisabled means the service turned polling off with `disabled: true`.
 	ModeDisabled ResolutionMode = "Disabled"
-	// ModeNone: neither the service nor the installation sets a poll.
+	// ModeNone means neither the service nor the installation sets a poll.
 	ModeNone ResolutionMode = "None"
 )
 

@@ -135,8 +135,9 @@ func (o *Observer) run(ctx context.Context, httpReq *http.Request, timeout time.
 		}
 		return Result{Outcome: OutcomeTransportError, Err: err}
 	}
-	var sink io.Writer = io.Discard
+	// A probe only counts the body; a poll keeps it to read the report.
 	var kept *bytes.Buffer
+	sink := io.Discard
 	if keep {
 		kept = &bytes.Buffer{}
 		sink = kept

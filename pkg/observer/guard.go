@@ -83,7 +83,10 @@ func (g guard) check(addr netip.Addr) error {
 	a := addr.Unmap()
 	if embedded, via, ok := embeddedIPv4(a); ok {
 		if err := g.check(embedded); err != nil {
-			r := err.(*refusedError)
+			var r *refusedError
+			if !errors.As(err, &r) {
+				return err
+			}
 			return &refusedError{addr: addr, kind: fmt.Sprintf("%s embedding %s, which is %s", via, embedded, r.kind), option: r.option}
 		}
 		return nil

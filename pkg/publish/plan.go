@@ -210,7 +210,7 @@ func (b Backend) objectReference() gatewayv1.BackendObjectReference {
 	ref := gatewayv1.BackendObjectReference{
 		Name:      gatewayv1.ObjectName(b.Name),
 		Namespace: ptr.To(gatewayv1.Namespace(b.Namespace)),
-		Port:      ptr.To(gatewayv1.PortNumber(b.Port)),
+		Port:      ptr.To(b.Port),
 	}
 	switch b.Kind {
 	case config.BackendEnvoyGateway:

@@ -48,7 +48,11 @@ func TestPublishLatency(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer cp.Stop()
+	defer func() {
+		if err := cp.Stop(); err != nil {
+			t.Error(err)
+		}
+	}()
 	if err := cp.InstallGatewayCRDs(); err != nil {
 		t.Fatal(err)
 	}

@@ -145,7 +145,7 @@ func (s *service) conditionManagers(g Gomega) map[string]string {
 		if mf.Subresource != "status" || mf.FieldsV1 == nil {
 			continue
 		}
-		raw := string(mf.FieldsV1.Raw)
+		raw := mf.FieldsV1.GetRawString()
 		for _, t := range []string{"Routable", "Published", "PublicationFallback"} {
 			// A list item keyed by type, JSON inside the JSON: k:{\"type\":\"Routable\"}.
 			if strings.Contains(raw, `k:{\"type\":\"`+t+`\"}`) {

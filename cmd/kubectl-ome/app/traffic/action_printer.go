@@ -130,15 +130,15 @@ func printResult(w io.Writer, output string, r result) error {
 // ActionResult is the -o json|yaml form of a traffic action's outcome.
 type ActionResult struct {
 	metav1.TypeMeta `json:",inline"`
-	CollectedAt     metav1.Time   `json:"collectedAt"`
-	Action          string        `json:"action"`
-	Target          ActionTarget  `json:"target"`
-	DryRun          string        `json:"dryRun"`
-	Accepted        bool          `json:"accepted"`
-	Applied         bool          `json:"applied"`
-	Message         string        `json:"message"`
-	FollowUp        string        `json:"followUp"`
-	Traffic         TrafficResult `json:"traffic"`
+	CollectedAt     metav1.Time    `json:"collectedAt"`
+	Action          string         `json:"action"`
+	Target          ActionTarget   `json:"target"`
+	DryRun          string         `json:"dryRun"`
+	Accepted        bool           `json:"accepted"`
+	Applied         bool           `json:"applied"`
+	Message         string         `json:"message"`
+	FollowUp        string         `json:"followUp"`
+	Traffic         OverrideChange `json:"traffic"`
 }
 
 // ActionTarget is the exact object acted on.
@@ -150,8 +150,8 @@ type ActionTarget struct {
 	ResourceVersion string `json:"resourceVersion"`
 }
 
-// TrafficResult is the override changed and the override count before and after.
-type TrafficResult struct {
+// OverrideChange is the override changed and the override count before and after.
+type OverrideChange struct {
 	OverrideID      string `json:"overrideID"`
 	Cluster         string `json:"cluster"`
 	OverridesBefore int    `json:"overridesBefore"`
@@ -178,7 +178,7 @@ func (r result) object(now time.Time) *ActionResult {
 		Applied:     r.applied,
 		Message:     r.message(),
 		FollowUp:    r.followUp,
-		Traffic:     TrafficResult{OverrideID: r.override.ID, Cluster: r.override.Cluster, OverridesBefore: r.before, OverridesAfter: r.after},
+		Traffic:     OverrideChange{OverrideID: r.override.ID, Cluster: r.override.Cluster, OverridesBefore: r.before, OverridesAfter: r.after},
 	}
 	a.SetGroupVersionKind(ResultGroupVersion.WithKind("ActionResult"))
 	return a

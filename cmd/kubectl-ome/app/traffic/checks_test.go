@@ -1,6 +1,7 @@
 package traffic
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -82,7 +83,7 @@ func TestCheckFlagsOrder(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			o := good
 			tt.mutate(&o)
-			if err := o.checkFlags(); err != tt.want {
+			if err := o.checkFlags(); !errors.Is(err, tt.want) {
 				t.Errorf("got %v, want %v", err, tt.want)
 			}
 		})
@@ -154,7 +155,7 @@ func TestPlanRefusals(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			o := tt.opts
-			if _, err := o.plan(targetForTest, isvcWith(tt.mutate)); err != tt.want {
+			if _, err := o.plan(targetForTest, isvcWith(tt.mutate)); !errors.Is(err, tt.want) {
 				t.Errorf("got %v, want %v", err, tt.want)
 			}
 		})

@@ -9,9 +9,10 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+
+	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 )
 
 // The refusals of the kubeconfig checks.
