@@ -63,9 +63,11 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	Expect(os.WriteFile(settings, []byte(managerSettings), 0o600)).To(Succeed())
 	addr := freeLoopbackAddr()
 	metricsURL = "http://" + addr + "/metrics"
+	// Plain HTTP: this suite reads which metrics exist; cmd/manager's tests cover the
+	// authenticated HTTPS endpoint the chart serves by default.
 	startManager(buildManager(dir), kubeconfig,
 		"--multicluster-config="+settings, "--enable-multicluster", "--multicluster-role=control-plane",
-		"--metrics-bind-address="+addr, "--health-probe-bind-address=0")
+		"--metrics-bind-address="+addr, "--metrics-secure=false", "--health-probe-bind-address=0")
 }, NodeTimeout(3*time.Minute))
 
 // managerSettings is the guide's Step 1 probe with a one-second period, and an observer that
@@ -74,7 +76,7 @@ const managerSettings = `{"routing": {"enabled": true,
   "probe": {"path": "/v1/models", "method": "GET", "acceptStatuses": [200], "gateStatuses": [404,500,502,503,504],
     "period": "1s", "timeout": "500ms", "failureThreshold": 3, "successThreshold": 2, "allFailedPolicy": "PreserveTraffic"},
   "observer": {"maxConcurrentReconciles": 2, "maxConcurrentRequests": 4, "maxResponseBytes": 65536, "minPeriod": "1s",
-    "allowLoopback": true, "allowPrivateNetworks": false}}}`
+    "maxSamples": 10, "allowLoopback": true, "allowPrivateNetworks": false}}}`
 
 // buildManager builds the manager binary from this checkout into dir.
 func buildManager(dir string) string {

@@ -13,6 +13,7 @@ import (
 	"github.com/onsi/gomega/gbytes"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	ctrlconfig "sigs.k8s.io/controller-runtime/pkg/config"
@@ -40,6 +41,9 @@ const (
 
 var (
 	fleet *framework.Fleet
+	// managerConfig impersonates the manager's ServiceAccount, bound to the chart's roles,
+	// so that a rule the publisher needs and the chart lacks fails the suite.
+	managerConfig *rest.Config
 	// managerLog collects everything the running manager logs.
 	managerLog *gbytes.Buffer
 	running    *runningManager
@@ -64,6 +68,8 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(fleet.Stop)
 	Expect(fleet.ControlPlane.InstallGatewayCRDs()).To(Succeed())
+	managerConfig, err = fleet.ControlPlane.InstallChartRBAC(ctx, framework.SecretNamespace)
+	Expect(err).NotTo(HaveOccurred())
 	Expect(fleet.ControlPlane.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: gatewayNamespace}})).To(Succeed())
 	DeferCleanup(func() {
 		if running != nil {
@@ -104,8 +110,9 @@ func startManager(endpoint config.Endpoint, publisher config.Publisher) func() {
 	obs, err := observer.New(observer.Options{MaxConcurrentRequests: 16, MaxResponseBytes: 65536, AllowLoopback: true, Hosts: hosts})
 	Expect(err).NotTo(HaveOccurred())
 	managerLog = gbytes.NewBuffer()
-	mgr, err := ctrl.NewManager(fleet.ControlPlane.Config, ctrl.Options{
+	mgr, err := ctrl.NewManager(managerConfig, ctrl.Options{
 		Scheme:                 framework.Scheme,
+		Cache:                  controllers.CacheOptions(framework.SecretNamespace),
 		Logger:                 zap.New(zap.WriteTo(io.MultiWriter(GinkgoWriter, managerLog)), zap.UseDevMode(true)),
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
@@ -115,9 +122,10 @@ func startManager(endpoint config.Endpoint, publisher config.Publisher) func() {
 	policy, errs := probe.Validate(probe.SpecFromAPI(probeSpec(omev1beta1.AllFailedPreserveTraffic)), probe.InstallationPath)
 	Expect(errs).To(BeEmpty())
 	Expect(controllers.Setup(mgr, controllers.Options{
+		SecretNamespace:      framework.SecretNamespace,
 		RoutingEnabled:       true,
 		InstallationProbe:    &policy,
-		Limits:               probe.Limits{MinPeriod: time.Second},
+		Limits:               probe.Limits{MinPeriod: time.Second, MaxPeriod: 5 * time.Minute, MaxTimeout: 30 * time.Second},
 		Observer:             obs,
 		RoutingWorkers:       4,
 		MaxProbesInFlight:    16,

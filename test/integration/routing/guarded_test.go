@@ -83,7 +83,8 @@ func (failingReader) Get(context.Context, client.ObjectKey, client.Object, ...cl
 
 // handReconciler is a routing reconciler outside any manager, reading through cache and
 // straight from the control plane, with a prober that is never started: the tests drive
-// each reconcile and read the probe states back with Sync.
+// each reconcile and read the probe states back with Sync. Its poller, never started
+// either, is there because the reconciler forgets a gone service's capacity windows too.
 func handReconciler(cache client.Client, prober *controllers.Prober) *controllers.RoutingReconciler {
 	return &controllers.RoutingReconciler{
 		Client:            cache,
@@ -91,6 +92,7 @@ func handReconciler(cache client.Client, prober *controllers.Prober) *controller
 		Recorder:          events.NewFakeRecorder(100),
 		Members:           controllers.NewMembers(framework.Scheme, time.Second),
 		Prober:            prober,
+		Poller:            controllers.NewPoller(nil, 1),
 		Enabled:           true,
 		InstallationProbe: installationProbe(omev1beta1.AllFailedPreserveTraffic),
 		Limits:            probe.Limits{MinPeriod: time.Second},
