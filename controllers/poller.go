@@ -38,7 +38,7 @@ type Poller struct {
 
 	mu       sync.Mutex
 	maps     map[types.NamespacedName]*mapPolls
-	queue    pollQueue
+	queue    dueQueue[*homePoll]
 	wake     chan struct{}
 	running  int
 	inFlight sync.WaitGroup
@@ -66,8 +66,7 @@ type homePoll struct {
 	cluster  string
 	endpoint string
 	window   capacity.Window
-	due      time.Time
-	index    int
+	queued   // when its next poll is due
 	running  bool
 	cancel   context.CancelFunc
 	removed  bool
@@ -129,7 +128,7 @@ func (p *Poller) Sync(key types.NamespacedName, policy capacity.Policy, digest s
 			h = nil
 		}
 		if h == nil {
-			h = &homePoll{owner: mp, cluster: t.Cluster, endpoint: t.Endpoint, index: -1}
+			h = &homePoll{owner: mp, cluster: t.Cluster, endpoint: t.Endpoint, queued: unqueued()}
 			mp.homes[t.Cluster] = h
 			p.queue.schedule(h, probe.FirstDue(now, key.String(), policy.Period))
 		}

@@ -36,7 +36,7 @@ type Prober struct {
 
 	mu      sync.Mutex
 	maps    map[types.NamespacedName]*mapProbes
-	queue   dueQueue
+	queue   dueQueue[*homeProbe]
 	held    heldHomes // due homes waiting for room under maxInFlight; see prober_fair.go
 	wake    chan struct{}
 	running int // probes dispatched and not yet finished
@@ -83,8 +83,7 @@ type homeProbe struct {
 	cluster  string
 	endpoint string
 	state    probe.State
-	due      time.Time
-	index    int // position in the due queue, -1 when not queued
+	queued   // when its next probe is due
 	running  bool
 	waiting  bool // held until its map may send it; see prober_fair.go
 	cancel   context.CancelFunc
@@ -171,7 +170,7 @@ func (p *Prober) Sync(key types.NamespacedName, uid types.UID, policy probe.Poli
 					state = d.state
 				}
 			}
-			h = &homeProbe{owner: mp, cluster: t.Cluster, endpoint: t.Endpoint, index: -1, state: state}
+			h = &homeProbe{owner: mp, cluster: t.Cluster, endpoint: t.Endpoint, queued: unqueued(), state: state}
 			mp.homes[t.Cluster] = h
 			// A new home is probed at once; a restored one a period after its last probe.
 			// From its second probe on, it shares the map's slot (see finish).
