@@ -121,15 +121,16 @@ func (r *RoutingReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 	}
 	r.announceRefusedEndpoints(ctx, isvc, in.refused)
 	r.attachProbes(req.NamespacedName, isvc.UID, policy, in.homes, current)
+	nextExpiry := r.attachCeilings(req.NamespacedName, polls, in.homes)
 	homes := in.homes
 	if held := in.held(current); len(in.pending) > 0 {
-		// The connection brings an event for every copy on the member; the retry below
-		// is in case it came before this reconcile read the member.
+		// Entries of unconnected members stay as last written, capacity included: they
+		// are neither probed nor polled. The connection brings an event for every copy on
+		// the member; the retry below is in case it came before this reconcile read it.
 		ctrl.LoggerFrom(ctx).V(1).Info("Keeping the entries of unconnected members as last written",
 			"InferenceService", klog.KObj(isvc), "members", in.pending)
 		homes = append(slices.Clip(homes), held...)
 	}
-	nextExpiry := r.attachCeilings(req.NamespacedName, polls, homes)
 	result := trafficmap.Build(trafficmap.Input{
 		Candidates:      len(in.placement.Candidates),
 		Homes:           homes,
