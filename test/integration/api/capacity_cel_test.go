@@ -2,11 +2,9 @@ package api
 
 import (
 	"context"
-	"encoding/json"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -23,33 +21,13 @@ const validCapacity = `{"path": "/load", "method": "POST", "format": "Report", "
 // JSON.
 func isvcWithCapacity(namespace, capacity string) *unstructured.Unstructured {
 	GinkgoHelper()
-	raw, err := json.Marshal(map[string]any{
-		"apiVersion": omev1beta1.GroupVersion.String(),
-		"kind":       "InferenceService",
-		"metadata":   map[string]any{"generateName": "capacity-", "namespace": namespace},
-		"spec":       map[string]any{"routing": map[string]any{"capacity": json.RawMessage(capacity)}},
-	})
-	Expect(err).NotTo(HaveOccurred(), "capacity JSON %s", capacity)
-	u := &unstructured.Unstructured{}
-	Expect(u.UnmarshalJSON(raw)).To(Succeed())
-	return u
+	return isvcWithRouting(namespace, "capacity", capacity)
 }
 
+// expectCapacityVerdict checks a write against a capacity case (see expectRoutingVerdict).
 func expectCapacityVerdict(err error, c capacitycases.Case, stored *unstructured.Unstructured) {
 	GinkgoHelper()
-	if c.CELMessage == "" {
-		Expect(err).NotTo(HaveOccurred())
-		got, found, nestedErr := unstructured.NestedFieldNoCopy(stored.Object, "spec", "routing", "capacity")
-		Expect(nestedErr).NotTo(HaveOccurred())
-		Expect(found).To(BeTrue(), "spec.routing.capacity was not stored")
-		raw, jsonErr := json.Marshal(got)
-		Expect(jsonErr).NotTo(HaveOccurred())
-		Expect(raw).To(MatchJSON(c.JSON), "the stored poll differs from the one sent")
-		return
-	}
-	Expect(err).To(HaveOccurred(), "the API server accepted a poll it must refuse")
-	Expect(apierrors.IsInvalid(err)).To(BeTrue(), "want an Invalid error, got: %v", err)
-	Expect(err.Error()).To(ContainSubstring(c.CELMessage))
+	expectRoutingVerdict(err, "capacity", c.CELMessage, c.JSON, stored)
 }
 
 func capacityCaseEntries() []TableEntry {

@@ -2,13 +2,11 @@ package api
 
 import (
 	"context"
-	"encoding/json"
 	"regexp"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -24,38 +22,15 @@ const validProbe = `{"path": "/v1/models", "method": "GET", "acceptStatuses": [2
   "failureThreshold": 3, "successThreshold": 2, "allFailedPolicy": "Drain"}`
 
 // isvcWithProbe is an InferenceService whose spec.routing.probe is exactly the given JSON.
-// It is unstructured so that a field the JSON leaves out is not sent at all.
 func isvcWithProbe(namespace, probe string) *unstructured.Unstructured {
 	GinkgoHelper()
-	raw, err := json.Marshal(map[string]any{
-		"apiVersion": omev1beta1.GroupVersion.String(),
-		"kind":       "InferenceService",
-		"metadata":   map[string]any{"generateName": "probe-", "namespace": namespace},
-		"spec":       map[string]any{"routing": map[string]any{"probe": json.RawMessage(probe)}},
-	})
-	Expect(err).NotTo(HaveOccurred(), "probe JSON %s", probe)
-	u := &unstructured.Unstructured{}
-	Expect(u.UnmarshalJSON(raw)).To(Succeed())
-	return u
+	return isvcWithRouting(namespace, "probe", probe)
 }
 
-// expectVerdict checks a write against a case: accepted with the probe stored as sent, or
-// refused as invalid with the case's message.
+// expectVerdict checks a write against a probe case (see expectRoutingVerdict).
 func expectVerdict(err error, c probecases.Case, stored *unstructured.Unstructured) {
 	GinkgoHelper()
-	if c.CELMessage == "" {
-		Expect(err).NotTo(HaveOccurred())
-		probe, found, nestedErr := unstructured.NestedFieldNoCopy(stored.Object, "spec", "routing", "probe")
-		Expect(nestedErr).NotTo(HaveOccurred())
-		Expect(found).To(BeTrue(), "spec.routing.probe was not stored")
-		got, jsonErr := json.Marshal(probe)
-		Expect(jsonErr).NotTo(HaveOccurred())
-		Expect(got).To(MatchJSON(c.JSON), "the stored probe differs from the one sent")
-		return
-	}
-	Expect(err).To(HaveOccurred(), "the API server accepted a probe it must refuse")
-	Expect(apierrors.IsInvalid(err)).To(BeTrue(), "want an Invalid error, got: %v", err)
-	Expect(err.Error()).To(ContainSubstring(c.CELMessage))
+	expectRoutingVerdict(err, "probe", c.CELMessage, c.JSON, stored)
 }
 
 func probeCaseEntries() []TableEntry {
