@@ -10,8 +10,9 @@ import "time"
 // at most its share of the slots for its timeout, and the others keep the rest. The due
 // homes of a map at its share wait here, not as goroutines, and go out map by map as the
 // map's own probes finish. When the cap is full anyway (more maps than slots), a due home
-// of a map with nothing in flight is dispatched past it, one per map, and waits in the
-// observer for the next slot to free: at most one probe timeout.
+// of a map with nothing in flight is dispatched past it, one per map and at most
+// maxInFlight in all (see pastCapLimit), and waits in the observer for the next slot to
+// free: at most one probe timeout.
 
 // heldHomes are the due homes waiting for their map to drop under its share or for room
 // under the cap. ready lists, in turn, the maps with held homes that are under their
@@ -94,9 +95,19 @@ func (p *Prober) nextLocked(now time.Time) *homeProbe {
 			continue
 		}
 		h := p.queue.popDueOne(now)
-		if h == nil || h.owner.running == 0 {
+		if h == nil || (h.owner.running == 0 && p.running < p.pastCapLimit()) {
 			return h
 		}
 		p.holdLocked(h)
 	}
+}
+
+// pastCapLimit bounds the probes in flight, those sent past the cap included: at most
+// maxInFlight more than the cap wait in the observer for a slot. Without the bound, a
+// fleet with more idle maps than slots (50,000 homes in thousands of maps) would send one
+// probe per map at once, each a goroutine waiting in the observer, and the observer would
+// spend its time choosing among thousands of waiting services. Past the bound, due homes
+// wait here, in their map's turn, as they do at the cap.
+func (p *Prober) pastCapLimit() int {
+	return 2 * p.maxInFlight
 }

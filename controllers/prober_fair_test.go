@@ -107,3 +107,34 @@ func TestProberPastTheCapOnePerIdleService(t *testing.T) {
 func startProber(t *testing.T, maxRequests int64) *Prober {
 	return startProberOn(t, newTestObserver(t, maxRequests), int(maxRequests))
 }
+
+// Past the cap, idle maps send one probe each, but no more than the cap again in all: a
+// fleet with far more maps than slots does not turn every due home into a request waiting
+// in the observer.
+func TestProberBoundsProbesPastTheCap(t *testing.T) {
+	hanging, _ := hangingServer(t)
+	p := startProber(t, 2)
+	policy := testPolicy(time.Hour, 30*time.Second)
+	for i := range 20 {
+		key := types.NamespacedName{Namespace: "ns", Name: fmt.Sprintf("idle-%02d", i)}
+		p.Sync(key, "", policy, probe.Digest(policy), []ProbeTarget{{Cluster: "a", Endpoint: hanging.URL}})
+		dueNow(p, key)
+	}
+	// counts is how many probes are in flight and how many due homes wait in the prober.
+	counts := func() (running, waiting int) {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		for _, mp := range p.maps {
+			waiting += len(mp.held)
+		}
+		return p.running, waiting
+	}
+	// Every home is due: each is either sent or held, and the loop settles there.
+	eventually(t, "every due home is sent or held", func() bool {
+		running, waiting := counts()
+		return running+waiting == 20
+	})
+	if running, waiting := counts(); running != 4 || waiting != 16 {
+		t.Errorf("%d probes in flight and %d held on a cap of 2, want 4 in flight (2 past the cap) and 16 held", running, waiting)
+	}
+}
