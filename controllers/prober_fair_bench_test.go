@@ -1,7 +1,6 @@
 package controllers
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -53,19 +52,7 @@ func BenchmarkProberFairness(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer obs.Close()
-	p := NewProber(obs, slots)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { _ = p.Start(ctx); close(done) }()
-	go func() {
-		for {
-			select {
-			case <-p.Events():
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
+	p, stop := runProber(b, obs, slots)
 
 	greedyPolicy := testPolicy(greedyTimeout+500*time.Millisecond, greedyTimeout)
 	var greedy []ProbeTarget
@@ -87,8 +74,7 @@ func BenchmarkProberFairness(b *testing.B) {
 	b.ResetTimer()
 	time.Sleep(run) // the run's length; the figures come from what the servers saw meanwhile
 	b.StopTimer()
-	cancel()
-	<-done
+	stop()
 
 	mu.Lock()
 	defer mu.Unlock()
