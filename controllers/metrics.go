@@ -36,11 +36,18 @@ var (
 		Help:    "How long after its due time a probe's request started, including the wait for an observer slot.",
 		Buckets: prometheus.ExponentialBuckets(0.001, 4, 10),
 	})
+
+	transitionWait = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name: "ome_routing_transition_wait_seconds",
+		Help: "How long a probe result that gated or lifted a home waited for the routing reconciler to read it, queue included.",
+		// 5ms to about 20s.
+		Buckets: prometheus.ExponentialBuckets(0.005, 2, 13),
+	})
 )
 
 // RegisterMetrics registers the routing metrics with reg.
 func RegisterMetrics(reg prometheus.Registerer) error {
-	for _, c := range []prometheus.Collector{probeResults, gatedHomes, probeLateness, capacityFallbackHomes, workloadClusterReady} {
+	for _, c := range []prometheus.Collector{probeResults, gatedHomes, probeLateness, transitionWait, capacityFallbackHomes, workloadClusterReady} {
 		if err := reg.Register(c); err != nil {
 			return err
 		}
@@ -54,6 +61,10 @@ func countProbeResult(key types.NamespacedName, result omev1beta1.ProbeResult) {
 
 func observeLateness(d time.Duration) {
 	probeLateness.Observe(d.Seconds())
+}
+
+func observeTransitionWait(d time.Duration) {
+	transitionWait.Observe(d.Seconds())
 }
 
 func setGatedHomes(key types.NamespacedName, n int) {

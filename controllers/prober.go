@@ -23,8 +23,8 @@ import (
 // It runs only on the leader (a manager runnable that needs leader election).
 type Prober struct {
 	observer *observer.Observer
-	// notify receives the source InferenceService of every map with a new result.
-	notify chan event.GenericEvent
+	// notify receives a notice for every map with new results.
+	notify chan event.TypedGenericEvent[ProbeNotice]
 	// clock decides every due time and times every result; tests drive a fake one, so
 	// that scheduling is checked exactly and without waiting.
 	clock clock.Clock
@@ -62,6 +62,9 @@ type mapProbes struct {
 	running int
 	held    []*homeProbe
 	inReady bool
+	// transitionAt is when a result that gated or lifted one of its homes arrived, until
+	// the reconciler reads the states (see Sync): the time a transition waits for it.
+	transitionAt time.Time
 	// unannouncedSince is when the oldest counted result not yet handed to the
 	// reconciler arrived (zero when there is none). The map is announced once none of its
 	// homes is still running, so the homes of one round cost one reconcile and one write,
@@ -105,15 +108,24 @@ func NewProber(obs *observer.Observer, maxInFlight int) *Prober {
 	return &Prober{
 		observer:    obs,
 		maxInFlight: max(maxInFlight, 1),
-		notify:      make(chan event.GenericEvent, 1024),
+		notify:      make(chan event.TypedGenericEvent[ProbeNotice], 1024),
 		clock:       clock.RealClock{},
 		maps:        map[types.NamespacedName]*mapProbes{},
 		wake:        make(chan struct{}, 1),
 	}
 }
 
+// ProbeNotice tells the routing controller that a map has new probe results.
+type ProbeNotice struct {
+	// Service is the map's source InferenceService.
+	Service types.NamespacedName
+	// Transition says a result gated or lifted a home: the map's weights change, so its
+	// reconcile goes ahead of those that only move lastProbeTime.
+	Transition bool
+}
+
 // Events is the channel the routing controller watches for maps with new results.
-func (p *Prober) Events() <-chan event.GenericEvent { return p.notify }
+func (p *Prober) Events() <-chan event.TypedGenericEvent[ProbeNotice] { return p.notify }
 
 // NeedLeaderElection makes the prober run only on the leader.
 func (p *Prober) NeedLeaderElection() bool { return true }
@@ -144,6 +156,10 @@ func (p *Prober) Sync(key types.NamespacedName, uid types.UID, policy probe.Poli
 		mp = &mapProbes{key: key, uid: uid, policy: policy.DeepCopy(), digest: digest,
 			homes: map[string]*homeProbe{}, departed: map[string]departedHome{}}
 		p.maps[key] = mp
+	}
+	if !mp.transitionAt.IsZero() {
+		observeTransitionWait(now.Sub(mp.transitionAt))
+		mp.transitionAt = time.Time{}
 	}
 	for cluster, d := range mp.departed {
 		if !now.Before(d.until) {
@@ -321,19 +337,24 @@ func (p *Prober) finish(ctx context.Context, h *homeProbe, res observer.Result) 
 	// Every home of a map shares the map's offset, so the homes of one map are probed
 	// together and their results reach the map in one write.
 	p.queue.schedule(h, probe.NextDue(h.due, finished, mp.key.String(), mp.policy.Period))
+	// A gate or a lift is announced at once: it must not wait for a sibling's probe.
+	changed := transition != probe.NoChange
+	if changed && mp.transitionAt.IsZero() {
+		mp.transitionAt = finished
+	}
 	announce := !mp.unannouncedSince.IsZero() &&
-		(!mp.anyRunning() || finished.Sub(mp.unannouncedSince) >= mp.policy.Timeout)
+		(changed || !mp.anyRunning() || finished.Sub(mp.unannouncedSince) >= mp.policy.Timeout)
 	if announce {
 		mp.unannouncedSince = time.Time{}
 	}
 	key := mp.key
 	p.mu.Unlock()
 
-	if transition != probe.NoChange {
+	if changed {
 		logf.FromContext(ctx).V(1).Info("Probe gate changed", "InferenceService", key, "cluster", h.cluster, "transition", transition.String())
 	}
 	if announce {
-		p.enqueue(ctx, key)
+		p.enqueue(ctx, ProbeNotice{Service: key, Transition: changed})
 	}
 }
 
@@ -347,11 +368,9 @@ func (mp *mapProbes) anyRunning() bool {
 	return false
 }
 
-func (p *Prober) enqueue(ctx context.Context, key types.NamespacedName) {
-	obj := &omev1beta1.InferenceService{}
-	obj.Name, obj.Namespace = key.Name, key.Namespace
+func (p *Prober) enqueue(ctx context.Context, notice ProbeNotice) {
 	select {
-	case p.notify <- event.GenericEvent{Object: obj}:
+	case p.notify <- event.TypedGenericEvent[ProbeNotice]{Object: notice}:
 	case <-ctx.Done():
 	}
 }

@@ -52,7 +52,7 @@ func BenchmarkProberFirstVerdict(b *testing.B) {
 		for {
 			select {
 			case ev := <-p.Events():
-				key := types.NamespacedName{Namespace: ev.Object.GetNamespace(), Name: ev.Object.GetName()}
+				key := ev.Object.Service
 				mu.Lock()
 				if _, seen := verdicts[key]; !seen {
 					verdicts[key] = time.Now()

@@ -181,7 +181,7 @@ func (r *PublisherReconciler) record(ctx context.Context, tm *omev1beta1.Traffic
 	if r.now != nil {
 		now = r.now
 	}
-	err := applyMapStatus(ctx, r.Client, tm, statusApply{
+	_, err := applyMapStatus(ctx, r.Client, tm, statusApply{
 		manager:    PublisherStatusManager,
 		owned:      []string{omev1beta1.TrafficMapPublished, omev1beta1.TrafficMapPublicationFallback},
 		conditions: publish.Conditions(reason, tm.Generation),

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -63,6 +64,9 @@ type RoutingReconciler struct {
 
 	// fresh holds the services whose last write conflicted (see retryConflict).
 	fresh sync.Map
+	// written remembers the map versions this reconciler wrote, whose watch events it
+	// skips (see routing_echo.go).
+	written ownWrites
 	// Capacity is the installation's capacity poll, nil when it sets none.
 	Capacity *capacity.Policy
 	// CapacityLimits are the observer limits a service's capacity poll must respect.
@@ -98,6 +102,7 @@ func (r *RoutingReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 	if !r.routed(isvc) {
 		r.Prober.Forget(req.NamespacedName)
 		r.forgetCapacity(req.NamespacedName)
+		r.written.forget(req.NamespacedName)
 		return r.retryConflict(req.NamespacedName, r.deleteMap(ctx, current))
 	}
 	policy, err := r.routingPolicy(isvc)
@@ -248,12 +253,15 @@ func (r *RoutingReconciler) SetupWithManager(mgr ctrl.Manager, workers int) erro
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("routing").
 		For(&omev1beta1.InferenceService{}, builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, drainAnnotationChanged()))).
-		Owns(&omev1beta1.TrafficMap{}).
+		Watches(&omev1beta1.TrafficMap{}, r.written.skipOwn(handler.EnqueueRequestForOwner(mgr.GetScheme(), mgr.GetRESTMapper(),
+			&omev1beta1.InferenceService{}, handler.OnlyControllerOwner()))).
 		Watches(&omev1beta1.WorkloadCluster{}, handler.EnqueueRequestsFromMapFunc(r.allSources)).
 		WatchesRawSource(source.Channel(r.Members.Events(), &handler.EnqueueRequestForObject{})).
-		WatchesRawSource(source.Channel(r.Prober.Events(), &handler.EnqueueRequestForObject{})).
+		WatchesRawSource(source.TypedChannel(r.Prober.Events(), probeNoticeHandler())).
 		WatchesRawSource(source.Channel(r.Poller.Events(), &handler.EnqueueRequestForObject{})).
-		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
+		// The priority queue is controller-runtime's default; it is named because the
+		// prober's notices depend on it (see routing_priority.go).
+		WithOptions(controller.Options{MaxConcurrentReconciles: workers, UsePriorityQueue: ptr.To(true)}).
 		Complete(r)
 }
 

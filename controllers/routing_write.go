@@ -77,13 +77,13 @@ func (r *RoutingReconciler) writeMap(ctx context.Context, isvc *omev1beta1.Infer
 		if err := controllerutil.SetControllerReference(isvc, tm, r.Client.Scheme()); err != nil {
 			return err
 		}
-		if err := r.Client.Create(ctx, tm, r.owner()); err != nil {
+		if err := r.ownWrite(tm, func() error { return r.Client.Create(ctx, tm, r.owner()) }); err != nil {
 			return err
 		}
 	case !equality.Semantic.DeepEqual(tm.Spec, spec):
 		tm = tm.DeepCopy()
 		tm.Spec = spec
-		if err := r.Client.Update(ctx, tm, r.owner()); err != nil {
+		if err := r.ownWrite(tm, func() error { return r.Client.Update(ctx, tm, r.owner()) }); err != nil {
 			return err
 		}
 	}
@@ -108,12 +108,29 @@ func (r *RoutingReconciler) writeMap(ctx context.Context, isvc *omev1beta1.Infer
 func (r *RoutingReconciler) writeMapStatus(ctx context.Context, isvc *omev1beta1.InferenceService, tm *omev1beta1.TrafficMap,
 	conditions []metav1.Condition, fields map[string]any) error {
 	fields["sourceUID"] = string(isvc.UID)
-	err := applyMapStatus(ctx, r.Client, tm, statusApply{
+	key := client.ObjectKeyFromObject(tm)
+	r.written.writing(key)
+	rv, err := applyMapStatus(ctx, r.Client, tm, statusApply{
 		manager:    r.statusManager(),
 		owned:      routingConditionTypes,
 		conditions: conditions,
 		fields:     fields,
 	}, time.Now())
+	r.written.wrote(key, rv)
+	return err
+}
+
+// ownWrite sends one write of tm, which leaves the written version in tm, and tells the
+// reconciler's watch of the maps to skip that version's event (see ownWrites).
+func (r *RoutingReconciler) ownWrite(tm *omev1beta1.TrafficMap, write func() error) error {
+	key := client.ObjectKeyFromObject(tm)
+	r.written.writing(key)
+	err := write()
+	rv := tm.ResourceVersion
+	if err != nil {
+		rv = ""
+	}
+	r.written.wrote(key, rv)
 	return err
 }
 

@@ -48,15 +48,16 @@ type statusApply struct {
 }
 
 // applyMapStatus applies the writer's share of tm's status when it differs from what tm
-// carries. tm is the writer's current view of the map.
-func applyMapStatus(ctx context.Context, c client.Client, tm *omev1beta1.TrafficMap, share statusApply, now time.Time) error {
+// carries, and returns the resourceVersion the apply made ("" when nothing was applied).
+// tm is the writer's current view of the map.
+func applyMapStatus(ctx context.Context, c client.Client, tm *omev1beta1.TrafficMap, share statusApply, now time.Time) (string, error) {
 	conditions := withTransitionTimes(tm.Status.Conditions, share.conditions, now)
 	current, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&tm.Status)
 	if err != nil {
-		return err
+		return "", err
 	}
 	if !conditionsChanged(tm.Status.Conditions, conditions, share.owned) && !fieldsChanged(current, share.fields) {
-		return nil
+		return "", nil
 	}
 	status := map[string]any{}
 	for k, v := range share.fields {
@@ -68,7 +69,7 @@ func applyMapStatus(ctx context.Context, c client.Client, tm *omev1beta1.Traffic
 	for i := range conditions {
 		u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&conditions[i])
 		if err != nil {
-			return err
+			return "", err
 		}
 		list = append(list, u)
 	}
@@ -79,8 +80,12 @@ func applyMapStatus(ctx context.Context, c client.Client, tm *omev1beta1.Traffic
 		"metadata":   map[string]any{"name": tm.Name, "namespace": tm.Namespace},
 		"status":     status,
 	}}
-	return c.Status().Apply(ctx, client.ApplyConfigurationFromUnstructured(u),
-		client.FieldOwner(share.manager), client.ForceOwnership)
+	// The API server's answer is decoded into u.
+	if err := c.Status().Apply(ctx, client.ApplyConfigurationFromUnstructured(u),
+		client.FieldOwner(share.manager), client.ForceOwnership); err != nil {
+		return "", err
+	}
+	return u.GetResourceVersion(), nil
 }
 
 // withTransitionTimes keeps a condition's transition time while its status stays, so a

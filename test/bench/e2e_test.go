@@ -64,7 +64,8 @@ func TestEndToEnd(t *testing.T) {
 		homes[w] = startHomeServer(t)
 	}
 	watch := startMapWatch(ctx, t, fleet.ControlPlane.Config)
-	errorsLog := startManager(ctx, t, fleet)
+	cost := newAPICost()
+	errorsLog := startManager(ctx, t, fleet, cost)
 
 	created := time.Now()
 	createServices(ctx, t, fleet, homes)
@@ -78,7 +79,12 @@ func TestEndToEnd(t *testing.T) {
 	probes0, queue0 := totalRequests(homes), routingQueue(t)
 	cpu0, t0 := cpuTime(t), time.Now()
 	watch.count(true)
+	cost.count(true)
+	if path := os.Getenv("OME_BENCH_APISERVER_PROFILE"); path != "" {
+		defer func(done <-chan struct{}) { <-done }(profileAPIServer(t, fleet.ControlPlane.Config, time.Duration(measured)*period, path))
+	}
 	time.Sleep(time.Duration(measured) * period)
+	cost.count(false)
 	watch.count(false)
 	elapsed, cpu := time.Since(t0), cpuTime(t)-cpu0
 	probes, queue := totalRequests(homes)-probes0, routingQueue(t).minus(queue0)
@@ -91,6 +97,7 @@ func TestEndToEnd(t *testing.T) {
 		cpu.Seconds()/elapsed.Seconds(), errorsLog.count.Load())
 	fmt.Printf("e2e reconcile reconciles_per_map_per_period=%.2f queue_wait_mean=%s reconcile_time_mean=%s workers=%d\n",
 		float64(queue.reconciles)/(float64(services)*periods), ms(queue.waitMean()), ms(queue.workMean()), routingWorkers)
+	fmt.Printf("e2e apiserver %s\n", cost.report(perMapPeriod))
 
 	// Gate delay: one home each of gateSamples services fails from right after a passing
 	// probe, so the threshold-th failing probe is due failureThreshold periods later.
@@ -108,6 +115,7 @@ func TestEndToEnd(t *testing.T) {
 		s.home.arm()
 		samples = append(samples, s)
 	}
+	gateQueue0 := routingQueue(t)
 	waitFor(t, "every sampled home has weight 0", failureThreshold*period+2*time.Minute, func() bool {
 		for _, s := range samples {
 			if watch.gatedAt(s.key).IsZero() {
@@ -116,6 +124,7 @@ func TestEndToEnd(t *testing.T) {
 		}
 		return true
 	})
+	gateQueue := routingQueue(t).minus(gateQueue0)
 	var delays, fromDecision []time.Duration
 	for _, s := range samples {
 		switched, failures := s.home.times()
@@ -126,9 +135,11 @@ func TestEndToEnd(t *testing.T) {
 		}
 	}
 	fmt.Printf("e2e gate samples=%d failure_threshold=%d operator_delay_median=%s operator_delay_max=%s "+
-		"deciding_probe_to_weight0_median=%s deciding_probe_to_weight0_max=%s\n",
+		"deciding_probe_to_weight0_median=%s deciding_probe_to_weight0_max=%s gate_queue_wait_mean=%s gates_waited=%.0f "+
+		"all_queue_wait_mean=%s\n",
 		len(samples), failureThreshold, ms(median(delays)), ms(maxOf(delays)),
-		ms(median(fromDecision)), ms(maxOf(fromDecision)))
+		ms(median(fromDecision)), ms(maxOf(fromDecision)), ms(gateQueue.transitionWaitMean()), gateQueue.transitionCount,
+		ms(gateQueue.waitMean()))
 	if n := errorsLog.count.Load(); n > 0 {
 		t.Logf("the manager logged %d reconciler errors; the first: %s", n, errorsLog.first())
 	}

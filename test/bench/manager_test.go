@@ -33,6 +33,9 @@ type queueStats struct {
 	reconciles         float64
 	waitSum, waitCount float64
 	workSum, workCount float64
+	// transitionSum and transitionCount are the operator's ome_routing_transition_wait_seconds:
+	// how long results that gated or lifted a home waited for a reconcile to read them.
+	transitionSum, transitionCount float64
 }
 
 func routingQueue(t *testing.T) queueStats {
@@ -43,6 +46,11 @@ func routingQueue(t *testing.T) queueStats {
 	var q queueStats
 	for _, f := range families {
 		for _, m := range f.GetMetric() {
+			if f.GetName() == "ome_routing_transition_wait_seconds" {
+				q.transitionSum += m.GetHistogram().GetSampleSum()
+				q.transitionCount += float64(m.GetHistogram().GetSampleCount())
+				continue
+			}
 			routing := false
 			for _, l := range m.GetLabel() {
 				if (l.GetName() == "controller" || l.GetName() == "name") && l.GetValue() == "routing" {
@@ -68,7 +76,8 @@ func routingQueue(t *testing.T) queueStats {
 }
 
 func (q queueStats) minus(o queueStats) queueStats {
-	return queueStats{q.reconciles - o.reconciles, q.waitSum - o.waitSum, q.waitCount - o.waitCount, q.workSum - o.workSum, q.workCount - o.workCount}
+	return queueStats{q.reconciles - o.reconciles, q.waitSum - o.waitSum, q.waitCount - o.waitCount, q.workSum - o.workSum, q.workCount - o.workCount,
+		q.transitionSum - o.transitionSum, q.transitionCount - o.transitionCount}
 }
 
 func seconds(sum, count float64) time.Duration {
@@ -80,6 +89,9 @@ func seconds(sum, count float64) time.Duration {
 
 func (q queueStats) waitMean() time.Duration { return seconds(q.waitSum, q.waitCount) }
 func (q queueStats) workMean() time.Duration { return seconds(q.workSum, q.workCount) }
+func (q queueStats) transitionWaitMean() time.Duration {
+	return seconds(q.transitionSum, q.transitionCount)
+}
 
 // installationProbe is the spec's Step 1 probe with a 2s period.
 func installationProbe(t *testing.T) *probe.Policy {
@@ -124,14 +136,22 @@ func (e *errorCounter) first() string {
 	return strings.TrimSpace(e.sample)
 }
 
+// registerMetrics registers the operator's metrics once per process, as cmd/manager does.
+var registerMetrics sync.Once
+
 // startManager runs the controllers against the control plane as cmd/manager does, with
-// the chart's default worker and request counts. OME_BENCH_LOG names a file that gets the
-// manager's log.
-func startManager(ctx context.Context, t *testing.T, fleet *framework.Fleet) *errorCounter {
+// the chart's default worker and request counts, its requests to the control plane
+// counted by cost. OME_BENCH_LOG names a file that gets the manager's log.
+func startManager(ctx context.Context, t *testing.T, fleet *framework.Fleet, cost *apiCost) *errorCounter {
 	obs, err := observer.New(observer.Options{MaxConcurrentRequests: maxRequests, MaxResponseBytes: 65536, AllowLoopback: true})
 	if err != nil {
 		t.Fatal(err)
 	}
+	registerMetrics.Do(func() {
+		if err := controllers.RegisterMetrics(metrics.Registry); err != nil {
+			t.Fatal(err)
+		}
+	})
 	errs := &errorCounter{}
 	var out io.Writer = errs
 	if path := os.Getenv("OME_BENCH_LOG"); path != "" {
@@ -144,7 +164,7 @@ func startManager(ctx context.Context, t *testing.T, fleet *framework.Fleet) *er
 	}
 	logger := zap.New(zap.WriteTo(out))
 	logf.SetLogger(logger)
-	mgr, err := ctrl.NewManager(fleet.ControlPlane.Config, ctrl.Options{
+	mgr, err := ctrl.NewManager(cost.wrap(fleet.ControlPlane.Config), ctrl.Options{
 		Scheme:                 framework.Scheme,
 		Cache:                  controllers.CacheOptions(framework.SecretNamespace),
 		Logger:                 logger,

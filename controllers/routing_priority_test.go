@@ -1,0 +1,113 @@
+package controllers
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+	"k8s.io/apimachinery/pkg/types"
+	clocktesting "k8s.io/utils/clock/testing"
+	"sigs.k8s.io/controller-runtime/pkg/controller/priorityqueue"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/ome-routing/operator/pkg/observer"
+	"github.com/ome-routing/operator/pkg/probe"
+)
+
+// A gate or a lift is worked on before the refreshes already queued, including one for
+// the very service, which it raises.
+func TestProbeNoticesQueueTransitionsFirst(t *testing.T) {
+	q := priorityqueue.New[reconcile.Request]("routing-priority-test")
+	defer q.ShutDown()
+	h := probeNoticeHandler()
+	notice := func(name string, transition bool) {
+		h.Generic(context.Background(), event.TypedGenericEvent[ProbeNotice]{Object: ProbeNotice{
+			Service: types.NamespacedName{Namespace: "ns", Name: name}, Transition: transition}}, q)
+	}
+	notice("refreshed-first", false)
+	notice("refreshed-then-gated", false)
+	notice("gated", true)
+	notice("refreshed-then-gated", true)
+	// A refresh never lowers a queued transition.
+	notice("gated", false)
+
+	want := []string{"gated", "refreshed-then-gated", "refreshed-first"}
+	for i, name := range want {
+		req, _, _ := q.GetWithPriority()
+		if req.Name != name {
+			t.Fatalf("item %d out of the queue is %s, want %s (order %v)", i, req.Name, name, want)
+		}
+		q.Done(req)
+	}
+}
+
+// A result that gates a home is announced at once, marked as a transition, even while a
+// sibling's probe is still running; the sibling's result then comes as a plain refresh.
+// The reconciler's next Sync records how long the transition waited for it.
+func TestProberAnnouncesATransitionAtOnce(t *testing.T) {
+	p := NewProber(nil, 4) // finish is driven by hand, with a hand-moved clock
+	clk := clocktesting.NewFakeClock(epoch)
+	p.clock = clk
+	policy := testPolicy(time.Second, 100*time.Millisecond) // gates after 2 failures
+	targets := []ProbeTarget{{Cluster: "a", Endpoint: "http://a"}, {Cluster: "b", Endpoint: "http://b"}}
+	p.Sync(testKey, testUID, policy, probe.Digest(policy), targets)
+	mp := p.maps[testKey]
+	a, b := mp.homes["a"], mp.homes["b"]
+	dispatch := func(h *homeProbe) {
+		p.queue.remove(h)
+		h.running = true
+		p.running++
+		h.owner.running++
+	}
+	failed := observer.Result{Outcome: observer.OutcomeResponse, StatusCode: 503}
+	passed := observer.Result{Outcome: observer.OutcomeResponse, StatusCode: 200}
+	next := func() (ProbeNotice, bool) {
+		select {
+		case e := <-p.Events():
+			return e.Object, true
+		default:
+			return ProbeNotice{}, false
+		}
+	}
+
+	dispatch(a)
+	p.finish(context.Background(), a, failed) // first failure: nothing to announce yet
+	if n, ok := next(); !ok || n.Transition {
+		t.Fatalf("after a's first failure: notice %+v (sent %v), want a refresh", n, ok)
+	}
+	dispatch(a)
+	dispatch(b)
+	p.finish(context.Background(), a, failed) // second failure: a is gated
+	n, ok := next()
+	if !ok || !n.Transition || n.Service != testKey {
+		t.Fatalf("a gated while b is running: notice %+v (sent %v), want a transition for %s at once", n, ok, testKey)
+	}
+	p.finish(context.Background(), b, passed)
+	if n, ok := next(); !ok || n.Transition {
+		t.Fatalf("b's pass after the gate: notice %+v (sent %v), want a refresh", n, ok)
+	}
+
+	count0, sum0 := transitionWaitTotals(t)
+	clk.Step(300 * time.Millisecond)
+	p.Sync(testKey, testUID, policy, probe.Digest(policy), targets)
+	count, sum := transitionWaitTotals(t)
+	if count != count0+1 || sum-sum0 < 0.299 || sum-sum0 > 0.301 {
+		t.Errorf("transition wait: %d more observations summing %.3fs, want 1 of 0.3s", count-count0, sum-sum0)
+	}
+	p.Sync(testKey, testUID, policy, probe.Digest(policy), targets)
+	if again, _ := transitionWaitTotals(t); again != count {
+		t.Errorf("a second Sync observed the same transition again")
+	}
+}
+
+// transitionWaitTotals is the transition wait histogram's count and sum so far.
+func transitionWaitTotals(t *testing.T) (uint64, float64) {
+	t.Helper()
+	m := &dto.Metric{}
+	if err := transitionWait.Write(m); err != nil {
+		t.Fatal(err)
+	}
+	return m.GetHistogram().GetSampleCount(), m.GetHistogram().GetSampleSum()
+}
