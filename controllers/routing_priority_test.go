@@ -28,12 +28,15 @@ func TestProbeNoticesQueueTransitionsFirst(t *testing.T) {
 	}
 	notice("refreshed-first", false)
 	notice("refreshed-then-gated", false)
+	// What the other watches add (a service edited, say, which may be refused) comes at
+	// the queue's default priority.
+	q.Add(reconcile.Request{NamespacedName: types.NamespacedName{Namespace: "ns", Name: "edited"}})
 	notice("gated", true)
 	notice("refreshed-then-gated", true)
 	// A refresh never lowers a queued transition.
 	notice("gated", false)
 
-	want := []string{"gated", "refreshed-then-gated", "refreshed-first"}
+	want := []string{"gated", "refreshed-then-gated", "edited", "refreshed-first"}
 	for i, name := range want {
 		req, _, _ := q.GetWithPriority()
 		if req.Name != name {

@@ -43,6 +43,13 @@ func (c *apiCost) wrap(cfg *rest.Config) *rest.Config {
 
 func (c *apiCost) count(on bool) { c.counting.Store(on) }
 
+// writeCount is the writes counted.
+func (c *apiCost) writeCount() int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.writes
+}
+
 type costTripper struct {
 	cost *apiCost
 	next http.RoundTripper

@@ -17,19 +17,22 @@ const (
 	failureThreshold = 3
 	// gateSamples services each get one home switched to failing.
 	gateSamples = 10
-	// The chart's defaults: routing.observer.maxConcurrentReconciles and maxConcurrentRequests.
-	routingWorkers = 8
-	maxRequests    = 16
+	// The chart's default routing.observer.maxConcurrentRequests.
+	maxRequests = 16
 	namespace      = "bench"
 )
 
 var workers = []string{"worker-a", "worker-b", "worker-c"}
 
+// routingWorkers is the chart's default routing.observer.maxConcurrentReconciles, or
+// OME_BENCH_E2E_WORKERS (to see how the count fares against the API server's latency).
+var routingWorkers = 8
+
 // services is how many routed services the run creates: 200, or OME_BENCH_E2E_SERVICES
 // (a smaller count shows the write rate when the routing controller is not saturated).
 var services = 200
 
-// TestEndToEnd prints four lines:
+// TestEndToEnd prints five lines:
 //
 //	e2e setup  …  how long the fleet took to start and the maps to show every home Passing
 //	e2e steady …  TrafficMap writes per map per period once steady (spec and status, and
@@ -37,10 +40,17 @@ var services = 200
 //	              per map per period, over OME_BENCH_E2E_PERIODS periods (10)
 //	e2e reconcile … the routing controller over the same window: reconciles per map per
 //	              period, mean time queued, mean time working (controller-runtime metrics)
+//	e2e apiserver … what the manager asked of the control plane over the same window, per
+//	              map and period: requests by verb and resource, bytes sent with writes,
+//	              bytes of their answers, bytes its watches brought in; and the CPU the
+//	              control plane's API server and etcd processes used meanwhile
 //	e2e gate   …  for gateSamples homes switched to failing right after a passing probe:
 //	              (weight 0 seen on the control plane) - (switch) - failureThreshold*period,
-//	              and the time from the deciding (threshold-th) failing probe to weight 0
+//	              the time from the deciding (threshold-th) failing probe to weight 0, and
+//	              how long those gates waited for a reconcile against every item's wait
 //
+// OME_BENCH_E2E_WORKERS sets the routing workers (8, the chart's default) and
+// OME_BENCH_APISERVER_PROFILE a file for a CPU profile of the API server over the window.
 // It reports and never asserts a time.
 func TestEndToEnd(t *testing.T) {
 	if os.Getenv("OME_BENCH") == "" {
@@ -48,6 +58,7 @@ func TestEndToEnd(t *testing.T) {
 	}
 	measured := envInt(t, "OME_BENCH_E2E_PERIODS", 10)
 	services = envInt(t, "OME_BENCH_E2E_SERVICES", 200)
+	routingWorkers = envInt(t, "OME_BENCH_E2E_WORKERS", routingWorkers)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 
@@ -76,7 +87,9 @@ func TestEndToEnd(t *testing.T) {
 
 	// Steady state: let the first writes settle, then count.
 	time.Sleep(2 * period)
+	controlPlane := findControlPlane(t, fleet.ControlPlane.Config)
 	probes0, queue0 := totalRequests(homes), routingQueue(t)
+	apiCPU0, etcdCPU0 := controlPlane.cpu(t)
 	cpu0, t0 := cpuTime(t), time.Now()
 	watch.count(true)
 	cost.count(true)
@@ -87,6 +100,8 @@ func TestEndToEnd(t *testing.T) {
 	cost.count(false)
 	watch.count(false)
 	elapsed, cpu := time.Since(t0), cpuTime(t)-cpu0
+	apiCPU, etcdCPU := controlPlane.cpu(t)
+	apiCPU, etcdCPU = apiCPU-apiCPU0, etcdCPU-etcdCPU0
 	probes, queue := totalRequests(homes)-probes0, routingQueue(t).minus(queue0)
 	periods := elapsed.Seconds() / period.Seconds()
 	perMapPeriod := func(n int64) float64 { return float64(n) / (float64(services) * periods) }
@@ -97,7 +112,9 @@ func TestEndToEnd(t *testing.T) {
 		cpu.Seconds()/elapsed.Seconds(), errorsLog.count.Load())
 	fmt.Printf("e2e reconcile reconciles_per_map_per_period=%.2f queue_wait_mean=%s reconcile_time_mean=%s workers=%d\n",
 		float64(queue.reconciles)/(float64(services)*periods), ms(queue.waitMean()), ms(queue.workMean()), routingWorkers)
-	fmt.Printf("e2e apiserver %s\n", cost.report(perMapPeriod))
+	fmt.Printf("e2e apiserver %s apiserver_cpu_cores=%.2f etcd_cpu_cores=%.2f apiserver_cpu_ms_per_write=%.1f\n",
+		cost.report(perMapPeriod), apiCPU.Seconds()/elapsed.Seconds(), etcdCPU.Seconds()/elapsed.Seconds(),
+		float64(apiCPU.Milliseconds())/float64(max(cost.writeCount(), 1)))
 
 	// Gate delay: one home each of gateSamples services fails from right after a passing
 	// probe, so the threshold-th failing probe is due failureThreshold periods later.
