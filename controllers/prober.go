@@ -119,8 +119,9 @@ func NewProber(obs *observer.Observer, maxInFlight int) *Prober {
 type ProbeNotice struct {
 	// Service is the map's source InferenceService.
 	Service types.NamespacedName
-	// Transition says a result gated or lifted a home: the map's weights change, so its
-	// reconcile goes ahead of those that only move lastProbeTime.
+	// Transition says a result gated or lifted a home since the reconciler last read the
+	// map's states: the map's weights change, so its reconcile goes ahead of those that
+	// only move lastProbeTime.
 	Transition bool
 }
 
@@ -337,24 +338,25 @@ func (p *Prober) finish(ctx context.Context, h *homeProbe, res observer.Result) 
 	// Every home of a map shares the map's offset, so the homes of one map are probed
 	// together and their results reach the map in one write.
 	p.queue.schedule(h, probe.NextDue(h.due, finished, mp.key.String(), mp.policy.Period))
-	// A gate or a lift is announced at once: it must not wait for a sibling's probe.
-	changed := transition != probe.NoChange
-	if changed && mp.transitionAt.IsZero() {
+	// A gate or a lift still waits for the round's other probes (usually milliseconds),
+	// so that homes failing together reach the map together: announced alone, the first
+	// of them would be written, and published, gated on its own for a moment.
+	if transition != probe.NoChange && mp.transitionAt.IsZero() {
 		mp.transitionAt = finished
 	}
 	announce := !mp.unannouncedSince.IsZero() &&
-		(changed || !mp.anyRunning() || finished.Sub(mp.unannouncedSince) >= mp.policy.Timeout)
+		(!mp.anyRunning() || finished.Sub(mp.unannouncedSince) >= mp.policy.Timeout)
+	notice := ProbeNotice{Service: mp.key, Transition: !mp.transitionAt.IsZero()}
 	if announce {
 		mp.unannouncedSince = time.Time{}
 	}
-	key := mp.key
 	p.mu.Unlock()
 
-	if changed {
-		logf.FromContext(ctx).V(1).Info("Probe gate changed", "InferenceService", key, "cluster", h.cluster, "transition", transition.String())
+	if transition != probe.NoChange {
+		logf.FromContext(ctx).V(1).Info("Probe gate changed", "InferenceService", notice.Service, "cluster", h.cluster, "transition", transition.String())
 	}
 	if announce {
-		p.enqueue(ctx, ProbeNotice{Service: key, Transition: changed})
+		p.enqueue(ctx, notice)
 	}
 }
 

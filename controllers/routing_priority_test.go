@@ -46,10 +46,11 @@ func TestProbeNoticesQueueTransitionsFirst(t *testing.T) {
 	}
 }
 
-// A result that gates a home is announced at once, marked as a transition, even while a
-// sibling's probe is still running; the sibling's result then comes as a plain refresh.
-// The reconciler's next Sync records how long the transition waited for it.
-func TestProberAnnouncesATransitionAtOnce(t *testing.T) {
+// A result that gates a home still waits for its sibling's probe, so that homes failing
+// together reach the map in one write, and the round is then announced as a transition.
+// The reconciler's next Sync records how long the transition waited for it, and ends it:
+// the next round is a plain refresh.
+func TestProberAnnouncesATransitionWithItsRound(t *testing.T) {
 	p := NewProber(nil, 4) // finish is driven by hand, with a hand-moved clock
 	clk := clocktesting.NewFakeClock(epoch)
 	p.clock = clk
@@ -76,32 +77,40 @@ func TestProberAnnouncesATransitionAtOnce(t *testing.T) {
 	}
 
 	dispatch(a)
-	p.finish(context.Background(), a, failed) // first failure: nothing to announce yet
+	p.finish(context.Background(), a, failed) // first failure: no transition yet
 	if n, ok := next(); !ok || n.Transition {
 		t.Fatalf("after a's first failure: notice %+v (sent %v), want a refresh", n, ok)
 	}
 	dispatch(a)
 	dispatch(b)
 	p.finish(context.Background(), a, failed) // second failure: a is gated
+	if n, ok := next(); ok {
+		t.Fatalf("a gated while b is running: notice %+v sent, want it to wait for b", n)
+	}
+	clk.Step(10 * time.Millisecond)
+	p.finish(context.Background(), b, passed)
 	n, ok := next()
 	if !ok || !n.Transition || n.Service != testKey {
-		t.Fatalf("a gated while b is running: notice %+v (sent %v), want a transition for %s at once", n, ok, testKey)
-	}
-	p.finish(context.Background(), b, passed)
-	if n, ok := next(); !ok || n.Transition {
-		t.Fatalf("b's pass after the gate: notice %+v (sent %v), want a refresh", n, ok)
+		t.Fatalf("the round of a's gate: notice %+v (sent %v), want a transition for %s", n, ok, testKey)
 	}
 
 	count0, sum0 := transitionWaitTotals(t)
 	clk.Step(300 * time.Millisecond)
 	p.Sync(testKey, testUID, policy, probe.Digest(policy), targets)
 	count, sum := transitionWaitTotals(t)
-	if count != count0+1 || sum-sum0 < 0.299 || sum-sum0 > 0.301 {
-		t.Errorf("transition wait: %d more observations summing %.3fs, want 1 of 0.3s", count-count0, sum-sum0)
+	if count != count0+1 || sum-sum0 < 0.309 || sum-sum0 > 0.311 {
+		t.Errorf("transition wait: %d more observations summing %.3fs, want 1 of 0.31s (from the gate to the Sync)", count-count0, sum-sum0)
 	}
 	p.Sync(testKey, testUID, policy, probe.Digest(policy), targets)
 	if again, _ := transitionWaitTotals(t); again != count {
 		t.Errorf("a second Sync observed the same transition again")
+	}
+	dispatch(a)
+	dispatch(b)
+	p.finish(context.Background(), a, failed)
+	p.finish(context.Background(), b, passed)
+	if n, ok := next(); !ok || n.Transition {
+		t.Fatalf("the round after the reconciler read the gate: notice %+v (sent %v), want a refresh", n, ok)
 	}
 }
 
