@@ -19,7 +19,7 @@ const (
 	gateSamples = 10
 	// The chart's default routing.observer.maxConcurrentRequests.
 	maxRequests = 16
-	namespace      = "bench"
+	namespace   = "bench"
 )
 
 var workers = []string{"worker-a", "worker-b", "worker-c"}
