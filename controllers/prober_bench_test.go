@@ -207,7 +207,9 @@ func runProberScale(b *testing.B, homes int, delay, period time.Duration, period
 			label, paced.reqPerSec, us(paced.cpuPerReq), benchMaxRequests, window)
 	}
 
-	obs, err := observer.New(observer.Options{MaxConcurrentRequests: benchMaxRequests, MaxResponseBytes: 64 << 10, AllowLoopback: true})
+	// With the observer's metrics, as the manager runs it.
+	obs, err := observer.New(observer.Options{MaxConcurrentRequests: benchMaxRequests, MaxResponseBytes: 64 << 10, AllowLoopback: true,
+		Metrics: observer.NewMetrics()})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -250,14 +252,17 @@ func runProberScale(b *testing.B, homes int, delay, period time.Duration, period
 	sampled := make(chan struct{})
 	go func() {
 		defer close(sampled)
-		tick := time.NewTicker(10 * time.Millisecond)
+		// Every 50ms, and the memory every 500ms: sampling costs CPU in the process it
+		// measures (a wakeup each time, and ReadMemStats stops the world), which at 1,000
+		// homes and a 10ms tick was a tenth of what it measured.
+		tick := time.NewTicker(50 * time.Millisecond)
 		defer tick.Stop()
 		for i := 0; ; i++ {
 			select {
 			case <-sampling:
 				return
 			case <-tick.C:
-				if i%25 == 0 { // every 250ms: ReadMemStats stops the world briefly
+				if i%10 == 0 {
 					var ms runtime.MemStats
 					runtime.ReadMemStats(&ms)
 					if m := int64(ms.HeapInuse + ms.StackInuse); m > peakMem.Load() {

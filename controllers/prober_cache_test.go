@@ -1,0 +1,109 @@
+package controllers
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/ome-routing/operator/pkg/probe"
+)
+
+// resultSeries is the ome_routing_probe_results_total series of one service, by result.
+func resultSeries(t *testing.T, key types.NamespacedName) map[string]float64 {
+	t.Helper()
+	ch := make(chan prometheus.Metric)
+	go func() { probeResults.Collect(ch); close(ch) }()
+	got := map[string]float64{}
+	for m := range ch {
+		var pb dto.Metric
+		if err := m.Write(&pb); err != nil {
+			t.Fatal(err)
+		}
+		labels := map[string]string{}
+		for _, l := range pb.GetLabel() {
+			labels[l.GetName()] = l.GetValue()
+		}
+		if labels["namespace"] == key.Namespace && labels["name"] == key.Name {
+			got[labels["result"]] = pb.GetCounter().GetValue()
+		}
+	}
+	return got
+}
+
+// TestProberResultSeriesGoWithTheMap: the prober keeps each map's result counters instead
+// of looking them up per probe. Forgetting a map, or starting it over under another policy,
+// still deletes its series, and the map probed again counts into a live series from 1, not
+// into a counter kept from before.
+func TestProberResultSeriesGoWithTheMap(t *testing.T) {
+	key := types.NamespacedName{Namespace: "series", Name: "svc"}
+	srv := newCountingServer(t)
+	f := startFakeProber(t, 4)
+	policy := testPolicy(10*time.Second, time.Second)
+	targets := []ProbeTarget{{Cluster: "worker-a", Endpoint: srv.URL}}
+	probeOnce := func(want int32) {
+		t.Helper()
+		f.stepTo(f.nextDue())
+		eventually(t, "the home is probed", func() bool { return srv.total.Load() == want })
+		eventually(t, "the probe is recorded", f.idle)
+	}
+
+	f.Sync(key, testUID, policy, probe.Digest(policy), targets)
+	probeOnce(1)
+	probeOnce(2)
+	if got := resultSeries(t, key); len(got) != 1 || got["Passing"] != 2 {
+		t.Fatalf("after two passing probes the series are %v, want Passing 2 only", got)
+	}
+
+	f.Forget(key)
+	if got := resultSeries(t, key); len(got) != 0 {
+		t.Fatalf("after Forget the series are %v, want none", got)
+	}
+	f.Sync(key, testUID, policy, probe.Digest(policy), targets)
+	probeOnce(3)
+	if got := resultSeries(t, key); len(got) != 1 || got["Passing"] != 1 {
+		t.Fatalf("probed again after Forget, the series are %v, want Passing 1", got)
+	}
+
+	// Another policy starts the map over: its series go, and come back counted anew.
+	other := testPolicy(20*time.Second, time.Second)
+	srv.status.Store(503)
+	f.Sync(key, testUID, other, probe.Digest(other), targets)
+	if got := resultSeries(t, key); len(got) != 0 {
+		t.Fatalf("after a policy change the series are %v, want none until the next result", got)
+	}
+	probeOnce(4)
+	if got := resultSeries(t, key); len(got) != 1 || got["Failing"] != 1 {
+		t.Fatalf("after a policy change and one failing probe the series are %v, want Failing 1", got)
+	}
+	f.Forget(key)
+}
+
+// TestProberProbesWhereTheEndpointAndPathSay: each home's probe URL is made once; a new
+// endpoint or a new path is probed at the new URL from its next probe.
+func TestProberProbesWhereTheEndpointAndPathSay(t *testing.T) {
+	srv := newCountingServer(t)
+	f := startFakeProber(t, 4)
+	policy := testPolicy(10*time.Second, time.Second)
+	probeAt := func(p probe.Policy, endpoint string, want int32) {
+		t.Helper()
+		f.Sync(testKey, testUID, p, probe.Digest(p), []ProbeTarget{{Cluster: "worker-a", Endpoint: endpoint}})
+		f.stepTo(f.nextDue())
+		eventually(t, "the home is probed", func() bool { return srv.total.Load() == want })
+		eventually(t, "the probe is recorded", f.idle)
+	}
+	probeAt(policy, srv.URL+"/a", 1)
+	probeAt(policy, srv.URL+"/a", 2)
+	probeAt(policy, srv.URL+"/b/", 3)
+	health := policy
+	health.Path = "/healthz"
+	probeAt(health, srv.URL+"/b/", 4)
+	want := []string{"GET /a/v1/models", "GET /a/v1/models", "GET /b/v1/models", "GET /b/healthz"}
+	if got := srv.requests(); !slices.Equal(got, want) {
+		t.Errorf("requests = %q, want %q", got, want)
+	}
+	f.Forget(testKey)
+}
