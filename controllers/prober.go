@@ -40,12 +40,20 @@ type Prober struct {
 	held    heldHomes // due homes waiting for room under maxInFlight; see prober_fair.go
 	wake    chan struct{}
 	running int // probes dispatched and not yet finished
+	// cancels ends each running probe's request, by home. It is here rather than on each
+	// home, as only the few homes in flight have one.
+	cancels map[*homeProbe]context.CancelFunc
 	// inFlight counts running probes, so Start can wait for them on the way out, and
 	// workers the goroutines that send them (see runProbes).
 	inFlight, workers sync.WaitGroup
 	// onStart, when set (by benchmarks), receives each probe's lateness: how long after
 	// its due time its request started, including the wait for an observer slot.
 	onStart func(lateness time.Duration)
+	// probeParent is the parent of every probe's context: Start's context without its
+	// cancellation. A probe's own cancel ends it, and on the way out Start calls the
+	// cancel of every probe in flight; a child of Start's context itself would also be
+	// registered with it and taken off again, under its lock, on every probe.
+	probeParent context.Context
 	// idle hands a dispatched probe to a prober goroutine waiting for work (see runProbes).
 	// It is unbuffered: a send succeeds only when one waits, and otherwise a new goroutine
 	// is started.
@@ -100,7 +108,6 @@ type homeProbe struct {
 	queued  // when its next probe is due
 	running bool
 	waiting bool // held until its map may send it; see prober_fair.go
-	cancel  context.CancelFunc
 	removed bool
 }
 
@@ -124,6 +131,7 @@ func NewProber(obs *observer.Observer, maxInFlight int) *Prober {
 		maps:        map[types.NamespacedName]*mapProbes{},
 		wake:        make(chan struct{}, 1),
 		idle:        make(chan probeJob),
+		cancels:     map[*homeProbe]context.CancelFunc{},
 	}
 }
 
@@ -230,8 +238,8 @@ func (p *Prober) dropLocked(mp *mapProbes) {
 func (p *Prober) removeLocked(h *homeProbe) {
 	h.removed = true
 	p.queue.remove(h)
-	if h.cancel != nil {
-		h.cancel()
+	if cancel := p.cancels[h]; cancel != nil {
+		cancel()
 	}
 }
 
@@ -247,11 +255,14 @@ func (p *Prober) poke() {
 func (p *Prober) Start(ctx context.Context) error {
 	timer := p.clock.NewTimer(time.Hour)
 	defer timer.Stop()
+	p.mu.Lock()
+	p.probeParent = context.WithoutCancel(ctx)
+	p.mu.Unlock()
 	for {
 		p.mu.Lock()
 		now := p.clock.Now()
 		for h := p.nextLocked(now); h != nil; h = p.nextLocked(now) {
-			p.handOff(ctx, p.dispatchLocked(ctx, h, now))
+			p.handOff(ctx, p.dispatchLocked(h, now))
 		}
 		next, ok := p.queue.next()
 		p.mu.Unlock()
@@ -269,12 +280,8 @@ func (p *Prober) Start(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 			p.mu.Lock()
-			for _, mp := range p.maps {
-				for _, h := range mp.homes {
-					if h.cancel != nil {
-						h.cancel()
-					}
-				}
+			for _, cancel := range p.cancels {
+				cancel()
 			}
 			p.mu.Unlock()
 			p.inFlight.Wait()
@@ -298,9 +305,9 @@ type probeJob struct {
 }
 
 // dispatchLocked marks h as running and returns its probe, for a prober goroutine to send.
-func (p *Prober) dispatchLocked(ctx context.Context, h *homeProbe, now time.Time) probeJob {
-	reqCtx, cancel := context.WithCancel(ctx)
-	h.running, h.cancel = true, cancel
+func (p *Prober) dispatchLocked(h *homeProbe, now time.Time) probeJob {
+	reqCtx, cancel := context.WithCancel(p.probeParent)
+	h.running, p.cancels[h] = true, cancel
 	p.running++
 	mp := h.owner
 	mp.running++
@@ -364,7 +371,8 @@ func (p *Prober) send(ctx context.Context, job probeJob) (probeJob, bool) {
 // returned for the caller to send, any others are handed off.
 func (p *Prober) finish(ctx context.Context, h *homeProbe, res observer.Result) (probeJob, bool) {
 	p.mu.Lock()
-	h.running, h.cancel = false, nil
+	h.running = false
+	delete(p.cancels, h)
 	p.running--
 	p.finishedLocked(h.owner)
 	mp := h.owner
@@ -397,7 +405,7 @@ func (p *Prober) finish(ctx context.Context, h *homeProbe, res observer.Result) 
 	found := false
 	if !ctxDone(ctx) {
 		for n := p.nextLocked(finished); n != nil; n = p.nextLocked(finished) {
-			job := p.dispatchLocked(ctx, n, finished)
+			job := p.dispatchLocked(n, finished)
 			if !found {
 				next, found = job, true
 				continue
@@ -409,7 +417,10 @@ func (p *Prober) finish(ctx context.Context, h *homeProbe, res observer.Result) 
 	p.mu.Unlock()
 
 	if transition != probe.NoChange {
-		logf.FromContext(ctx).V(1).Info("Probe gate changed", "InferenceService", key, "cluster", h.cluster, "transition", transition.String())
+		// The arguments are built only for a logger that writes them.
+		if log := logf.FromContext(ctx).V(1); log.Enabled() {
+			log.Info("Probe gate changed", "InferenceService", key, "cluster", h.cluster, "transition", transition.String())
+		}
 	}
 	if announce {
 		p.enqueue(ctx, key)

@@ -107,3 +107,27 @@ func TestProberProbesWhereTheEndpointAndPathSay(t *testing.T) {
 	}
 	f.Forget(testKey)
 }
+
+// TestProberCancelsARemovedHomesProbe: the probe in flight of a home that stops being
+// probed is cancelled at once (its cancel is kept by the prober, not by the home), rather
+// than left to run out its timeout holding an observer slot.
+func TestProberCancelsARemovedHomesProbe(t *testing.T) {
+	srv := newCountingServer(t)
+	srv.hold.Store(true) // answers only when cancelled: the timeout below is far off
+	f := startFakeProber(t, 4)
+	policy := testPolicy(10*time.Second, time.Hour)
+	f.Sync(testKey, testUID, policy, probe.Digest(policy), []ProbeTarget{{Cluster: "worker-a", Endpoint: srv.URL}})
+	eventually(t, "the probe reaches the endpoint", func() bool { return srv.now.Load() == 1 })
+
+	f.Sync(testKey, testUID, policy, probe.Digest(policy), nil)
+	eventually(t, "the removed home's probe ends", f.idle)
+	f.mu.Lock()
+	left := len(f.cancels)
+	f.mu.Unlock()
+	if left != 0 {
+		t.Errorf("%d probe cancels kept after every probe ended, want none", left)
+	}
+	if st, ok := f.state(testKey, "worker-a"); ok {
+		t.Errorf("the removed home still has a state: %+v", st)
+	}
+}
