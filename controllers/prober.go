@@ -56,8 +56,9 @@ type Prober struct {
 	probeParent context.Context
 	// idle hands a dispatched probe to a prober goroutine waiting for work (see runProbes).
 	// It is unbuffered: a send succeeds only when one waits, and otherwise a new goroutine
-	// is started.
-	idle chan probeJob
+	// is started. workerCount counts those goroutines.
+	idle        chan probeJob
+	workerCount int
 }
 
 // mapProbes is the probing of one TrafficMap's homes under one policy.
@@ -326,9 +327,18 @@ func (p *Prober) handOff(ctx context.Context, job probeJob) {
 	select {
 	case p.idle <- job:
 	default:
+		p.workerCount++
 		p.workers.Add(1)
 		go p.runProbes(ctx, job)
 	}
+}
+
+// surplusWorkerLocked reports whether enough prober goroutines exist that one with
+// nothing to do should end: more than can be sending at once. A goroutine about to wait
+// is not yet waiting, so handOff may start another meanwhile; without this bound such
+// extra goroutines would add up over time.
+func (p *Prober) surplusWorkerLocked() bool {
+	return p.workerCount > p.pastCapLimit()
 }
 
 // runProbes sends job, then the probes that its finish hands back, one after another, and
@@ -343,9 +353,19 @@ func (p *Prober) runProbes(ctx context.Context, job probeJob) {
 		for more := true; more; {
 			job, more = p.send(ctx, job)
 		}
+		p.mu.Lock()
+		if p.surplusWorkerLocked() {
+			p.workerCount--
+			p.mu.Unlock()
+			return
+		}
+		p.mu.Unlock()
 		select {
 		case job = <-p.idle:
 		case <-ctx.Done():
+			p.mu.Lock()
+			p.workerCount--
+			p.mu.Unlock()
 			return
 		}
 	}

@@ -1,6 +1,7 @@
 package controllers
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -9,6 +10,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/ome-routing/operator/pkg/observer"
 	"github.com/ome-routing/operator/pkg/probe"
 )
 
@@ -129,5 +131,36 @@ func TestProberCancelsARemovedHomesProbe(t *testing.T) {
 	}
 	if st, ok := f.state(testKey, "worker-a"); ok {
 		t.Errorf("the removed home still has a state: %+v", st)
+	}
+}
+
+// TestProberReusesABoundedSetOfGoroutines: probes go out from reused goroutines, never
+// more of them than probes can be in flight at once (the dispatch cap and the probes
+// allowed past it), however many rounds go by. It runs on the real clock with a short
+// period: the goroutines' hand-offs are what it is about.
+func TestProberReusesABoundedSetOfGoroutines(t *testing.T) {
+	srv := newCountingServer(t)
+	obs, err := observer.New(observer.Options{MaxConcurrentRequests: 64, MaxResponseBytes: 1024, AllowLoopback: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(obs.Close)
+	p, stop := runProber(t, obs, 2)
+	policy := testPolicy(20*time.Millisecond, time.Second)
+	for m := range 12 {
+		key := types.NamespacedName{Namespace: "ns", Name: fmt.Sprintf("svc-%d", m)}
+		p.Sync(key, testUID, policy, probe.Digest(policy), []ProbeTarget{
+			{Cluster: "worker-a", Endpoint: srv.URL}, {Cluster: "worker-b", Endpoint: srv.URL}})
+	}
+	eventually(t, "ten rounds of 24 probes are answered", func() bool { return srv.total.Load() >= 10*24 })
+	p.mu.Lock()
+	workers, limit := p.workerCount, p.pastCapLimit()
+	p.mu.Unlock()
+	if workers < 1 || workers > limit {
+		t.Errorf("%d probing goroutines after ten rounds of 24 probes, want between 1 and %d", workers, limit)
+	}
+	stop()
+	if p.workerCount != 0 {
+		t.Errorf("%d probing goroutines left after Start returned, want none", p.workerCount)
 	}
 }
