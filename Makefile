@@ -241,7 +241,7 @@ bench-observer: ## Observer vs a bare net/http client: ns/op, allocs/op and thei
 			printf "observer ratio ns_per_op=%.2f allocs_per_op=%.2f extra_ns_per_op=%.0f extra_allocs_per_op=%d\n", \
 				ons / bns, oal / bal, ons - bns, oal - bal }'
 
-bench-prober: ## The prober alone at 1,000, 10,000 and 50,000 homes (10s period, 64 slots), then 50,000 past capacity, the time to a first verdict, and a greedy service beside a normal one (about 4 minutes).
+bench-prober: ## The prober alone at 1,000, 10,000 and 50,000 homes (10s period, 64 slots), then 50,000 past capacity, the time to a first verdict, and a greedy service beside a normal one (about 6 minutes: each size first measures two bare-client floors).
 	@mkdir -p $(BENCH_OUT); $(call BENCH_LOAD,prober)
 	@$(GO) test -count=1 -run '^$$' -bench '^(BenchmarkProberScale|BenchmarkProberFirstVerdict|BenchmarkProberFairness)$$' -benchtime=1x -timeout $(BENCH_TIMEOUT) ./controllers/ \
 		| $(call BENCH_FIGURES,prober)

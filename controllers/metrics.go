@@ -55,8 +55,35 @@ func RegisterMetrics(reg prometheus.Registerer) error {
 	return nil
 }
 
-func countProbeResult(key types.NamespacedName, result omev1beta1.ProbeResult) {
-	probeResults.WithLabelValues(key.Namespace, key.Name, string(result)).Inc()
+// probeResultCounters are one map's ome_routing_probe_results_total series, each looked up
+// the first time its result is counted (so that a result that never happened exports no
+// series, as before), then kept: a label lookup hashes and locks on every probe, a kept
+// counter is one atomic add. The map's series are deleted by forgetProbeMetrics when the
+// prober drops the map, together with the mapProbes that keeps them, so a kept counter is
+// never counted into after its series is gone.
+//
+// Only Passing and Failing are kept, the results of an endpoint's own answers; Unknown,
+// the operator's own trouble, is rare and looked up each time, which saves 16 bytes a map.
+type probeResultCounters struct {
+	passing, failing prometheus.Counter
+}
+
+// count adds one counted result of the map key.
+func (c *probeResultCounters) count(key types.NamespacedName, result omev1beta1.ProbeResult) {
+	var slot *prometheus.Counter
+	switch result {
+	case omev1beta1.ProbePassing:
+		slot = &c.passing
+	case omev1beta1.ProbeFailing:
+		slot = &c.failing
+	default:
+		probeResults.WithLabelValues(key.Namespace, key.Name, string(result)).Inc()
+		return
+	}
+	if *slot == nil {
+		*slot = probeResults.WithLabelValues(key.Namespace, key.Name, string(result))
+	}
+	(*slot).Inc()
 }
 
 func observeLateness(d time.Duration) {

@@ -18,5 +18,9 @@ func TestProbeURL(t *testing.T) {
 		if got := probeURL(tc.endpoint, tc.path); got != tc.want {
 			t.Errorf("probeURL(%q, %q) = %q, want %q", tc.endpoint, tc.path, got, tc.want)
 		}
+		// What a home keeps: the same endpoint and URL, whether or not they share bytes.
+		if endpoint, u := endpointAndURL(tc.endpoint, tc.path); endpoint != tc.endpoint || u != tc.want {
+			t.Errorf("endpointAndURL(%q, %q) = %q, %q, want %q, %q", tc.endpoint, tc.path, endpoint, u, tc.endpoint, tc.want)
+		}
 	}
 }

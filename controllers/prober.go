@@ -40,22 +40,42 @@ type Prober struct {
 	held    heldHomes // due homes waiting for room under maxInFlight; see prober_fair.go
 	wake    chan struct{}
 	running int // probes dispatched and not yet finished
-	// inFlight counts running probes, so Start can wait for them on the way out.
-	inFlight sync.WaitGroup
+	// cancels ends each running probe's request, by home. It is here rather than on each
+	// home, as only the few homes in flight have one.
+	cancels map[*homeProbe]context.CancelFunc
+	// inFlight counts running probes, so Start can wait for them on the way out, and
+	// workers the goroutines that send them (see runProbes).
+	inFlight, workers sync.WaitGroup
 	// onStart, when set (by benchmarks), receives each probe's lateness: how long after
 	// its due time its request started, including the wait for an observer slot.
 	onStart func(lateness time.Duration)
+	// probeParent is the parent of every probe's context: Start's context without its
+	// cancellation. A probe's own cancel ends it, and on the way out Start calls the
+	// cancel of every probe in flight; a child of Start's context itself would also be
+	// registered with it and taken off again, under its lock, on every probe.
+	probeParent context.Context
+	// idle hands a dispatched probe to a prober goroutine waiting for work (see runProbes).
+	// It is unbuffered: a send succeeds only when one waits, and otherwise a new goroutine
+	// is started. workerCount counts those goroutines.
+	idle        chan probeJob
+	workerCount int
 }
 
 // mapProbes is the probing of one TrafficMap's homes under one policy.
 type mapProbes struct {
 	key types.NamespacedName
+	// name is key.String(), made once: the observer's tenant and the schedule's slot key.
+	name string
+	// results are the map's ome_routing_probe_results_total series, by result, looked up
+	// on first use; forgetProbeMetrics deletes them with the map.
+	results probeResultCounters
 	// uid is the service's: a service created again under the same name is another one.
 	uid    types.UID
 	policy probe.Policy
 	digest string
 	homes  map[string]*homeProbe
 	// departed remembers, by cluster, homes that left the map (see DepartedHomeMemory).
+	// It is made when a home first leaves: most maps never need it.
 	departed map[string]departedHome
 	// running counts the map's probes in flight; held are its due homes waiting for it
 	// to drop under its fair share (see prober_fair.go).
@@ -85,12 +105,14 @@ type homeProbe struct {
 	owner    *mapProbes
 	cluster  string
 	endpoint string
-	state    probe.State
-	queued   // when its next probe is due
-	running  bool
-	waiting  bool // held until its map may send it; see prober_fair.go
-	cancel   context.CancelFunc
-	removed  bool
+	// url is where its probes go, probeURL of endpoint and the policy's path, made once:
+	// both are fixed for a home's life (another endpoint or policy is another home).
+	url     string
+	state   probe.State
+	queued  // when its next probe is due
+	running bool
+	waiting bool // held until its map may send it; see prober_fair.go
+	removed bool
 }
 
 // ProbeTarget is a home the routing reconciler wants probed.
@@ -112,6 +134,8 @@ func NewProber(obs *observer.Observer, maxInFlight int) *Prober {
 		clock:       clock.RealClock{},
 		maps:        map[types.NamespacedName]*mapProbes{},
 		wake:        make(chan struct{}, 1),
+		idle:        make(chan probeJob),
+		cancels:     map[*homeProbe]context.CancelFunc{},
 	}
 }
 
@@ -154,8 +178,8 @@ func (p *Prober) Sync(key types.NamespacedName, uid types.UID, policy probe.Poli
 		mp = nil
 	}
 	if mp == nil {
-		mp = &mapProbes{key: key, uid: uid, policy: policy.DeepCopy(), digest: digest,
-			homes: map[string]*homeProbe{}, departed: map[string]departedHome{}}
+		mp = &mapProbes{key: key, name: key.String(), uid: uid, policy: policy.DeepCopy(), digest: digest,
+			homes: map[string]*homeProbe{}}
 		p.maps[key] = mp
 	}
 	if !mp.transitionAt.IsZero() {
@@ -187,7 +211,8 @@ func (p *Prober) Sync(key types.NamespacedName, uid types.UID, policy probe.Poli
 					state = d.state
 				}
 			}
-			h = &homeProbe{owner: mp, cluster: t.Cluster, endpoint: t.Endpoint, queued: unqueued(), state: state}
+			h = &homeProbe{owner: mp, cluster: t.Cluster, queued: unqueued(), state: state}
+			h.endpoint, h.url = endpointAndURL(t.Endpoint, mp.policy.Path)
 			mp.homes[t.Cluster] = h
 			// A new home is probed at once; a restored one a period after its last probe.
 			// From its second probe on, it shares the map's slot (see finish).
@@ -200,6 +225,9 @@ func (p *Prober) Sync(key types.NamespacedName, uid types.UID, policy probe.Poli
 			p.removeLocked(h)
 			delete(mp.homes, cluster)
 			if h.state.Probed {
+				if mp.departed == nil {
+					mp.departed = map[string]departedHome{}
+				}
 				mp.departed[cluster] = departedHome{state: h.state, endpoint: h.endpoint, until: now.Add(DepartedHomeMemory)}
 			}
 		}
@@ -228,8 +256,8 @@ func (p *Prober) dropLocked(mp *mapProbes) {
 func (p *Prober) removeLocked(h *homeProbe) {
 	h.removed = true
 	p.queue.remove(h)
-	if h.cancel != nil {
-		h.cancel()
+	if cancel := p.cancels[h]; cancel != nil {
+		cancel()
 	}
 }
 
@@ -245,11 +273,14 @@ func (p *Prober) poke() {
 func (p *Prober) Start(ctx context.Context) error {
 	timer := p.clock.NewTimer(time.Hour)
 	defer timer.Stop()
+	p.mu.Lock()
+	p.probeParent = context.WithoutCancel(ctx)
+	p.mu.Unlock()
 	for {
 		p.mu.Lock()
 		now := p.clock.Now()
 		for h := p.nextLocked(now); h != nil; h = p.nextLocked(now) {
-			p.dispatchLocked(ctx, h, now)
+			p.handOff(ctx, p.dispatchLocked(h, now))
 		}
 		next, ok := p.queue.next()
 		p.mu.Unlock()
@@ -267,15 +298,12 @@ func (p *Prober) Start(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 			p.mu.Lock()
-			for _, mp := range p.maps {
-				for _, h := range mp.homes {
-					if h.cancel != nil {
-						h.cancel()
-					}
-				}
+			for _, cancel := range p.cancels {
+				cancel()
 			}
 			p.mu.Unlock()
 			p.inFlight.Wait()
+			p.workers.Wait()
 			return nil
 		case <-timer.C():
 		case <-p.wake:
@@ -283,80 +311,173 @@ func (p *Prober) Start(ctx context.Context) error {
 	}
 }
 
-func (p *Prober) dispatchLocked(ctx context.Context, h *homeProbe, now time.Time) {
-	reqCtx, cancel := context.WithCancel(ctx)
-	h.running, h.cancel = true, cancel
+// probeJob is one dispatched probe: its home, its request and what its lateness is
+// measured from.
+type probeJob struct {
+	h      *homeProbe
+	ctx    context.Context
+	cancel context.CancelFunc
+	req    observer.Request
+	// due is when the probe was due, and dispatched when it was handed out.
+	due, dispatched time.Time
+}
+
+// dispatchLocked marks h as running and returns its probe, for a prober goroutine to send.
+func (p *Prober) dispatchLocked(h *homeProbe, now time.Time) probeJob {
+	reqCtx, cancel := context.WithCancel(p.probeParent)
+	h.running, p.cancels[h] = true, cancel
 	p.running++
 	mp := h.owner
 	mp.running++
-	req := observer.Request{
+	p.inFlight.Add(1)
+	return probeJob{h: h, ctx: reqCtx, cancel: cancel, due: h.due, dispatched: now, req: observer.Request{
 		Method:  mp.policy.Method,
-		URL:     probeURL(h.endpoint, mp.policy.Path),
+		URL:     h.url,
 		Timeout: mp.policy.Timeout,
 		// The observer shares its slots fairly between services.
-		Tenant: mp.key.String(),
+		Tenant: mp.name,
+	}}
+}
+
+// handOff gives a dispatched probe to a prober goroutine waiting for work, or to a new one.
+func (p *Prober) handOff(ctx context.Context, job probeJob) {
+	select {
+	case p.idle <- job:
+	default:
+		p.workerCount++
+		p.workers.Add(1)
+		go p.runProbes(ctx, job)
 	}
-	due := h.due
-	p.inFlight.Add(1)
-	go func() {
-		defer p.inFlight.Done()
-		defer cancel()
-		res := p.observer.Do(reqCtx, req)
-		lateness := probe.Lateness(due, now.Add(res.SlotWait))
-		observeLateness(lateness)
-		if p.onStart != nil {
-			p.onStart(lateness)
+}
+
+// surplusWorkerLocked reports whether enough prober goroutines exist that one with
+// nothing to do should end: more than can be sending at once. A goroutine about to wait
+// is not yet waiting, so handOff may start another meanwhile; without this bound such
+// extra goroutines would add up over time.
+func (p *Prober) surplusWorkerLocked() bool {
+	return p.workerCount > p.pastCapLimit()
+}
+
+// runProbes sends job, then the probes that its finish hands back, one after another, and
+// then waits for another until ctx ends. Reusing the goroutines keeps a probe from paying
+// for a new goroutine and for growing its stack into net/http's depth each time, and a
+// home held behind a sibling (see prober_fair.go) goes out from the goroutine that
+// freed its room, without waking Start. At most as many wait as were ever sending at
+// once, which the dispatch cap bounds.
+func (p *Prober) runProbes(ctx context.Context, job probeJob) {
+	defer p.workers.Done()
+	for {
+		for more := true; more; {
+			job, more = p.send(ctx, job)
 		}
-		p.finish(ctx, h, res)
-	}()
+		p.mu.Lock()
+		if p.surplusWorkerLocked() {
+			p.workerCount--
+			p.mu.Unlock()
+			return
+		}
+		p.mu.Unlock()
+		select {
+		case job = <-p.idle:
+		case <-ctx.Done():
+			p.mu.Lock()
+			p.workerCount--
+			p.mu.Unlock()
+			return
+		}
+	}
+}
+
+// send sends one probe and records its result; it returns the next probe for the same
+// goroutine, if its finish dispatched one.
+func (p *Prober) send(ctx context.Context, job probeJob) (probeJob, bool) {
+	defer p.inFlight.Done()
+	res := p.observer.Do(job.ctx, job.req)
+	job.cancel()
+	lateness := probe.Lateness(job.due, job.dispatched.Add(res.SlotWait))
+	observeLateness(lateness)
+	if p.onStart != nil {
+		p.onStart(lateness)
+	}
+	return p.finish(ctx, job.h, res)
 }
 
 // finish records a probe's result and schedules the home's next probe one period after
 // this one was due, or later if it ran past that: a late home is not caught up with a
-// burst.
-func (p *Prober) finish(ctx context.Context, h *homeProbe, res observer.Result) {
+// burst. The room the probe leaves goes to the homes it was holding back: the first is
+// returned for the caller to send, any others are handed off.
+func (p *Prober) finish(ctx context.Context, h *homeProbe, res observer.Result) (probeJob, bool) {
 	p.mu.Lock()
-	h.running, h.cancel = false, nil
+	h.running = false
+	delete(p.cancels, h)
 	p.running--
 	p.finishedLocked(h.owner)
-	p.poke()
-	if h.removed {
-		p.mu.Unlock()
-		return
-	}
 	mp := h.owner
 	finished := p.clock.Now()
-	result, message, counted := probe.Classify(res, mp.policy)
 	var transition probe.Transition
-	if counted {
-		transition = h.state.Observe(result, message, finished, mp.policy, mp.digest)
-		countProbeResult(mp.key, result)
-		if mp.unannouncedSince.IsZero() {
-			mp.unannouncedSince = finished
+	announce := false
+	if !h.removed {
+		result, message, counted := probe.Classify(res, mp.policy)
+		if counted {
+			transition = h.state.Observe(result, message, finished, mp.policy, mp.digest)
+			mp.results.count(mp.key, result)
+			if mp.unannouncedSince.IsZero() {
+				mp.unannouncedSince = finished
+			}
+		}
+		// Every home of a map shares the map's offset, so the homes of one map are probed
+		// together and their results reach the map in one write.
+		p.queue.schedule(h, probe.NextDue(h.due, finished, mp.name, mp.policy.Period))
+		if h.index == 0 {
+			// It is now the earliest due: Start's timer is set for a later one.
+			p.poke()
+		}
+		// A gate or a lift still waits for the round's other probes (usually milliseconds),
+		// so that homes failing together reach the map together: announced alone, the
+		// first of them would be written, and published, gated on its own for a moment.
+		if transition != probe.NoChange && mp.transitionAt.IsZero() {
+			mp.transitionAt = finished
+		}
+		announce = !mp.unannouncedSince.IsZero() &&
+			(!mp.anyRunning() || finished.Sub(mp.unannouncedSince) >= mp.policy.Timeout)
+		if announce {
+			mp.unannouncedSince = time.Time{}
 		}
 	}
-	// Every home of a map shares the map's offset, so the homes of one map are probed
-	// together and their results reach the map in one write.
-	p.queue.schedule(h, probe.NextDue(h.due, finished, mp.key.String(), mp.policy.Period))
-	// A gate or a lift still waits for the round's other probes (usually milliseconds),
-	// so that homes failing together reach the map together: announced alone, the first
-	// of them would be written, and published, gated on its own for a moment.
-	if transition != probe.NoChange && mp.transitionAt.IsZero() {
-		mp.transitionAt = finished
-	}
-	announce := !mp.unannouncedSince.IsZero() &&
-		(!mp.anyRunning() || finished.Sub(mp.unannouncedSince) >= mp.policy.Timeout)
 	notice := ProbeNotice{Service: mp.key, Transition: !mp.transitionAt.IsZero()}
-	if announce {
-		mp.unannouncedSince = time.Time{}
+	var next probeJob
+	found := false
+	if !ctxDone(ctx) {
+		for n := p.nextLocked(finished); n != nil; n = p.nextLocked(finished) {
+			job := p.dispatchLocked(n, finished)
+			if !found {
+				next, found = job, true
+				continue
+			}
+			p.handOff(ctx, job)
+		}
 	}
 	p.mu.Unlock()
 
 	if transition != probe.NoChange {
-		logf.FromContext(ctx).V(1).Info("Probe gate changed", "InferenceService", notice.Service, "cluster", h.cluster, "transition", transition.String())
+		// The arguments are built only for a logger that writes them.
+		if log := logf.FromContext(ctx).V(1); log.Enabled() {
+			log.Info("Probe gate changed", "InferenceService", notice.Service, "cluster", h.cluster, "transition", transition.String())
+		}
 	}
 	if announce {
 		p.enqueue(ctx, notice)
+	}
+	return next, found
+}
+
+// ctxDone reports whether ctx has ended, without blocking.
+func ctxDone(ctx context.Context) bool {
+	select {
+	case <-ctx.Done():
+		return true
+	default:
+		return false
 	}
 }
 

@@ -31,13 +31,17 @@ import (
 //
 //	prober homes=… probes_per_s=… offered_per_s=… on_time_share=… p99_lateness=… …
 //
-// each after a "prober floor" line: what a bare net/http client (16 workers) reaches
-// against the same servers in the same process just before, so the prober's CPU cost can
-// be read as a ratio to it. A last run with 50,000 homes is past capacity on purpose.
+// each after two floors measured against the same servers in the same process just
+// before: "prober floor", a bare net/http client at saturation (16 workers back to back),
+// read as cpu_ratio_to_bare; and "prober paced_bare", a bare client sending the prober's
+// very requests at its pace over a window as long as the prober's (see
+// measurePacedBare), read as cpu_ratio_to_paced_bare. A last run with 50,000 homes is
+// past capacity on purpose, and has no paced floor.
 //
 // OME_BENCH_PERIOD (default 10s), OME_BENCH_PERIODS (measured periods, default 3) and
 // OME_BENCH_FLOOR (default 2s) shorten a development run; the figures are only meaningful
-// with the defaults.
+// with the defaults. OME_BENCH_PROFILE=/some/prefix writes CPU and allocation profiles of
+// each measured window (see startWindowProfile).
 // It asserts nothing about time: it reports.
 func BenchmarkProberScale(b *testing.B) {
 	period := benchEnvDuration(b, "OME_BENCH_PERIOD", 10*time.Second)
@@ -60,7 +64,9 @@ const (
 	benchHomesPerMap  = 3
 	benchMaxRequests  = 64
 	benchFloorWorkers = 16
-	benchProbeBody    = `{"object":"list","data":[{"id":"llama","object":"model"}]}`
+	// benchPacedWarmup runs the paced floor before its window opens (connections).
+	benchPacedWarmup = 2 * time.Second
+	benchProbeBody   = `{"object":"list","data":[{"id":"llama","object":"model"}]}`
 )
 
 // benchFleet is a handful of loopback keep-alive servers that answer 200 and count.
@@ -189,7 +195,21 @@ func runProberScale(b *testing.B, homes int, delay, period time.Duration, period
 	fmt.Printf("prober floor %s bare_req_per_s=%.0f bare_cpu_us_per_req=%.1f workers=%d\n",
 		label, floor.reqPerSec, us(floor.cpuPerReq), benchFloorWorkers)
 
-	obs, err := observer.New(observer.Options{MaxConcurrentRequests: benchMaxRequests, MaxResponseBytes: 64 << 10, AllowLoopback: true})
+	policy := testPolicy(period, time.Second)
+	digest := probe.Digest(policy)
+	maps := benchMaps(fleet, homes)
+	window := time.Duration(periods) * period
+	var paced benchFloor
+	if delay == 0 {
+		// Past capacity, a paced client would be as late as the prober: no floor there.
+		paced = measurePacedBare(b, maps, policy.Path, period, benchPacedWarmup, window, "paced-"+label)
+		fmt.Printf("prober paced_bare %s req_per_s=%.1f cpu_us_per_req=%.1f concurrency=%d window=%s\n",
+			label, paced.reqPerSec, us(paced.cpuPerReq), benchMaxRequests, window)
+	}
+
+	// With the observer's metrics, as the manager runs it.
+	obs, err := observer.New(observer.Options{MaxConcurrentRequests: benchMaxRequests, MaxResponseBytes: 64 << 10, AllowLoopback: true,
+		Metrics: observer.NewMetrics()})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -197,29 +217,12 @@ func runProberScale(b *testing.B, homes int, delay, period time.Duration, period
 	p := NewProber(obs, benchMaxRequests)
 	lat := &latenessLog{samples: make([]time.Duration, homes*(periods+2))}
 	p.onStart = lat.add
-	policy := testPolicy(period, time.Second)
-	digest := probe.Digest(policy)
-
 	heapBefore, goroutinesBefore := liveHeap(), runtime.NumGoroutine()
 
 	// Sync every map, as the routing reconciler would on its first pass.
 	syncStart := time.Now()
-	maps := (homes + benchHomesPerMap - 1) / benchHomesPerMap
-	for m := range maps {
-		key := types.NamespacedName{Namespace: "bench", Name: fmt.Sprintf("svc-%05d", m)}
-		var targets []ProbeTarget
-		for c := range benchHomesPerMap {
-			i := m*benchHomesPerMap + c
-			if i >= homes {
-				break
-			}
-			srv := fleet.servers[i%len(fleet.servers)]
-			targets = append(targets, ProbeTarget{
-				Cluster:  fmt.Sprintf("worker-%d", c),
-				Endpoint: fmt.Sprintf("%s/%s/worker-%d", srv.URL, key.Name, c),
-			})
-		}
-		p.Sync(key, "", policy, digest, targets)
+	for _, m := range maps {
+		p.Sync(m.key, "", policy, digest, m.targets)
 	}
 	syncTime := time.Since(syncStart)
 	heapSynced := liveHeap()
@@ -249,14 +252,17 @@ func runProberScale(b *testing.B, homes int, delay, period time.Duration, period
 	sampled := make(chan struct{})
 	go func() {
 		defer close(sampled)
-		tick := time.NewTicker(10 * time.Millisecond)
+		// Every 50ms, and the memory every 500ms: sampling costs CPU in the process it
+		// measures (a wakeup each time, and ReadMemStats stops the world). At 1,000 homes
+		// and a 10ms tick its own goroutine was about 4% of the CPU profile of the window.
+		tick := time.NewTicker(50 * time.Millisecond)
 		defer tick.Stop()
 		for i := 0; ; i++ {
 			select {
 			case <-sampling:
 				return
 			case <-tick.C:
-				if i%25 == 0 { // every 250ms: ReadMemStats stops the world briefly
+				if i%10 == 0 {
 					var ms runtime.MemStats
 					runtime.ReadMemStats(&ms)
 					if m := int64(ms.HeapInuse + ms.StackInuse); m > peakMem.Load() {
@@ -274,11 +280,13 @@ func runProberScale(b *testing.B, homes int, delay, period time.Duration, period
 	}()
 
 	req0, notified0, conns0 := fleet.requests.Load(), notified.Load(), fleet.conns.Load()
+	stopProfile := startWindowProfile(b, "prober-"+label)
 	cpu0, t0 := cpuTime(b), time.Now()
 	lat.record(true)
-	time.Sleep(time.Duration(periods) * period)
+	time.Sleep(window)
 	lat.record(false)
 	elapsed, cpu := time.Since(t0), cpuTime(b)-cpu0
+	stopProfile()
 	requests, notifications, conns := fleet.requests.Load()-req0, notified.Load()-notified0, fleet.conns.Load()-conns0
 	close(sampling)
 	<-sampled
@@ -308,12 +316,12 @@ func runProberScale(b *testing.B, homes int, delay, period time.Duration, period
 	gMean := float64(gSum.Load()) / float64(max(gSamples.Load(), 1))
 
 	fmt.Printf("prober %s probes_per_s=%.1f offered_per_s=%.1f requests_per_s=%.1f on_time_share=%.4f "+
-		"p50_lateness=%s p99_lateness=%s max_lateness=%s cpu_cores=%.3f cpu_us_per_probe=%.1f cpu_ratio_to_bare=%.2f "+
+		"p50_lateness=%s p99_lateness=%s max_lateness=%s cpu_cores=%.3f cpu_us_per_probe=%.1f cpu_ratio_to_bare=%.2f%s "+
 		"bytes_per_home_synced=%d bytes_per_home_running=%d goroutines_idle=%d goroutines_mean=%.0f goroutines_max=%d peak_heap_and_stacks_mib=%.1f "+
 		"notifications_per_probe=%.2f new_conns=%d sync_us_per_home=%.1f window=%s\n",
 		label, probesPerSec, offered, float64(requests)/elapsed.Seconds(), float64(onTime)/float64(max(n, 1)),
 		round(pct(0.50)), round(pct(0.99)), round(pct(1)), cpu.Seconds()/elapsed.Seconds(), us(cpuPerProbe),
-		float64(cpuPerProbe)/float64(max(floor.cpuPerReq, 1)),
+		float64(cpuPerProbe)/float64(max(floor.cpuPerReq, 1)), pacedRatio(cpuPerProbe, paced),
 		perHome(heapSynced), perHome(heapRunning), goroutinesBefore, gMean, gMax.Load(), float64(peakMem.Load())/(1<<20),
 		float64(notifications)/float64(max(n, 1)), conns, us(syncTime)/float64(homes), elapsed.Round(time.Millisecond))
 
@@ -324,6 +332,36 @@ func runProberScale(b *testing.B, homes int, delay, period time.Duration, period
 	b.ReportMetric(cpu.Seconds()/elapsed.Seconds(), "cpu_cores")
 	b.ReportMetric(float64(perHome(heapRunning)), "bytes/home")
 	b.ReportMetric(float64(gMax.Load()), "goroutines_max")
+}
+
+// benchMaps are the maps of a fleet of homes: three homes a map, spread round robin over
+// the fleet's servers, each with its own path on its server.
+func benchMaps(fleet *benchFleet, homes int) []benchMap {
+	var maps []benchMap
+	for m := range (homes + benchHomesPerMap - 1) / benchHomesPerMap {
+		bm := benchMap{key: types.NamespacedName{Namespace: "bench", Name: fmt.Sprintf("svc-%05d", m)}}
+		for c := range benchHomesPerMap {
+			i := m*benchHomesPerMap + c
+			if i >= homes {
+				break
+			}
+			srv := fleet.servers[i%len(fleet.servers)]
+			bm.targets = append(bm.targets, ProbeTarget{
+				Cluster:  fmt.Sprintf("worker-%d", c),
+				Endpoint: fmt.Sprintf("%s/%s/worker-%d", srv.URL, bm.key.Name, c),
+			})
+		}
+		maps = append(maps, bm)
+	}
+	return maps
+}
+
+// pacedRatio is the cpu_ratio_to_paced_bare field, empty when no paced floor was measured.
+func pacedRatio(perProbe time.Duration, paced benchFloor) string {
+	if paced.requestCount == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" cpu_ratio_to_paced_bare=%.2f", float64(perProbe)/float64(max(paced.cpuPerReq, 1)))
 }
 
 func us(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }

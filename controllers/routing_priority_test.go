@@ -76,8 +76,11 @@ func TestProberAnnouncesATransitionWithItsRound(t *testing.T) {
 		}
 	}
 
+	// Every home due is dispatched by hand before any finishes: finish sends what is due.
 	dispatch(a)
+	dispatch(b)
 	p.finish(context.Background(), a, failed) // first failure: no transition yet
+	p.finish(context.Background(), b, passed)
 	if n, ok := next(); !ok || n.Transition {
 		t.Fatalf("after a's first failure: notice %+v (sent %v), want a refresh", n, ok)
 	}

@@ -17,6 +17,9 @@ const (
 // A nil *Metrics measures nothing.
 type Metrics struct {
 	requests *prometheus.CounterVec
+	// outcomes are requests' series, one per Outcome, looked up once: a label lookup on
+	// every request hashes and locks where a kept counter is one atomic add.
+	outcomes map[Outcome]prometheus.Counter
 	duration prometheus.Histogram
 	slotWait prometheus.Histogram
 	inFlight prometheus.Gauge
@@ -56,8 +59,9 @@ func NewMetrics() *Metrics {
 	}
 	// Every outcome is exported from the start, so a rate over a series that has not
 	// happened yet reads 0 rather than nothing.
+	m.outcomes = map[Outcome]prometheus.Counter{}
 	for _, o := range []Outcome{OutcomeResponse, OutcomeTransportError, OutcomeBodyError, OutcomeCancelled} {
-		m.requests.WithLabelValues(string(o))
+		m.outcomes[o] = m.requests.WithLabelValues(string(o))
 	}
 	return m
 }
@@ -74,6 +78,10 @@ func (m *Metrics) Register(reg prometheus.Registerer) error {
 
 func (m *Metrics) countOutcome(o Outcome) {
 	if m == nil {
+		return
+	}
+	if c, ok := m.outcomes[o]; ok {
+		c.Inc()
 		return
 	}
 	m.requests.WithLabelValues(string(o)).Inc()
