@@ -104,7 +104,7 @@ func resourceOf(path string) string {
 			break
 		}
 	}
-	if len(parts) > 3 && (parts[0] == "apis") {
+	if len(parts) > 3 && parts[0] == "apis" {
 		parts = parts[3:]
 	} else if len(parts) > 2 && parts[0] == "api" {
 		parts = parts[2:]

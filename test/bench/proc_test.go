@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -29,7 +30,7 @@ func findControlPlane(t *testing.T, cfg *rest.Config) controlPlaneProcs {
 	var procs controlPlaneProcs
 	var etcdURL string
 	for _, a := range procArgs(t) {
-		if filepath.Base(a.args[0]) == "kube-apiserver" && slicesContain(a.args, "--secure-port="+host.Port()) {
+		if filepath.Base(a.args[0]) == "kube-apiserver" && slices.Contains(a.args, "--secure-port="+host.Port()) {
 			procs.apiserver = a.pid
 			for _, arg := range a.args {
 				if v, ok := strings.CutPrefix(arg, "--etcd-servers="); ok {
@@ -39,7 +40,7 @@ func findControlPlane(t *testing.T, cfg *rest.Config) controlPlaneProcs {
 		}
 	}
 	for _, a := range procArgs(t) {
-		if filepath.Base(a.args[0]) == "etcd" && etcdURL != "" && slicesContain(a.args, "--listen-client-urls="+etcdURL) {
+		if filepath.Base(a.args[0]) == "etcd" && etcdURL != "" && slices.Contains(a.args, "--listen-client-urls="+etcdURL) {
 			procs.etcd = a.pid
 		}
 	}
@@ -47,15 +48,6 @@ func findControlPlane(t *testing.T, cfg *rest.Config) controlPlaneProcs {
 		t.Fatalf("control plane processes not found (API server pid %d, etcd pid %d at %q)", procs.apiserver, procs.etcd, etcdURL)
 	}
 	return procs
-}
-
-func slicesContain(args []string, want string) bool {
-	for _, a := range args {
-		if a == want {
-			return true
-		}
-	}
-	return false
 }
 
 type procArg struct {
