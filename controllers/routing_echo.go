@@ -82,6 +82,18 @@ func (o *ownWrites) wrote(key types.NamespacedName, rv string) {
 	}
 }
 
+// do sends one write of the map, which returns the resourceVersion it wrote ("" when it
+// wrote nothing), with writing before it and wrote after it.
+func (o *ownWrites) do(key types.NamespacedName, write func() (string, error)) error {
+	o.writing(key)
+	rv, err := write()
+	if err != nil {
+		rv = ""
+	}
+	o.wrote(key, rv)
+	return err
+}
+
 // forget drops what is remembered of a map.
 func (o *ownWrites) forget(key types.NamespacedName) {
 	o.mu.Lock()

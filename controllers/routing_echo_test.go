@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"testing"
 
@@ -83,6 +84,18 @@ func TestOwnWritesSkipsOnlyTheEchoesOfOurWrites(t *testing.T) {
 	o.wrote(key, "17")
 	update("svc", "13")
 	expect("a version older than the last two writes", "svc@13")
+
+	// do brackets one write the same way: its echo is held, then dropped; a failed write
+	// delivers what it held and returns its error.
+	if err := o.do(key, func() (string, error) { update("svc", "18"); return "18", nil }); err != nil {
+		t.Fatal(err)
+	}
+	expect("the echo of a write made with do")
+	failed := errors.New("conflict")
+	if err := o.do(key, func() (string, error) { update("svc", "19"); return "19", failed }); !errors.Is(err, failed) {
+		t.Errorf("do returned %v, want the write's error", err)
+	}
+	expect("an event held during a failed do", "svc@19")
 
 	o.forget(key)
 	update("svc", "17")

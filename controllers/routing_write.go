@@ -113,30 +113,23 @@ func (r *RoutingReconciler) writeMap(ctx context.Context, isvc *omev1beta1.Infer
 func (r *RoutingReconciler) writeMapStatus(ctx context.Context, isvc *omev1beta1.InferenceService, tm *omev1beta1.TrafficMap,
 	conditions []metav1.Condition, fields map[string]any) error {
 	fields["sourceUID"] = string(isvc.UID)
-	key := client.ObjectKeyFromObject(tm)
-	r.written.writing(key)
-	rv, err := applyMapStatus(ctx, r.Client, tm, statusApply{
-		manager:    r.statusManager(),
-		owned:      routingConditionTypes,
-		conditions: conditions,
-		fields:     fields,
-	}, time.Now())
-	r.written.wrote(key, rv)
-	return err
+	return r.written.do(client.ObjectKeyFromObject(tm), func() (string, error) {
+		return applyMapStatus(ctx, r.Client, tm, statusApply{
+			manager:    r.statusManager(),
+			owned:      routingConditionTypes,
+			conditions: conditions,
+			fields:     fields,
+		}, time.Now())
+	})
 }
 
-// ownWrite sends one write of tm, which leaves the written version in tm, and tells the
-// reconciler's watch of the maps to skip that version's event (see ownWrites).
+// ownWrite sends one write of tm, which leaves the written version in tm, so that the
+// reconciler's watch of the maps skips that version's event (see ownWrites).
 func (r *RoutingReconciler) ownWrite(tm *omev1beta1.TrafficMap, write func() error) error {
-	key := client.ObjectKeyFromObject(tm)
-	r.written.writing(key)
-	err := write()
-	rv := tm.ResourceVersion
-	if err != nil {
-		rv = ""
-	}
-	r.written.wrote(key, rv)
-	return err
+	return r.written.do(client.ObjectKeyFromObject(tm), func() (string, error) {
+		err := write()
+		return tm.ResourceVersion, err
+	})
 }
 
 // overrideCondition is the map's OverrideActive condition for the drains applied.
