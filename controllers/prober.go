@@ -295,6 +295,12 @@ func (p *Prober) Start(ctx context.Context) error {
 			}
 		}
 		timer.Reset(wait)
+		if ok && !p.clock.Now().Before(next) {
+			// The clock reached next between reading it and setting the timer, which then
+			// counts wait from the later time: with a clock that jumps (a test's), it
+			// would fire late or never.
+			continue
+		}
 		select {
 		case <-ctx.Done():
 			p.mu.Lock()

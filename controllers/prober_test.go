@@ -114,8 +114,15 @@ func startFakeProber(t *testing.T, maxInFlight int) *fakeProber {
 	return &fakeProber{Prober: p, clk: clk, stop: stop}
 }
 
-// stepTo moves the fake clock to at.
-func (f *fakeProber) stepTo(at time.Time) { f.clk.SetTime(at) }
+// stepTo moves the fake clock forward to at. It never moves it back: at is often the
+// queue's next due time, which is the zero time once the prober has already taken the
+// home out of the queue to send it, and a clock set back to the zero time would stamp
+// results with a time that reads as "none".
+func (f *fakeProber) stepTo(at time.Time) {
+	if at.After(f.clk.Now()) {
+		f.clk.SetTime(at)
+	}
+}
 
 // state is a home's current state.
 func (f *fakeProber) state(key types.NamespacedName, cluster string) (probe.State, bool) {
