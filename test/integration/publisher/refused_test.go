@@ -5,7 +5,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	admissionv1 "k8s.io/api/admissionregistration/v1"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -22,25 +22,25 @@ var _ = Describe("A route the API server refuses", func() {
 	// and quotes the API server's reason.
 	It("is an ApplyFailed event naming the route and the API server's reason", func(ctx context.Context) {
 		const reason = "routes named frozen-global are refused in this test"
-		policy := &admissionv1.ValidatingAdmissionPolicy{
+		policy := &admissionregistrationv1.ValidatingAdmissionPolicy{
 			ObjectMeta: metav1.ObjectMeta{Name: "ome-test-frozen-route"},
-			Spec: admissionv1.ValidatingAdmissionPolicySpec{
-				FailurePolicy: ptr.To(admissionv1.Fail),
-				MatchConstraints: &admissionv1.MatchResources{ResourceRules: []admissionv1.NamedRuleWithOperations{{
-					RuleWithOperations: admissionv1.RuleWithOperations{
-						Operations: []admissionv1.OperationType{admissionv1.Create, admissionv1.Update},
-						Rule: admissionv1.Rule{APIGroups: []string{gatewayv1.GroupName}, APIVersions: []string{"*"},
+			Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
+				FailurePolicy: ptr.To(admissionregistrationv1.Fail),
+				MatchConstraints: &admissionregistrationv1.MatchResources{ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{{
+					RuleWithOperations: admissionregistrationv1.RuleWithOperations{
+						Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
+						Rule: admissionregistrationv1.Rule{APIGroups: []string{gatewayv1.GroupName}, APIVersions: []string{"*"},
 							Resources: []string{"httproutes"}},
 					},
 				}}},
-				Validations: []admissionv1.Validation{{Expression: "object.metadata.name != 'frozen-global'", Message: reason}},
+				Validations: []admissionregistrationv1.Validation{{Expression: "object.metadata.name != 'frozen-global'", Message: reason}},
 			},
 		}
-		binding := &admissionv1.ValidatingAdmissionPolicyBinding{
+		binding := &admissionregistrationv1.ValidatingAdmissionPolicyBinding{
 			ObjectMeta: metav1.ObjectMeta{Name: "ome-test-frozen-route"},
-			Spec: admissionv1.ValidatingAdmissionPolicyBindingSpec{
+			Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{
 				PolicyName:        policy.Name,
-				ValidationActions: []admissionv1.ValidationAction{admissionv1.Deny},
+				ValidationActions: []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny},
 			},
 		}
 		Expect(fleet.ControlPlane.Client.Create(ctx, policy)).To(Succeed())
