@@ -73,10 +73,14 @@ func TestProberResultSeriesGoWithTheMap(t *testing.T) {
 	// Another policy starts the map over: its series go, and come back counted anew.
 	other := testPolicy(20*time.Second, time.Second)
 	srv.status.Store(503)
+	// The home starts over and is sent at once: its answer waits until the series are read.
+	srv.hold.Store(true)
 	f.Sync(key, testUID, other, probe.Digest(other), targets)
 	if got := resultSeries(t, key); len(got) != 0 {
 		t.Fatalf("after a policy change the series are %v, want none until the next result", got)
 	}
+	srv.release <- struct{}{}
+	srv.hold.Store(false)
 	probeOnce(4)
 	if got := resultSeries(t, key); len(got) != 1 || got["Failing"] != 1 {
 		t.Fatalf("after a policy change and one failing probe the series are %v, want Failing 1", got)
