@@ -37,13 +37,3 @@ func (b Backend) EnvoyBackend() *unstructured.Unstructured {
 		},
 	}}
 }
-
-// Keep are the names of the objects the plan writes (its route and its backends): the
-// publisher removes every other object of the service's from the plan's namespace.
-func (p Plan) Keep() []string {
-	names := []string{p.Route.Name}
-	for _, b := range p.Backends {
-		names = append(names, b.Name)
-	}
-	return names
-}
