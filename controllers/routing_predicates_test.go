@@ -37,7 +37,10 @@ func TestRoutingInputChanged(t *testing.T) {
 		{"a routing condition removed", func(tm *omev1beta1.TrafficMap) { tm.Status.Conditions = nil }, true},
 		{"homes edited", func(tm *omev1beta1.TrafficMap) { tm.Status.Homes = ptr.To[int32](5) }, true},
 		{"sourceUID edited", func(tm *omev1beta1.TrafficMap) { tm.Status.SourceUID = "x" }, true},
-		{"owner references", func(tm *omev1beta1.TrafficMap) { tm.OwnerReferences = nil; tm.OwnerReferences = []metav1.OwnerReference{{Name: "x"}} }, true},
+		{"owner references", func(tm *omev1beta1.TrafficMap) {
+			tm.OwnerReferences = nil
+			tm.OwnerReferences = []metav1.OwnerReference{{Name: "x"}}
+		}, true},
 		{"deleted", func(tm *omev1beta1.TrafficMap) { now := metav1.Now(); tm.DeletionTimestamp = &now }, true},
 	}
 	for _, c := range cases {
