@@ -144,6 +144,12 @@ func (r *PublisherReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 func (r *PublisherReconciler) publish(ctx context.Context, tm *omev1beta1.TrafficMap, plan publish.Plan) (ctrl.Result, error) {
 	key := client.ObjectKeyFromObject(tm)
 	if err := r.ensureFinalizer(ctx, tm); err != nil {
+		if apierrors.IsConflict(err) {
+			// A new map is written by the routing reconciler again and again while its
+			// homes get their first probes: the finalizer goes on the next version, which
+			// brings its own event. Nothing failed.
+			return ctrl.Result{RequeueAfter: conflictRetry}, nil
+		}
 		return r.fail(ctx, tm, omev1beta1.ReasonApplyFailed, err, true)
 	}
 	objects, err := plan.Objects()

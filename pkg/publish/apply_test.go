@@ -3,8 +3,10 @@ package publish
 import (
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
@@ -113,6 +115,30 @@ func TestUpToDate(t *testing.T) {
 		if got := UpToDate(desired.Object, c.live); got != c.want {
 			t.Errorf("%s: UpToDate = %v, want %v", c.name, got, c.want)
 		}
+	}
+}
+
+// A backend Service as the API server stores it (a cluster IP of None, session affinity,
+// its own metadata) is up to date with the Service the plan applies.
+func TestUpToDateService(t *testing.T) {
+	desired := planObjects(t, guideEndpoint())[0].Object
+	svc := &corev1.Service{}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(desired.Object, svc); err != nil {
+		t.Fatal(err)
+	}
+	svc.ResourceVersion, svc.UID = "7", "uid"
+	svc.Spec.SessionAffinity = corev1.ServiceAffinityNone
+	svc.Spec.Ports[0].TargetPort = intstr.FromInt32(80)
+	live, err := runtime.DefaultUnstructuredConverter.ToUnstructured(svc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !UpToDate(desired.Object, live) {
+		t.Errorf("a stored backend Service is not up to date with its plan")
+	}
+	svc.Spec.ExternalName = "elsewhere.example.com"
+	if live, _ = runtime.DefaultUnstructuredConverter.ToUnstructured(svc); UpToDate(desired.Object, live) {
+		t.Errorf("a Service pointed elsewhere by hand is up to date")
 	}
 }
 

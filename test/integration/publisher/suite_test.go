@@ -47,6 +47,8 @@ var (
 	// managerLog collects everything the running manager logs.
 	managerLog *gbytes.Buffer
 	running    *runningManager
+	// requests records what the running manager asks of the control plane.
+	requests = &framework.Requests{}
 )
 
 // hosts gives each worker's model servers a two-label name, as a gateway needs: they all
@@ -110,7 +112,7 @@ func startManager(endpoint config.Endpoint, publisher config.Publisher) func() {
 	obs, err := observer.New(observer.Options{MaxConcurrentRequests: 16, MaxResponseBytes: 65536, AllowLoopback: true, Hosts: hosts})
 	Expect(err).NotTo(HaveOccurred())
 	managerLog = gbytes.NewBuffer()
-	mgr, err := ctrl.NewManager(managerConfig, ctrl.Options{
+	mgr, err := ctrl.NewManager(requests.Wrap(managerConfig), ctrl.Options{
 		Scheme:                 framework.Scheme,
 		Cache:                  controllers.CacheOptions(framework.SecretNamespace),
 		Logger:                 zap.New(zap.WriteTo(io.MultiWriter(GinkgoWriter, managerLog)), zap.UseDevMode(true)),
