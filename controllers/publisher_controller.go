@@ -36,7 +36,10 @@ const ownerCatchUpGrace = 15 * time.Second
 // plane, with one backend per workload cluster, for the global gateway to spread the
 // service's traffic by the map's weights. It reads the map's spec, which only the routing
 // reconciler writes, and writes only its own status fields and conditions. It runs on the
-// leader only, with one worker, so that two writers never race for one route.
+// leader only, with PublisherWorkers workers: the queue never hands one map to two of
+// them, and the names two maps could both want (a route's name, a hostname on a Gateway)
+// are claimed in memory the workers share (publisher_memory.go), so two writers never
+// race for one route.
 //
 // Every probe round moves each map's generation, so at fleet size the publisher is handed
 // every map every round. Such a round costs it one status write and nothing else: it reads
@@ -115,7 +118,7 @@ func (r *PublisherReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 		if err := r.removeAll(ctx, r.cached(), req.NamespacedName, nil); err != nil {
 			return r.fail(ctx, tm, omev1beta1.ReasonApplyFailed, err, true)
 		}
-		r.memory.withdrawn(req.NamespacedName)
+		r.memory.unpublished(req.NamespacedName)
 		return ctrl.Result{}, r.record(ctx, tm, omev1beta1.ReasonUnpublished, nil)
 	}
 	if err := publish.CheckOptions("global", r.Publisher.Options); err != nil {
@@ -133,7 +136,7 @@ func (r *PublisherReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 		if err := r.removeAll(ctx, r.cached(), req.NamespacedName, nil); err != nil {
 			return r.fail(ctx, tm, omev1beta1.ReasonApplyFailed, err, true)
 		}
-		r.memory.withdrawn(req.NamespacedName)
+		r.memory.unpublished(req.NamespacedName)
 		return r.resync(r.record(ctx, tm, omev1beta1.ReasonWithdrawn, nil))
 	}
 	return r.publish(ctx, tm, plan)
@@ -157,6 +160,9 @@ func (r *PublisherReconciler) publish(ctx context.Context, tm *omev1beta1.Traffi
 		return r.fail(ctx, tm, omev1beta1.ReasonInvalidPlan, err, false)
 	}
 	live, err := r.preflight(ctx, plan, objects)
+	if err == nil {
+		err = r.claim(key, plan)
+	}
 	if err != nil {
 		return r.fail(ctx, tm, omev1beta1.ReasonClaimRejected, err, !isClaimRejected(err))
 	}

@@ -31,9 +31,22 @@ func refsOf(objects []publish.Object) map[objectRef]bool {
 type publications struct {
 	mu   sync.Mutex
 	maps map[types.NamespacedName]*publication
+	// claims are the names that must not be published for two maps (a route's name, a
+	// hostname on a Gateway), each with the map that holds it and the route that
+	// publishes it. The publisher's workers share them, so that two workers publishing two
+	// maps at once cannot both take a name that neither finds taken in the cache.
+	claims map[string]claimHolder
+}
+
+// claimHolder is the map that holds a claim, and its route.
+type claimHolder struct {
+	owner types.NamespacedName
+	route types.NamespacedName
 }
 
 type publication struct {
+	// claimed are the claims the map holds.
+	claimed []string
 	// objects are what the last publication wrote; pruned is when objects of the map
 	// outside them were last looked for.
 	objects map[objectRef]bool
@@ -75,13 +88,6 @@ func (p *publications) pruned(key types.NamespacedName, objects map[objectRef]bo
 	e.objects, e.pruned = objects, now
 }
 
-// withdrawn notes that nothing is published for the map.
-func (p *publications) withdrawn(key types.NamespacedName) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.entry(key).objects = nil
-}
-
 // behind notes that the map lags behind generation of its service, and says how much
 // longer that may last before it is a failure (zero: no longer).
 func (p *publications) behind(key types.NamespacedName, generation int64, now time.Time, grace time.Duration) time.Duration {
@@ -103,9 +109,52 @@ func (p *publications) caughtUp(key types.NamespacedName) {
 	}
 }
 
+// claim takes names for the map key, whose route is route, and lets go of the other names
+// it held. When another map holds one of them, nothing changes, and that name and its
+// holder are returned.
+func (p *publications) claim(key, route types.NamespacedName, names []string) (string, claimHolder, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.claims == nil {
+		p.claims = map[string]claimHolder{}
+	}
+	for _, n := range names {
+		if h, ok := p.claims[n]; ok && h.owner != key {
+			return n, h, false
+		}
+	}
+	e := p.entry(key)
+	p.releaseLocked(e)
+	for _, n := range names {
+		p.claims[n] = claimHolder{owner: key, route: route}
+	}
+	e.claimed = names
+	return "", claimHolder{}, true
+}
+
+// unpublished notes that nothing of the map's is left: it holds no claim any more.
+func (p *publications) unpublished(key types.NamespacedName) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if e := p.maps[key]; e != nil {
+		p.releaseLocked(e)
+		e.objects = nil
+	}
+}
+
+func (p *publications) releaseLocked(e *publication) {
+	for _, n := range e.claimed {
+		delete(p.claims, n)
+	}
+	e.claimed = nil
+}
+
 // forget drops what is remembered of a map that is gone.
 func (p *publications) forget(key types.NamespacedName) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if e := p.maps[key]; e != nil {
+		p.releaseLocked(e)
+	}
 	delete(p.maps, key)
 }

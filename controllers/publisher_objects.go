@@ -143,6 +143,27 @@ func (r *PublisherReconciler) read(ctx context.Context, readers publishedReaders
 	return &unstructured.Unstructured{Object: m}, nil
 }
 
+// claim takes the plan's route name and its hostname on its Gateway for the map, among
+// the publisher's workers: the cache cannot tell two workers publishing at once that the
+// other has just taken a name.
+func (r *PublisherReconciler) claim(key types.NamespacedName, plan publish.Plan) error {
+	gwNamespace := plan.Namespace
+	if plan.Gateway.Namespace != nil {
+		gwNamespace = string(*plan.Gateway.Namespace)
+	}
+	route := client.ObjectKeyFromObject(plan.Route)
+	host := "hostname " + gwNamespace + "/" + string(plan.Gateway.Name) + " " + plan.Hostname
+	name, holder, ok := r.memory.claim(key, route, []string{"route " + route.String(), host})
+	switch {
+	case ok:
+		return nil
+	case name == host:
+		return rejectClaim("Gateway hostname %q on %s/%s is already published by HTTPRoute %s",
+			plan.Hostname, gwNamespace, plan.Gateway.Name, holder.route)
+	}
+	return rejectClaim("global HTTPRoute %s belongs to another source", route)
+}
+
 // hostnameFree refuses a hostname that another source's route already publishes on the
 // plan's Gateway: two routes with one hostname would split its traffic. The routes with
 // the hostname come from the cache's index (see indexRouteHostnames).

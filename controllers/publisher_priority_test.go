@@ -100,7 +100,7 @@ func TestPublicationsPruneDue(t *testing.T) {
 	if !p.pruneDue(key, fewer, t0.Add(time.Second), time.Minute) {
 		t.Error("a backend fewer: want a prune")
 	}
-	p.withdrawn(key)
+	p.unpublished(key)
 	if !p.pruneDue(key, objs, t0.Add(time.Second), time.Minute) {
 		t.Error("after a withdrawal: want a prune")
 	}
@@ -126,5 +126,41 @@ func TestPublicationsBehind(t *testing.T) {
 	p.caughtUp(key)
 	if got := p.behind(key, 4, t0.Add(20*time.Second), 15*time.Second); got != 15*time.Second {
 		t.Errorf("behind again after catching up: wait %s, want 15s", got)
+	}
+}
+
+// Two maps never hold one name: the second is refused until the first lets go of it, by
+// publishing under another name or by being unpublished.
+func TestPublicationsClaims(t *testing.T) {
+	var p publications
+	a, b := types.NamespacedName{Namespace: "ns", Name: "a"}, types.NamespacedName{Namespace: "ns", Name: "b"}
+	routeA, routeB := types.NamespacedName{Namespace: "ns", Name: "a-global"}, types.NamespacedName{Namespace: "ns", Name: "b-global"}
+	if _, _, ok := p.claim(a, routeA, []string{"route ns/a-global", "host x"}); !ok {
+		t.Fatal("a's first claim refused")
+	}
+	if _, _, ok := p.claim(a, routeA, []string{"route ns/a-global", "host x"}); !ok {
+		t.Fatal("a's claim again refused")
+	}
+	name, holder, ok := p.claim(b, routeB, []string{"route ns/b-global", "host x"})
+	if ok || name != "host x" || holder.owner != a || holder.route != routeA {
+		t.Fatalf("b's claim of a's host: %q %+v %v, want refused naming a's route", name, holder, ok)
+	}
+	// A refused claim takes nothing: b's route name is still free.
+	if _, _, ok := p.claim(a, routeA, []string{"route ns/a-global", "host y", "route ns/b-global"}); !ok {
+		t.Fatal("a's claim of b's route name refused although b holds nothing")
+	}
+	if _, _, ok := p.claim(b, routeB, []string{"host x"}); !ok {
+		t.Fatal("host x still held after a moved to host y")
+	}
+	if _, _, ok := p.claim(b, routeB, []string{"host y"}); ok {
+		t.Fatal("b took a's new host")
+	}
+	p.unpublished(a)
+	if _, _, ok := p.claim(b, routeB, []string{"host y"}); !ok {
+		t.Fatal("host y still held after a was unpublished")
+	}
+	p.forget(b)
+	if len(p.claims) != 0 {
+		t.Errorf("claims left after every map let go: %v", p.claims)
 	}
 }

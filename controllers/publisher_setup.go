@@ -102,7 +102,12 @@ func publishedObjectsCache() map[client.Object]cache.ByObject {
 	return map[client.Object]cache.ByObject{&corev1.Service{}: {Label: publishedSelector}}
 }
 
-// SetupWithManager registers the publisher: one worker, leader only (controller-runtime's
+// PublisherWorkers is how many maps the publisher works on at once. At steady state each
+// reconcile is one status write; at fleet size one worker spends its time waiting for
+// those answers, and a gate waits behind the write in flight.
+const PublisherWorkers = 4
+
+// SetupWithManager registers the publisher: PublisherWorkers workers, leader only (controller-runtime's
 // default for controllers), watching the maps, their services and what it wrote. backends
 // is the cache of Envoy Gateway Backends, nil when they are not served.
 func (r *PublisherReconciler) SetupWithManager(mgr ctrl.Manager, backends cache.Cache) error {
@@ -120,7 +125,7 @@ func (r *PublisherReconciler) SetupWithManager(mgr ctrl.Manager, backends cache.
 		// A route or backend edited or deleted by hand is put back.
 		Watches(&gatewayv1.HTTPRoute{}, handler.EnqueueRequestsFromMapFunc(mapOfPublished)).
 		Watches(&corev1.Service{}, handler.EnqueueRequestsFromMapFunc(mapOfPublished)).
-		WithOptions(controller.Options{MaxConcurrentReconciles: 1, UsePriorityQueue: ptr.To(true)})
+		WithOptions(controller.Options{MaxConcurrentReconciles: PublisherWorkers, UsePriorityQueue: ptr.To(true)})
 	if backends != nil {
 		u := &unstructured.Unstructured{}
 		u.SetGroupVersionKind(envoyBackendGVK)

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"k8s.io/client-go/rest"
 )
@@ -31,15 +32,22 @@ type Requests struct {
 	log []Request
 	// hold is a request to keep waiting: match picks it, held is closed when one waits,
 	// and release lets it (and every later match) go.
-	hold *hold
+	hold *Held
 }
 
-type hold struct {
+// Held is a hold on requests (see Requests.Hold).
+type Held struct {
 	match   func(Request) bool
-	held    chan struct{}
+	waiting atomic.Int64
 	once    sync.Once
 	release chan struct{}
 }
+
+// Waiting is how many requests wait on the hold now.
+func (h *Held) Waiting() int64 { return h.waiting.Load() }
+
+// Release lets every held request go, and every later one through.
+func (h *Held) Release() { h.once.Do(func() { close(h.release) }) }
 
 // Wrap returns a copy of cfg whose requests Requests records.
 func (rs *Requests) Wrap(cfg *rest.Config) *rest.Config {
@@ -73,17 +81,16 @@ func (rs *Requests) Count(match func(Request) bool) int {
 	return n
 }
 
-// Hold makes the requests that match wait before they are sent, until release is
-// called. held is closed once the first of them waits: the client that sent it is then
-// stuck on it, which is how a test keeps a controller's worker busy for as long as it
-// needs, without guessing at times.
-func (rs *Requests) Hold(match func(Request) bool) (held <-chan struct{}, release func()) {
-	h := &hold{match: match, held: make(chan struct{}), release: make(chan struct{})}
+// Hold makes the requests that match wait before they are sent, until Release. Each
+// client that sent one is stuck on it meanwhile, which is how a test keeps a controller's
+// workers busy for as long as it needs, without guessing at times: Waiting says how many
+// are.
+func (rs *Requests) Hold(match func(Request) bool) *Held {
+	h := &Held{match: match, release: make(chan struct{})}
 	rs.mu.Lock()
 	rs.hold = h
 	rs.mu.Unlock()
-	var once sync.Once
-	return h.held, func() { once.Do(func() { close(h.release) }) }
+	return h
 }
 
 type recordingTripper struct {
@@ -100,10 +107,12 @@ func (t *recordingTripper) RoundTrip(req *http.Request) (*http.Response, error) 
 	h := t.requests.hold
 	t.requests.mu.Unlock()
 	if h != nil && h.match(r) {
-		h.once.Do(func() { close(h.held) })
+		h.waiting.Add(1)
 		select {
 		case <-h.release:
+			h.waiting.Add(-1)
 		case <-req.Context().Done():
+			h.waiting.Add(-1)
 			return nil, req.Context().Err()
 		}
 	}
