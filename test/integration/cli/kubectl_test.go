@@ -148,4 +148,3 @@ func mustRead(path string) []byte {
 func runWith(ctx context.Context, kubeconfigPath string, args ...string) result {
 	return run(ctx, append(args, "--kubeconfig", kubeconfigPath)...)
 }
-
