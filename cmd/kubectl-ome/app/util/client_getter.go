@@ -59,7 +59,7 @@ func (g *ClientGetter) Resolve() (Target, error) {
 	loader := g.flags.ToRawKubeConfigLoader()
 	ns, _, err := loader.Namespace()
 	if err != nil {
-		return Target{}, fmt.Errorf("%w (%v)", ErrNamespaceResolve, err)
+		return Target{}, fmt.Errorf("%w (%w)", ErrNamespaceResolve, err)
 	}
 	if problems := validation.IsDNS1123Label(ns); len(problems) > 0 {
 		return Target{}, fmt.Errorf("%w (%q is not a DNS-1123 label)", ErrNamespaceInvalid, ns)
