@@ -41,6 +41,10 @@ func newManager(restCfg *rest.Config, o *options) (ctrl.Manager, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The build is exported whatever the role, so that every manager says which it is.
+	if err := registerBuildInfo(metrics.Registry); err != nil {
+		return nil, err
+	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
 		return nil, err
 	}
