@@ -23,7 +23,12 @@ import (
 func mapEventHandler() handler.TypedEventHandler[client.Object, reconcile.Request] {
 	return handler.TypedFuncs[client.Object, reconcile.Request]{
 		CreateFunc: func(_ context.Context, e event.TypedCreateEvent[client.Object], q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
-			// TypedFuncs has already lowered the priority of the initial list's events.
+			if !published(e.Object) {
+				addWithPriority(q, requestFor(e.Object), 0)
+				return
+			}
+			// TypedFuncs has lowered the priority of the initial list's events: a manager
+			// that starts finds published maps with nothing to do.
 			q.Add(requestFor(e.Object))
 		},
 		UpdateFunc: func(_ context.Context, e event.TypedUpdateEvent[client.Object], q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
@@ -39,9 +44,16 @@ func requestFor(obj client.Object) reconcile.Request {
 	return reconcile.Request{NamespacedName: client.ObjectKeyFromObject(obj)}
 }
 
+// published says whether the map's status says it is published.
+func published(obj client.Object) bool {
+	tm, ok := obj.(*omev1beta1.TrafficMap)
+	return ok && tm.Status.Published
+}
+
 // mapUpdatePriority is how urgent a map's update is for the publisher: a change of what
-// the route carries first, a change of only the generation last, anything else (a
-// deletion, a finalizer, an annotation) between.
+// the route carries first, a change of only the generation of a published map last,
+// anything else (a map not published yet, a deletion, a finalizer, an annotation)
+// between.
 func mapUpdatePriority(oldObj, newObj client.Object) int {
 	before, ok1 := oldObj.(*omev1beta1.TrafficMap)
 	after, ok2 := newObj.(*omev1beta1.TrafficMap)
@@ -50,7 +62,7 @@ func mapUpdatePriority(oldObj, newObj client.Object) int {
 		return 0
 	case routeInputsChanged(before, after):
 		return priorityTransition
-	case before.Generation != after.Generation && before.DeletionTimestamp.Equal(after.DeletionTimestamp) &&
+	case after.Status.Published && before.Generation != after.Generation && before.DeletionTimestamp.Equal(after.DeletionTimestamp) &&
 		len(before.Finalizers) == len(after.Finalizers):
 		return priorityRefresh
 	}

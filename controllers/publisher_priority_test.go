@@ -15,9 +15,10 @@ import (
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 )
 
-// publisherTestMap is a map of two homes, at a resourceVersion and generation.
+// publisherTestMap is a published map of two homes, at a resourceVersion and generation.
 func publisherTestMap(name string, version int64, weightB int32) *omev1beta1.TrafficMap {
 	return &omev1beta1.TrafficMap{
+		Status: omev1beta1.TrafficMapStatus{Published: true},
 		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, Generation: version, ResourceVersion: string(rune('0' + version))},
 		Spec: omev1beta1.TrafficMapSpec{Service: name, Entries: []omev1beta1.TrafficMapEntry{
 			{Cluster: "a", Endpoint: "http://a.example.com", Weight: 1},
@@ -42,8 +43,13 @@ func TestMapEventsQueueRouteChangesFirst(t *testing.T) {
 	update(publisherTestMap("gated", 1, 1), publisherTestMap("gated", 2, 0))
 	update(publisherTestMap("refreshed-then-gated", 2, 1), publisherTestMap("refreshed-then-gated", 3, 0))
 	update(publisherTestMap("gated", 2, 0), publisherTestMap("gated", 3, 0))
+	// A map found unpublished when the manager starts is not a refresh.
+	unpublished := publisherTestMap("unpublished", 1, 1)
+	unpublished.Status.Published = false
+	h.Create(context.Background(), event.TypedCreateEvent[client.Object]{Object: unpublished, IsInInitialList: true}, q)
+	h.Create(context.Background(), event.TypedCreateEvent[client.Object]{Object: publisherTestMap("found-published", 1, 1), IsInInitialList: true}, q)
 
-	want := []string{"gated", "refreshed-then-gated", "service-edited", "refreshed-first"}
+	want := []string{"gated", "refreshed-then-gated", "service-edited", "unpublished", "refreshed-first", "found-published"}
 	for i, name := range want {
 		req, _, _ := q.GetWithPriority()
 		if req.Name != name {
@@ -67,6 +73,7 @@ func TestMapUpdatePriority(t *testing.T) {
 		want  int
 	}{
 		{"a new generation only", edit(func(*omev1beta1.TrafficMap) {}), priorityRefresh},
+		{"a new generation of a map not published yet", edit(func(tm *omev1beta1.TrafficMap) { tm.Status.Published = false }), 0},
 		{"a weight", edit(func(tm *omev1beta1.TrafficMap) { tm.Spec.Entries[1].Weight = 0 }), priorityTransition},
 		{"an endpoint", edit(func(tm *omev1beta1.TrafficMap) { tm.Spec.Entries[0].Endpoint = "http://x.example.com" }), priorityTransition},
 		{"an entry less", edit(func(tm *omev1beta1.TrafficMap) { tm.Spec.Entries = tm.Spec.Entries[:1] }), priorityTransition},

@@ -126,7 +126,7 @@ func TestEndToEnd(t *testing.T) {
 	settings := managerSettings{endpoint: benchEndpoint(backend)}
 	restarted := time.Now()
 	r.errors, stop = startManager(ctx, t, fleet, r.cost, settings)
-	waitFor(t, "every map is published", 5*time.Minute, func() bool { return routes.allPublished() && r.maps.published() },
+	waitFor(t, "every map is published", 10*time.Minute, func() bool { return routes.allPublished() && r.maps.published() },
 		func() string {
 			return fmt.Sprintf("%d routes with every worker, %d maps published", routes.complete(), r.maps.publishedCount())
 		})

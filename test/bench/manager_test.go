@@ -168,7 +168,7 @@ func startManager(ctx context.Context, t *testing.T, fleet *framework.Fleet, cos
 	errs := &errorCounter{}
 	var out io.Writer = errs
 	if path := os.Getenv("OME_BENCH_LOG"); path != "" {
-		f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -2,6 +2,8 @@ package bench
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"os"
 	"slices"
 	"strconv"
@@ -11,6 +13,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 	toolscache "k8s.io/client-go/tools/cache"
@@ -329,4 +332,20 @@ func (w *mapWatch) publishedCount() int {
 		}
 	}
 	return n
+}
+
+// unpublished describes a few maps that are not published: their name, finalizers and
+// Published condition.
+func (w *mapWatch) unpublished() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var out []string
+	for key, tm := range w.latest {
+		if tm.Status.Published || len(out) == 3 {
+			continue
+		}
+		c := meta.FindStatusCondition(tm.Status.Conditions, omev1beta1.TrafficMapPublished)
+		out = append(out, fmt.Sprintf("%s generation %d finalizers %v Published %+v", key, tm.Generation, tm.Finalizers, c))
+	}
+	return strings.Join(out, "; ")
 }
