@@ -19,6 +19,7 @@ PROMETHEUS_VERSION := $(call modversion,hack/promql/go.mod,github.com/prometheus
 PROMETHEUS_OPERATOR_VERSION := $(call modversion,hack/prometheus-operator/go.mod,github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring)
 GGCR_VERSION := $(call modversion,hack/image/go.mod,github.com/google/go-containerregistry)
 EGCTL_VERSION := $(call modversion,hack/egctl/go.mod,github.com/envoyproxy/gateway)
+HAPROXY_INGRESS_VERSION := $(call modversion,hack/haproxy-ingress/go.mod,github.com/jcmoraisjr/haproxy-ingress)
 
 KUBE_APISERVER := $(BIN)/kube-apiserver-$(KUBE_VERSION)
 KUBECTL := $(BIN)/kubectl-$(KUBE_VERSION)
@@ -30,6 +31,7 @@ PROMQL := $(BIN)/promql-metrics-$(PROMETHEUS_VERSION)
 PROMETHEUS_OPERATOR_CRDS := $(BIN)/prometheus-operator-crds-$(PROMETHEUS_OPERATOR_VERSION)
 IMAGE_BUILDER := $(BIN)/image-builder-$(GGCR_VERSION)
 EGCTL := $(BIN)/egctl-$(EGCTL_VERSION)
+HAPROXY_INGRESS := $(BIN)/haproxy-ingress-$(HAPROXY_INGRESS_VERSION)
 # envtest looks for binaries named kube-apiserver, etcd and kubectl in KUBEBUILDER_ASSETS.
 ENVTEST_ASSETS := $(BIN)/envtest-$(KUBE_VERSION)
 
@@ -83,10 +85,10 @@ lint: $(GOLANGCI_LINT) ## Run golangci-lint with .golangci.yml.
 UNIT_PKGS := ./pkg/... ./controllers/...
 
 .PHONY: test
-test: envtest helm image egctl $(PROMQL) $(PROMETHEUS_OPERATOR_CRDS) vet ## Run the unit tests (with -race) and the envtest suites (builds the toolchain on first run).
+test: envtest helm image egctl haproxy-ingress haproxy $(PROMQL) $(PROMETHEUS_OPERATOR_CRDS) vet ## Run the unit tests (with -race) and the envtest suites (builds the toolchain on first run).
 	$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) $(TEST_FLAGS) $(UNIT_PKGS)
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" HELM="$(HELM)" KUBECTL="$(ENVTEST_ASSETS)/kubectl" OME_IMAGE_LAYOUT="$(IMAGE_OUT)/oci" EGCTL="$(EGCTL)" PROMQL="$(PROMQL)" \
-		PROMETHEUS_OPERATOR_CRDS="$(PROMETHEUS_OPERATOR_CRDS)" \
+		PROMETHEUS_OPERATOR_CRDS="$(PROMETHEUS_OPERATOR_CRDS)" HAPROXY_INGRESS="$(HAPROXY_INGRESS)" \
 		$(GO) test -count=1 -timeout $(TEST_TIMEOUT) $(TEST_FLAGS) $$($(GO) list ./... | grep -v -e '/pkg/' -e '/controllers$$')
 
 .PHONY: verify
@@ -145,6 +147,16 @@ controller-gen: $(CONTROLLER_GEN) ## Build the controller-gen binary.
 .PHONY: egctl
 egctl: $(EGCTL) ## Build Envoy Gateway's egctl, whose offline translator the publisher's tests check routes with.
 
+.PHONY: haproxy-ingress
+haproxy-ingress: $(HAPROXY_INGRESS) ## Build HAProxy Ingress, the Gateway API controller that drives haproxy in the data-plane suite, the demo and the failover bench.
+
+# The data plane's haproxy comes from Debian, not from a Go module. As root with apt-get
+# (CI, this project's machines) it is installed when missing; elsewhere this only says what
+# is missing, and the data-plane suite skips (it fails under .ci/run).
+.PHONY: haproxy
+haproxy: ## Install Debian's haproxy and lua-json with apt-get when missing (needs root).
+	@hack/haproxy-ingress/install-haproxy.sh
+
 $(ENVTEST_ASSETS)/%: $(BIN)/%-$(KUBE_VERSION)
 	@mkdir -p $(ENVTEST_ASSETS)
 	ln -sf $< $@
@@ -200,6 +212,11 @@ $(EGCTL):
 	@echo ">> Building egctl $(EGCTL_VERSION) from github.com/envoyproxy/gateway (about eight minutes"
 	@echo ">> the first time, a 333 MB binary); it is kept in bin/ and reused."
 	cd hack/egctl && $(GO) build -o $@ github.com/envoyproxy/gateway/cmd/egctl
+
+$(HAPROXY_INGRESS):
+	@echo ">> Building HAProxy Ingress $(HAPROXY_INGRESS_VERSION) from github.com/jcmoraisjr/haproxy-ingress"
+	@echo ">> (about three minutes the first time, a 61 MB binary); it is kept in bin/ and reused."
+	hack/haproxy-ingress/build.sh $@
 
 ##@ Demo (cmd/demo: the operator at work on this machine, with no cluster)
 
