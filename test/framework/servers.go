@@ -82,7 +82,9 @@ func startServers(domain string, clusters []string) (*Servers, error) {
 func (s *Servers) Host(cluster string) string { return cluster + "." + s.domain }
 
 // URL is a cluster's model server as its copy reports it in status.url: by host name.
-func (s *Servers) URL(cluster string) string { return fmt.Sprintf("http://%s:%d", s.Host(cluster), s.Port) }
+func (s *Servers) URL(cluster string) string {
+	return fmt.Sprintf("http://%s:%d", s.Host(cluster), s.Port)
+}
 
 // Hosts maps every cluster's host name to its server's address, for the resolvers of the
 // gateway and of the observer.
