@@ -239,11 +239,11 @@ demo: envtest build egctl ## Watch the operator gate and restore a cluster on lo
 BENCH_TIMEOUT ?= 30m
 BENCH_OUT := $(CURDIR)/_out/bench
 BENCH_LOAD = echo "load part=$(1) load_average=$$(cut -d' ' -f1-3 /proc/loadavg | tr ' ' ,) cpus=$$(nproc)"
-BENCH_FIGURES = tee $(BENCH_OUT)/$(1).log | awk '/^(prober|capacity|e2e|publish) /{print; fflush()} /^(--- FAIL|FAIL|panic:)/{print; bad=1} END{exit bad}'
+BENCH_FIGURES = tee $(BENCH_OUT)/$(1).log | awk '/^(prober|capacity|e2e|publish|failover) /{print; fflush()} /^(--- FAIL|FAIL|panic:)/{print; bad=1} END{exit bad}'
 
-.PHONY: bench bench-observer bench-prober bench-capacity bench-e2e bench-publish
-bench: ## Measure the observer's overhead, the prober at 1k/10k/50k homes, polls with probes at 10k, 200 services end to end and the publish latency (about 7 minutes).
-	@$(MAKE) --no-print-directory -j1 bench-observer bench-prober bench-capacity bench-e2e bench-publish
+.PHONY: bench bench-observer bench-prober bench-capacity bench-e2e bench-publish bench-failover
+bench: ## Measure the observer's overhead, the prober at 1k/10k/50k homes, polls with probes at 10k, 200 services end to end, the publish latency and failover through haproxy (about 9 minutes).
+	@$(MAKE) --no-print-directory -j1 bench-observer bench-prober bench-capacity bench-e2e bench-publish bench-failover
 
 bench-observer: ## Observer vs a bare net/http client: ns/op, allocs/op and their ratios.
 	@mkdir -p $(BENCH_OUT); $(call BENCH_LOAD,observer)
@@ -279,3 +279,9 @@ bench-publish: envtest ## TrafficMap write to HTTPRoute update: median and max o
 	@OME_BENCH=1 KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" \
 		$(GO) test -count=1 -v -run '^TestPublishLatency$$' -timeout $(BENCH_TIMEOUT) ./test/bench/ \
 		| $(call BENCH_FIGURES,publish)
+
+bench-failover: envtest helm haproxy-ingress haproxy ## Failover through haproxy at 100 requests/s: detection, operator, publish and gateway times, requests failed, over 8 flips (about 2 minutes).
+	@mkdir -p $(BENCH_OUT); $(call BENCH_LOAD,failover)
+	@OME_BENCH=1 KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" HELM="$(HELM)" HAPROXY_INGRESS="$(HAPROXY_INGRESS)" OME_BENCH_DIR=$(BENCH_OUT)/failover \
+		$(GO) test -count=1 -v -run '^TestFailover$$' -timeout $(BENCH_TIMEOUT) ./test/bench/failover/ \
+		| $(call BENCH_FIGURES,failover)

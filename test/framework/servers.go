@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"net"
+	"net/http"
 	"net/netip"
 	"sync"
 	"sync/atomic"
@@ -32,6 +33,9 @@ type Servers struct {
 // TrafficHeader marks the requests a test sends through the gateway, so that a server
 // counts them apart from probes and capacity polls.
 const TrafficHeader = "X-Ome-Test-Traffic"
+
+// IsTraffic says whether a request is one a test sent through the gateway.
+func IsTraffic(r *http.Request) bool { return r.Header.Get(TrafficHeader) != "" }
 
 // StartServers starts one server per cluster, named after it, on 127.0.0.2, 127.0.0.3, ...
 // and a port free on all of them. domain makes each cluster's host name: <cluster>.<domain>.
@@ -63,10 +67,9 @@ func startServers(domain string, clusters []string) (*Servers, error) {
 		count := &atomic.Int64{}
 		s.received[c] = count
 		ep.OnAnswer(func(a Answer) {
-			if a.Request.Header.Get(TrafficHeader) == "" {
-				return
+			if IsTraffic(a.Request) {
+				count.Add(1)
 			}
-			count.Add(1)
 			s.mu.Lock()
 			observe := s.observe
 			s.mu.Unlock()
@@ -105,8 +108,8 @@ func (s *Servers) Received() map[string]int64 {
 	return out
 }
 
-// Observe has fn told of every marked request a server answers, with its cluster; nil
-// stops it.
+// Observe has fn told of every request a server answers (probes and capacity polls too;
+// IsTraffic tells the marked ones), with its cluster; nil stops it.
 func (s *Servers) Observe(fn func(cluster string, a Answer)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
