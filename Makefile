@@ -226,10 +226,10 @@ DEMO_ARGS ?=
 # without passing it on, which would leave the demo and its API servers running.
 # DEMO_KEEP=1 (`make demo DEMO_KEEP=1`) keeps everything running at the end until Ctrl-C.
 .PHONY: demo
-demo: envtest build egctl ## Watch the operator gate and restore a cluster on local API servers, and the gateway's view (about a minute).
+demo: envtest build egctl haproxy-ingress haproxy ## Watch the operator gate and restore a cluster on local API servers, with real requests through haproxy and the translator's view (about a minute).
 	$(GO) build -o $(BIN)/demo ./cmd/demo
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" KUBECTL="$(ENVTEST_ASSETS)/kubectl" \
-		$(BIN)/demo --manager $(BIN)/manager --plugin $(BIN)/kubectl-ome --egctl $(EGCTL) $(DEMO_ARGS)
+		$(BIN)/demo --manager $(BIN)/manager --plugin $(BIN)/kubectl-ome --egctl $(EGCTL) --haproxy-ingress $(HAPROXY_INGRESS) $(DEMO_ARGS)
 
 ##@ Benchmarks (make bench: one line per figure set; raw output in _out/bench/)
 
