@@ -35,8 +35,8 @@ type Config struct {
 // Demo is one run: the fleet and the model servers it started, the files it wrote, and
 // what to stop when it ends.
 type Demo struct {
-	cfg       Config
-	out       *Printer
+	cfg   Config
+	out   *Printer
 	fleet *framework.Fleet
 	// servers are the model servers, one per worker on its own loopback address.
 	servers *framework.Servers
