@@ -121,6 +121,7 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 		return nil, err
 	}
 	e.Traffic = framework.NewTraffic(e.Gateway.HTTPAddr, host)
+	e.onStop(func() error { e.Traffic.Close(); return nil })
 	return e, nil
 }
 

@@ -126,7 +126,7 @@ type HAProxyIngress struct {
 
 // haproxyStopTimeout is how long the controller may take to stop itself and haproxy
 // after SIGTERM (2-3 s when measured) before the process group is killed.
-const haproxyStopTimeout = 15 * time.Second
+const haproxyStopTimeout = 30 * time.Second
 
 // StartHAProxyIngress starts HAProxy Ingress against the cluster, with every listener of it
 // and of its haproxy on 127.0.0.1, and waits until haproxy answers HTTP. Call Stop.
@@ -299,6 +299,13 @@ func (h *HAProxyIngress) Stop() error {
 	select {
 	case <-h.done:
 	case <-time.After(haproxyStopTimeout):
+		// SIGQUIT makes the Go controller print its goroutines to its log first: where it
+		// was stuck.
+		_ = syscall.Kill(pid, syscall.SIGQUIT)
+		select {
+		case <-h.done:
+		case <-time.After(time.Second):
+		}
 		_ = syscall.Kill(-pid, syscall.SIGKILL)
 		<-h.done
 		return fmt.Errorf("HAProxy Ingress did not stop within %s of SIGTERM and was killed", haproxyStopTimeout)

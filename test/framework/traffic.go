@@ -73,6 +73,10 @@ func (t *Traffic) Do(ctx context.Context) Result {
 	return r
 }
 
+// Close closes the sender's idle keep-alive connections. haproxy, stopping, waits for its
+// client connections to close, so close them before stopping it.
+func (t *Traffic) Close() { t.client.CloseIdleConnections() }
+
 // batchWorkers is how many requests a Batch has in flight at once.
 const batchWorkers = 4
 

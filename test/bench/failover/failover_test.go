@@ -112,8 +112,12 @@ func TestFailover(t *testing.T) {
 	for i := range n {
 		runs = append(runs, b.flip(i, load))
 	}
-	load.Stop()
+	results := load.Stop()
 	report(t, runs)
+	// The rate the load reached: on a busy machine the sender falls behind its ticker.
+	span := results[len(results)-1].Sent.Sub(results[0].Sent)
+	fmt.Printf("failover figure=load requests=%d sent_rps=%.0f failed=%d\n", len(results),
+		float64(len(results)-1)/span.Seconds(), framework.TallyOf(results).Failed())
 }
 
 // run is one flip's moments and counts.
