@@ -32,9 +32,6 @@ const (
 	envoyClass   = "envoy"
 )
 
-// workerHost is a worker's host name for its model server.
-func workerHost(worker string) string { return worker + "." + hostDomain }
-
 // setupGateway installs the Gateway API CRDs on the control plane, with the v1alpha2 copies
 // HAProxy Ingress reads, creates the global Gateway, and starts HAProxy Ingress for it when
 // it can run here.

@@ -110,7 +110,7 @@ func (c *Cluster) ServeGatewayV1alpha2(ctx context.Context) error {
 	return wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
 		list, err := dc.ServerResourcesForGroupVersion(gatewayv1.GroupName + "/v1alpha2")
 		if err != nil {
-			return false, nil
+			return false, nil //nolint:nilerr // not served yet: poll again
 		}
 		found := 0
 		for _, r := range list.APIResources {

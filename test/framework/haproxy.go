@@ -77,7 +77,7 @@ func luaJSONLoads(dir string) error {
 	out, err := exec.Command("haproxy", "-c", "-f", cfg).CombinedOutput()
 	var exit *exec.ExitError
 	if err != nil && (!errors.As(err, &exit) || exit.ExitCode() != 2) {
-		return fmt.Errorf("haproxy cannot load Lua's json module (Debian's lua-json; `make haproxy` installs it): %v\n%s", err, out)
+		return fmt.Errorf("haproxy cannot load Lua's json module (Debian's lua-json; `make haproxy` installs it): %w\n%s", err, out)
 	}
 	return nil
 }
@@ -91,7 +91,7 @@ func privateHostsWork(dir string) error {
 	}
 	out, err := withHosts(hosts, "true").CombinedOutput()
 	if err != nil {
-		return fmt.Errorf("cannot give HAProxy Ingress a private /etc/hosts (unshare -m and a bind mount, which need root): %v\n%s", err, out)
+		return fmt.Errorf("cannot give HAProxy Ingress a private /etc/hosts (unshare -m and a bind mount, which need root): %w\n%s", err, out)
 	}
 	return nil
 }

@@ -230,7 +230,7 @@ func (l *Load) Stop() []Result {
 	return out
 }
 
-// Tally counts the results of a stream.
+// TallyOf counts the results of a stream.
 func TallyOf(results []Result) Tally {
 	var t Tally
 	for _, r := range results {
