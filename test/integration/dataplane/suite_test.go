@@ -36,18 +36,18 @@ var (
 )
 
 func TestDataPlane(t *testing.T) {
+	if err := framework.DataPlaneMissing(); err != nil {
+		if os.Getenv(framework.RequireDataPlaneEnv) != "" {
+			t.Fatalf("the data plane must run here (%s is set, as .ci/run sets it), but it cannot: %v", framework.RequireDataPlaneEnv, err)
+		}
+		t.Skipf("no data plane on this machine, so no request is sent through a gateway: %v", err)
+	}
 	RegisterFailHandler(Fail)
 	RunSpecs(t, "Data plane suite")
 }
 
 var _ = BeforeSuite(func(ctx context.Context) {
 	ctrl.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
-	if err := framework.DataPlaneMissing(); err != nil {
-		if os.Getenv(framework.RequireDataPlaneEnv) != "" {
-			Fail("the data plane must run here (" + framework.RequireDataPlaneEnv + " is set, as .ci/run sets it), but it cannot: " + err.Error())
-		}
-		Skip("no data plane on this machine, so no request is sent through a gateway: " + err.Error())
-	}
 	var err error
 	env, err = dataplane.Start(ctx, dataplane.Options{
 		Workers: workers, Ready: ready, Service: service, Probe: probeSpec(omev1beta1.AllFailedPreserveTraffic),
