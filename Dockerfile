@@ -11,8 +11,14 @@ COPY go.mod go.sum ./
 RUN go mod download
 # Everything but what .dockerignore leaves out, so that a new package needs no edit here.
 COPY . .
+# The build the manager reports (--version, its startup log, ome_build_info), as make sets it:
+# docker build --build-arg VERSION=v1.3.0 --build-arg REVISION=$(git rev-parse HEAD) .
+ARG VERSION=v1.3.0
+ARG REVISION=unknown
 RUN CGO_ENABLED=0 GOOS=${TARGETOS} GOARCH=${TARGETARCH} \
-    go build -trimpath -ldflags="-s -w" -o /manager ./cmd/manager
+    go build -trimpath \
+    -ldflags="-s -w -X github.com/ome-routing/operator/pkg/version.version=${VERSION} -X github.com/ome-routing/operator/pkg/version.revision=${REVISION}" \
+    -o /manager ./cmd/manager
 
 # An empty base, like make image's: the binary carries the public certificate authorities it
 # trusts (cmd/manager/roots.go), and reads no other file of the image. The user is numeric

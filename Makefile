@@ -100,15 +100,24 @@ verify: manifests generate ## Regenerate everything and fail if the tree changed
 
 ##@ Build
 
+# What the binaries report as their build (--version, the manager's startup log and its
+# ome_build_info metric): the chart's appVersion and the commit, with -dirty when tracked
+# files have uncommitted changes. A plain go build falls back to Go's build information.
+VERSION ?= $(shell awk '$$1 == "appVersion:" { gsub(/"/, "", $$2); print $$2; exit }' $(CHART_DIR)/Chart.yaml)
+REVISION ?= $(shell git rev-parse HEAD 2>/dev/null)$(shell [ -n "$$(git status --porcelain --untracked-files=no 2>/dev/null)" ] && echo -dirty)
+VERSION_PKG := github.com/ome-routing/operator/pkg/version
+VERSION_LDFLAGS := -X $(VERSION_PKG).version=$(VERSION) -X $(VERSION_PKG).revision=$(REVISION)
+
 .PHONY: build
-build: ## Build the manager into bin/manager and the kubectl plugin into bin/kubectl-ome.
-	$(GO) build -o $(BIN)/manager ./cmd/manager
-	$(GO) build -o $(BIN)/kubectl-ome ./cmd/kubectl-ome
+build: ## Build the manager into bin/manager, and the kubectl plugin into bin/kubectl-ome with its completion helper bin/kubectl_complete-ome.
+	$(GO) build -ldflags="$(VERSION_LDFLAGS)" -o $(BIN)/manager ./cmd/manager
+	$(GO) build -ldflags="$(VERSION_LDFLAGS)" -o $(BIN)/kubectl-ome ./cmd/kubectl-ome
+	install -m 0755 cmd/kubectl-ome/kubectl_complete-ome $(BIN)/kubectl_complete-ome
 
 # The image's name is the chart's default: repository from values.yaml, tag from Chart.yaml's
 # appVersion, so that `helm install` with no image values runs the image built here.
 IMAGE_REPOSITORY ?= $(shell awk '/^image:/ { f = 1 } f && $$1 == "repository:" { print $$2; exit }' $(CHART_DIR)/values.yaml)
-IMAGE_TAG ?= $(shell awk '$$1 == "appVersion:" { gsub(/"/, "", $$2); print $$2; exit }' $(CHART_DIR)/Chart.yaml)
+IMAGE_TAG ?= $(VERSION)
 IMAGE_ARCH ?= $(shell $(GO) env GOARCH)
 IMAGE_OUT := $(CURDIR)/_out/image
 # The labels match the Dockerfile's (test/image compares them).
@@ -119,7 +128,7 @@ IMAGE_LABELS := --label org.opencontainers.image.title=ome-manager \
 
 .PHONY: image
 image: $(IMAGE_BUILDER) ## Build the manager's image without a container engine: _out/image/oci (OCI layout) and _out/image/ome-manager.tar.
-	CGO_ENABLED=0 GOOS=linux GOARCH=$(IMAGE_ARCH) $(GO) build -trimpath -ldflags="-s -w" -o $(IMAGE_OUT)/manager ./cmd/manager
+	CGO_ENABLED=0 GOOS=linux GOARCH=$(IMAGE_ARCH) $(GO) build -trimpath -ldflags="-s -w $(VERSION_LDFLAGS)" -o $(IMAGE_OUT)/manager ./cmd/manager
 	$(IMAGE_BUILDER) --binary $(IMAGE_OUT)/manager --arch $(IMAGE_ARCH) --ref $(IMAGE_REPOSITORY):$(IMAGE_TAG) \
 		--oci-layout $(IMAGE_OUT)/oci --tarball $(IMAGE_OUT)/ome-manager.tar $(IMAGE_LABELS)
 

@@ -9,17 +9,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
-	"sigs.k8s.io/controller-runtime/pkg/event"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
-	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
@@ -31,15 +25,38 @@ import (
 // route and backends.
 const PublisherFinalizer = "ome.io/trafficmap-publisher"
 
+// ownerCatchUpGrace is how long a map may lag behind its InferenceService's generation
+// before the publisher calls it InvalidOwner. Every edit of a service leaves its map a
+// generation behind until the routing reconciler has written it again, which is a wait,
+// not a failure; a map that stays behind is one the routing reconciler refused to update
+// (the service's new settings are invalid), and OME reports that as InvalidOwner.
+const ownerCatchUpGrace = 15 * time.Second
+
 // PublisherReconciler writes each TrafficMap into a Gateway API HTTPRoute on the control
 // plane, with one backend per workload cluster, for the global gateway to spread the
 // service's traffic by the map's weights. It reads the map's spec, which only the routing
 // reconciler writes, and writes only its own status fields and conditions. It runs on the
-// leader only, with one worker, so that two writers never race for one route.
+// leader only, with PublisherWorkers workers: the queue never hands one map to two of
+// them, and the names two maps could both want (a route's name, a hostname on a Gateway)
+// are claimed in memory the workers share (publisher_memory.go), so two writers never
+// race for one route.
+//
+// Every probe round moves each map's generation, so at fleet size the publisher is handed
+// every map every round. Such a round costs it one status write and nothing else: it reads
+// what it published from the cache, writes a route or backend only when the plan differs
+// from it, and looks for stale objects only when the plan's set of objects changed or at
+// the resync. Maps whose weights changed go ahead of maps whose only news is a new
+// generation (see publisher_priority.go).
 type PublisherReconciler struct {
+	// Client writes, and reads the maps, services, routes and backend Services from the
+	// manager's cache (see CacheOptions: the Services cached are the publisher's own).
 	Client client.Client
-	// Reader reads around the cache: the ownership checks must see the objects as they are
-	// now, and the manager caches no Services or Envoy Gateway Backends.
+	// Backends reads Envoy Gateway Backends, the publisher's own, from a cache of their
+	// own; nil when the control plane does not serve them (see SetupPublisher).
+	Backends client.Reader
+	// Reader reads around the cache, where a decision must see the live object: before a
+	// name the cache does not hold is claimed (a foreign object at that name, or one of
+	// ours the cache has not caught up with), and when a deleted map's objects are removed.
 	Reader   client.Reader
 	Recorder events.EventRecorder
 	// Active is the installation's routing.enabled: with routing off, the publisher only
@@ -47,16 +64,19 @@ type PublisherReconciler struct {
 	Active    bool
 	Endpoint  config.Endpoint
 	Publisher config.Publisher
-	// now is the clock of condition transition times; time.Now when nil.
+	// now is the clock of condition transition times and of the resync; time.Now when nil.
 	now func() time.Time
+
+	// memory is what the publisher last published for each map (publisher_memory.go).
+	memory publications
 }
 
 // +kubebuilder:rbac:groups=ome.io,resources=trafficmaps,verbs=get;list;watch;patch
 // +kubebuilder:rbac:groups=ome.io,resources=trafficmaps/status,verbs=get;patch
 // +kubebuilder:rbac:groups=ome.io,resources=inferenceservices,verbs=get;list;watch
 // +kubebuilder:rbac:groups=gateway.networking.k8s.io,resources=httproutes,verbs=get;list;watch;create;patch;delete
-// +kubebuilder:rbac:groups="",resources=services,verbs=get;list;create;patch;delete
-// +kubebuilder:rbac:groups=gateway.envoyproxy.io,resources=backends,verbs=get;list;create;patch;delete
+// +kubebuilder:rbac:groups="",resources=services,verbs=get;list;watch;create;patch;delete
+// +kubebuilder:rbac:groups=gateway.envoyproxy.io,resources=backends,verbs=get;list;watch;create;patch;delete
 
 // Reconcile publishes one TrafficMap, withdraws it, or removes what was published for it.
 func (r *PublisherReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
@@ -64,7 +84,8 @@ func (r *PublisherReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 	if err := r.Client.Get(ctx, req.NamespacedName, tm); err != nil {
 		if apierrors.IsNotFound(err) {
 			// A map deleted before it carried the finalizer can still have left objects.
-			return ctrl.Result{}, r.removeAll(ctx, req.NamespacedName, "")
+			r.memory.forget(req.NamespacedName)
+			return ctrl.Result{}, r.removeAll(ctx, r.cached(), req.NamespacedName, nil)
 		}
 		return ctrl.Result{}, err
 	}
@@ -75,16 +96,29 @@ func (r *PublisherReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 		return ctrl.Result{}, nil
 	}
 	isvc, err := r.owner(ctx, tm)
+	var behind *ownerBehind
+	if errors.As(err, &behind) {
+		if wait := r.memory.behind(req.NamespacedName, behind.generation, r.clock(), ownerCatchUpGrace); wait > 0 {
+			// The routing reconciler has not written the service's new generation yet: the
+			// last publication stands until it has, and the map's write brings it here.
+			ctrl.LoggerFrom(ctx).V(1).Info("Waiting for the TrafficMap to catch up with its InferenceService",
+				"trafficMap", klog.KObj(tm), "mapBuiltFrom", tm.Spec.ObservedISVCGeneration, "serviceGeneration", behind.generation)
+			return ctrl.Result{RequeueAfter: wait}, nil
+		}
+		err = &behind.invalidOwner
+	}
 	if err != nil {
 		var invalid *invalidOwner
 		return r.fail(ctx, tm, omev1beta1.ReasonInvalidOwner, err, !errors.As(err, &invalid))
 	}
+	r.memory.caughtUp(req.NamespacedName)
 	if isvc == nil || !publishable(isvc) {
 		// The service is going or left routing: the routing reconciler deletes the map,
 		// and until then nothing is published for it.
-		if err := r.removeAll(ctx, req.NamespacedName, ""); err != nil {
+		if err := r.removeAll(ctx, r.cached(), req.NamespacedName, nil); err != nil {
 			return r.fail(ctx, tm, omev1beta1.ReasonApplyFailed, err, true)
 		}
+		r.memory.unpublished(req.NamespacedName)
 		return ctrl.Result{}, r.record(ctx, tm, omev1beta1.ReasonUnpublished, nil)
 	}
 	if err := publish.CheckOptions("global", r.Publisher.Options); err != nil {
@@ -99,48 +133,74 @@ func (r *PublisherReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 	}
 	if plan.Withdraw {
 		ctrl.LoggerFrom(ctx).V(1).Info("TrafficMap publication withdrawn", "TrafficMap", klog.KObj(tm), "because", plan.WithdrawnBecause)
-		if err := r.removeAll(ctx, req.NamespacedName, ""); err != nil {
+		if err := r.removeAll(ctx, r.cached(), req.NamespacedName, nil); err != nil {
 			return r.fail(ctx, tm, omev1beta1.ReasonApplyFailed, err, true)
 		}
+		r.memory.unpublished(req.NamespacedName)
 		return r.resync(r.record(ctx, tm, omev1beta1.ReasonWithdrawn, nil))
 	}
 	return r.publish(ctx, tm, plan)
 }
 
-// publish claims the plan's names, writes the backends and the route, and prunes what
-// the plan no longer has.
+// publish claims the plan's names, writes the backends and the route where they differ
+// from the plan, and prunes what the plan no longer has.
 func (r *PublisherReconciler) publish(ctx context.Context, tm *omev1beta1.TrafficMap, plan publish.Plan) (ctrl.Result, error) {
+	key := client.ObjectKeyFromObject(tm)
 	if err := r.ensureFinalizer(ctx, tm); err != nil {
+		if apierrors.IsConflict(err) {
+			// A new map is written by the routing reconciler again and again while its
+			// homes get their first probes: the finalizer goes on the next version, which
+			// brings its own event. Nothing failed.
+			return ctrl.Result{RequeueAfter: conflictRetry}, nil
+		}
 		return r.fail(ctx, tm, omev1beta1.ReasonApplyFailed, err, true)
 	}
-	existing, err := r.preflight(ctx, plan)
+	objects, err := plan.Objects()
+	if err != nil {
+		return r.fail(ctx, tm, omev1beta1.ReasonInvalidPlan, err, false)
+	}
+	live, err := r.preflight(ctx, plan, objects)
+	if err == nil {
+		err = r.claim(key, plan)
+	}
 	if err != nil {
 		return r.fail(ctx, tm, omev1beta1.ReasonClaimRejected, err, !isClaimRejected(err))
 	}
-	if !existing {
+	if live[len(objects)-1] == nil {
 		// The first write of a route: say so, because the gateway may take a while to
 		// program it.
 		if err := r.record(ctx, tm, omev1beta1.ReasonTransitioning, nil); err != nil {
 			return ctrl.Result{}, err
 		}
 	}
-	if err := r.apply(ctx, plan); err != nil {
+	if err := r.apply(ctx, objects, live); err != nil {
 		return r.fail(ctx, tm, omev1beta1.ReasonApplyFailed, err, true)
 	}
-	if err := r.removeAll(ctx, client.ObjectKeyFromObject(tm), plan.Namespace, plan.Keep()...); err != nil {
-		return r.fail(ctx, tm, omev1beta1.ReasonApplyFailed, err, true)
+	keep := refsOf(objects)
+	if r.memory.pruneDue(key, keep, r.clock(), r.Publisher.Resync()) {
+		if err := r.removeAll(ctx, r.cached(), key, keep); err != nil {
+			return r.fail(ctx, tm, omev1beta1.ReasonApplyFailed, err, true)
+		}
+		r.memory.pruned(key, keep, r.clock())
 	}
 	ref := &omev1beta1.TrafficMapGatewayRef{Group: gatewayv1.GroupName, Kind: "HTTPRoute", Name: plan.Route.Name, Namespace: plan.Route.Namespace}
 	return r.resync(r.record(ctx, tm, omev1beta1.ReasonPublished, ref))
 }
 
 // resync looks at the map again after the resync interval, because what the publisher
-// wrote can drift in ways no watch reports (a Service edited by hand, a hostname freed).
+// wrote can drift in ways no watch reports (a hostname freed by another route).
 func (r *PublisherReconciler) resync(err error) (ctrl.Result, error) {
 	if err != nil {
 		return ctrl.Result{}, err
 	}
 	return ctrl.Result{RequeueAfter: r.Publisher.Resync()}, nil
+}
+
+func (r *PublisherReconciler) clock() time.Time {
+	if r.now != nil {
+		return r.now()
+	}
+	return time.Now()
 }
 
 // fail records a failed publication. A transient failure (a read or write that may work
@@ -161,9 +221,10 @@ func (r *PublisherReconciler) fail(ctx context.Context, tm *omev1beta1.TrafficMa
 	return ctrl.Result{RequeueAfter: r.Publisher.Resync()}, nil
 }
 
-// record applies the publisher's share of the map's status for the outcome reason. On
-// success ref is the route; otherwise published turns false and ref is what stays
-// (the last published route while it still stands, nothing once it is removed).
+// record applies the publisher's share of the map's status for the outcome reason, when
+// it changed. On success ref is the route; otherwise published turns false and ref is
+// what stays (the last published route while it still stands, nothing once it is
+// removed).
 func (r *PublisherReconciler) record(ctx context.Context, tm *omev1beta1.TrafficMap, reason string, ref *omev1beta1.TrafficMapGatewayRef) error {
 	fields := map[string]any{"published": reason == omev1beta1.ReasonPublished, "gatewayRef": nil}
 	if ref != nil {
@@ -177,20 +238,18 @@ func (r *PublisherReconciler) record(ctx context.Context, tm *omev1beta1.Traffic
 	if observed == 0 {
 		fields["observedTrafficMapGeneration"] = nil
 	}
-	now := time.Now
-	if r.now != nil {
-		now = r.now
-	}
 	_, err := applyMapStatus(ctx, r.Client, tm, statusApply{
 		manager:    PublisherStatusManager,
 		owned:      []string{omev1beta1.TrafficMapPublished, omev1beta1.TrafficMapPublicationFallback},
 		conditions: publish.Conditions(reason, tm.Generation),
 		fields:     fields,
-	}, now())
+	}, r.clock())
 	return err
 }
 
-// finalize removes what was published for a deleted map, then lets it go.
+// finalize removes what was published for a deleted map, then lets it go. It lists what
+// to remove around the cache: an object written a moment ago must not be left behind
+// because the cache has not seen it yet.
 func (r *PublisherReconciler) finalize(ctx context.Context, tm *omev1beta1.TrafficMap) error {
 	if !controllerutil.ContainsFinalizer(tm, PublisherFinalizer) {
 		return nil
@@ -198,10 +257,11 @@ func (r *PublisherReconciler) finalize(ctx context.Context, tm *omev1beta1.Traff
 	if err := r.record(ctx, tm, omev1beta1.ReasonFinalizing, tm.Status.GatewayRef); err != nil && !apierrors.IsNotFound(err) {
 		return err
 	}
-	if err := r.removeAll(ctx, client.ObjectKeyFromObject(tm), ""); err != nil {
+	if err := r.removeAll(ctx, r.live(), client.ObjectKeyFromObject(tm), nil); err != nil {
 		ctrl.LoggerFrom(ctx).Error(err, "TrafficMap publisher finalization failed", "trafficMap", klog.KObj(tm))
 		return err
 	}
+	r.memory.forget(client.ObjectKeyFromObject(tm))
 	before := tm.DeepCopy()
 	controllerutil.RemoveFinalizer(tm, PublisherFinalizer)
 	return client.IgnoreNotFound(r.Client.Patch(ctx, tm, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{}),
@@ -228,6 +288,13 @@ func rejectOwner(format string, args ...any) error {
 	return &invalidOwner{msg: fmt.Sprintf(format, args...)}
 }
 
+// ownerBehind is a map built from another generation of its service than the one the
+// publisher sees: an invalid owner only once it has lasted past ownerCatchUpGrace.
+type ownerBehind struct {
+	invalidOwner
+	generation int64
+}
+
 // owner is the map's InferenceService, nil when it is gone. The map must be controlled
 // by it, name it, come from its UID and be built from its current generation.
 func (r *PublisherReconciler) owner(ctx context.Context, tm *omev1beta1.TrafficMap) (*omev1beta1.InferenceService, error) {
@@ -248,8 +315,9 @@ func (r *PublisherReconciler) owner(ctx context.Context, tm *omev1beta1.TrafficM
 		return nil, rejectOwner("TrafficMap %s/%s source UID %q does not match InferenceService UID %q",
 			tm.Namespace, tm.Name, tm.Status.SourceUID, isvc.UID)
 	case isvc.DeletionTimestamp.IsZero() && tm.Spec.ObservedISVCGeneration != isvc.Generation:
-		return nil, rejectOwner("TrafficMap %s/%s was built from generation %d of InferenceService %s/%s, which is at %d",
-			tm.Namespace, tm.Name, tm.Spec.ObservedISVCGeneration, isvc.Namespace, isvc.Name, isvc.Generation)
+		return nil, &ownerBehind{generation: isvc.Generation, invalidOwner: invalidOwner{msg: fmt.Sprintf(
+			"TrafficMap %s/%s was built from generation %d of InferenceService %s/%s, which is at %d",
+			tm.Namespace, tm.Name, tm.Spec.ObservedISVCGeneration, isvc.Namespace, isvc.Name, isvc.Generation)}}
 	}
 	return isvc, nil
 }
@@ -270,38 +338,4 @@ func publishedReason(tm *omev1beta1.TrafficMap) string {
 		}
 	}
 	return ""
-}
-
-// SetupWithManager registers the publisher: one worker, leader only (controller-runtime's
-// default for controllers), watching the maps, their services and the routes it wrote.
-func (r *PublisherReconciler) SetupWithManager(mgr ctrl.Manager) error {
-	return ctrl.NewControllerManagedBy(mgr).
-		Named("publisher").
-		For(&omev1beta1.TrafficMap{}, builder.WithPredicates(predicate.Or(
-			predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}, finalizerOrDeletionChanged{}))).
-		// A service's map has its name: its annotations (the global host) and its routing
-		// switch change the publication.
-		Watches(&omev1beta1.InferenceService{}, &handler.EnqueueRequestForObject{},
-			builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
-		// A route edited or deleted by hand is put back.
-		Watches(&gatewayv1.HTTPRoute{}, handler.EnqueueRequestsFromMapFunc(mapOfPublished)).
-		WithOptions(controller.Options{MaxConcurrentReconciles: 1}).
-		Complete(r)
-}
-
-// mapOfPublished is the TrafficMap an object the publisher wrote publishes, from its labels.
-func mapOfPublished(_ context.Context, obj client.Object) []ctrl.Request {
-	l := obj.GetLabels()
-	if l[publish.LabelManagedBy] != publish.ManagedByValue || l[publish.LabelService] == "" || l[publish.LabelServiceNamespace] == "" {
-		return nil
-	}
-	return []ctrl.Request{{NamespacedName: types.NamespacedName{Namespace: l[publish.LabelServiceNamespace], Name: l[publish.LabelService]}}}
-}
-
-// finalizerOrDeletionChanged passes updates that start a deletion or change finalizers.
-type finalizerOrDeletionChanged struct{ predicate.Funcs }
-
-func (finalizerOrDeletionChanged) Update(e event.UpdateEvent) bool {
-	return e.ObjectOld.GetDeletionTimestamp().IsZero() != e.ObjectNew.GetDeletionTimestamp().IsZero() ||
-		len(e.ObjectOld.GetFinalizers()) != len(e.ObjectNew.GetFinalizers())
 }

@@ -71,6 +71,9 @@ type RoutingReconciler struct {
 	Capacity *capacity.Policy
 	// CapacityLimits are the observer limits a service's capacity poll must respect.
 	CapacityLimits capacity.Limits
+	// RecordInterval is how long a quiet probe round may go unwritten (see
+	// trafficmap.QuietRound); zero writes every round.
+	RecordInterval time.Duration
 }
 
 // +kubebuilder:rbac:groups=ome.io,resources=inferenceservices,verbs=get;list;watch
@@ -254,7 +257,7 @@ func (r *RoutingReconciler) SetupWithManager(mgr ctrl.Manager, workers int) erro
 		Named("routing").
 		For(&omev1beta1.InferenceService{}, builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, drainAnnotationChanged()))).
 		Watches(&omev1beta1.TrafficMap{}, r.written.skipOwn(handler.EnqueueRequestForOwner(mgr.GetScheme(), mgr.GetRESTMapper(),
-			&omev1beta1.InferenceService{}, handler.OnlyControllerOwner()))).
+			&omev1beta1.InferenceService{}, handler.OnlyControllerOwner())), builder.WithPredicates(routingInputChanged{})).
 		Watches(&omev1beta1.WorkloadCluster{}, handler.EnqueueRequestsFromMapFunc(r.allSources)).
 		WatchesRawSource(source.Channel(r.Members.Events(), &handler.EnqueueRequestForObject{})).
 		WatchesRawSource(source.TypedChannel(r.Prober.Events(), probeNoticeHandler())).

@@ -80,6 +80,8 @@ func (r *RoutingReconciler) writeMap(ctx context.Context, isvc *omev1beta1.Infer
 		if err := r.ownWrite(tm, func() error { return r.Client.Create(ctx, tm, r.owner()) }); err != nil {
 			return err
 		}
+	case r.quietRound(tm, spec):
+		// Only lastProbeTime moved, and it was recorded less than recordInterval ago.
 	case !equality.Semantic.DeepEqual(tm.Spec, spec):
 		before := tm
 		tm = tm.DeepCopy()
@@ -104,6 +106,14 @@ func (r *RoutingReconciler) writeMap(ctx context.Context, isvc *omev1beta1.Infer
 	return r.writeMapStatus(ctx, isvc, tm, []metav1.Condition{
 		routableCondition(tm, result.Routable), fallback, overrideCondition(tm, override)},
 		map[string]any{"homes": int64(len(result.Entries)), "gatedHomes": int64(gated)})
+}
+
+// quietRound says whether the new spec may go unwritten under routing.observer.recordInterval:
+// it differs from the map's only in lastProbeTime, recorded recently enough.
+func (r *RoutingReconciler) quietRound(tm *omev1beta1.TrafficMap, spec omev1beta1.TrafficMapSpec) bool {
+	return r.RecordInterval > 0 && tm.Spec.Service == spec.Service && tm.Spec.Mode == spec.Mode &&
+		tm.Spec.ObservedISVCGeneration == spec.ObservedISVCGeneration &&
+		trafficmap.Deferrable(tm.Spec.Entries, spec.Entries, r.RecordInterval, time.Now())
 }
 
 // writeMapStatus applies the routing reconciler's share of the map's status: the source

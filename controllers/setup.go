@@ -6,7 +6,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	ctrl "sigs.k8s.io/controller-runtime"
 
@@ -35,6 +34,9 @@ type Options struct {
 	MaxProbesInFlight int
 	// RoutingWorkers is routing.observer.maxConcurrentReconciles.
 	RoutingWorkers int
+	// RecordInterval is routing.observer.recordInterval: how long a map's quiet probe
+	// rounds (only lastProbeTime moved) may go unwritten. Zero writes every round.
+	RecordInterval time.Duration
 	// SecretNamespace is the operator's own namespace: WorkloadCluster kubeconfig Secrets
 	// are read only from it. The manager's cache must hold Secrets from it alone; see
 	// CacheOptions.
@@ -64,11 +66,12 @@ var DefaultMemberTimings = Options{
 const memberWorkers = 4
 
 // CacheOptions limit the manager's cache of Secrets to the operator's namespace, so that
-// the manager neither needs nor holds the rights to Secrets anywhere else.
+// the manager neither needs nor holds the rights to Secrets anywhere else, and its cache
+// of Services to the publisher's backends.
 func CacheOptions(secretNamespace string) cache.Options {
-	return cache.Options{ByObject: map[client.Object]cache.ByObject{
-		&corev1.Secret{}: {Namespaces: map[string]cache.Config{secretNamespace: {}}},
-	}}
+	byObject := publishedObjectsCache()
+	byObject[&corev1.Secret{}] = cache.ByObject{Namespaces: map[string]cache.Config{secretNamespace: {}}}
+	return cache.Options{ByObject: byObject}
 }
 
 // Setup adds the WorkloadCluster controller, the routing controller, the prober, the
@@ -98,7 +101,7 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 	}).SetupWithManager(mgr, memberWorkers); err != nil {
 		return err
 	}
-	if err := setupPublisher(mgr, opts); err != nil {
+	if err := SetupPublisher(mgr, opts); err != nil {
 		return err
 	}
 	return (&RoutingReconciler{
@@ -114,5 +117,6 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 		Limits:            opts.Limits,
 		Capacity:          opts.InstallationCapacity,
 		CapacityLimits:    opts.CapacityLimits,
+		RecordInterval:    opts.RecordInterval,
 	}).SetupWithManager(mgr, max(opts.RoutingWorkers, 1))
 }

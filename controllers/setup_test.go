@@ -36,8 +36,8 @@ func TestSetupPublisherReportsAFailedLookup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = setupPublisher(mgr, Options{})
+	err = SetupPublisher(mgr, Options{})
 	if err == nil || !strings.HasPrefix(err.Error(), "look up Gateway API HTTPRoutes: ") || !strings.Contains(err.Error(), "connection refused") {
-		t.Fatalf("setupPublisher against an API server that does not answer = %v, want the lookup error", err)
+		t.Fatalf("SetupPublisher against an API server that does not answer = %v, want the lookup error", err)
 	}
 }

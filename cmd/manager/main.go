@@ -9,6 +9,8 @@ import (
 
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+
+	"github.com/ome-routing/operator/pkg/version"
 )
 
 // Exit codes.
@@ -21,13 +23,13 @@ const (
 )
 
 func main() {
-	os.Exit(run(flag.CommandLine, os.Args[1:], os.Stderr))
+	os.Exit(run(flag.CommandLine, os.Args[1:], os.Stdout, os.Stderr))
 }
 
 // run starts the manager and returns the exit code. The settings file is loaded and
 // validated before anything connects to an API server: a bad setting fails with its error
 // on stderr, one line per problem, and nothing started.
-func run(fs *flag.FlagSet, args []string, stderr io.Writer) int {
+func run(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 	o, err := parseOptions(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		return exitOK
@@ -35,6 +37,11 @@ func run(fs *flag.FlagSet, args []string, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitUsage
+	}
+	build := version.Get()
+	if o.showVersion {
+		fmt.Fprintln(stdout, "manager", build)
+		return exitOK
 	}
 	cfg, err := loadSettings(o)
 	if err != nil {
@@ -44,6 +51,8 @@ func run(fs *flag.FlagSet, args []string, stderr io.Writer) int {
 
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&o.zap), zap.WriteTo(stderr)))
 	log := ctrl.Log.WithName("setup")
+	log.Info("Starting the OME routing operator's manager",
+		"version", build.Version, "revision", build.Revision, "modified", build.Modified, "goVersion", build.GoVersion)
 	logSettings(o, cfg)
 
 	restCfg, err := ctrl.GetConfig()

@@ -41,6 +41,10 @@ func newManager(restCfg *rest.Config, o *options) (ctrl.Manager, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The build is exported whatever the role, so that every manager says which it is.
+	if err := registerBuildInfo(metrics.Registry); err != nil {
+		return nil, err
+	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
 		return nil, err
 	}
@@ -110,6 +114,7 @@ func setupControllers(mgr ctrl.Manager, o *options, cfg *config.Config) error {
 	opts.CapacityLimits = capacity.Limits{MinPeriod: obsCfg.MinPeriod, MaxSamples: obsCfg.MaxSamples}
 	opts.Observer = obs
 	opts.RoutingWorkers = obsCfg.MaxConcurrentReconciles
+	opts.RecordInterval = obsCfg.RecordInterval
 	opts.MaxProbesInFlight = int(obsCfg.MaxConcurrentRequests)
 	opts.Endpoint, opts.Publisher = cfg.Endpoint, cfg.Routing.Publisher
 	return controllers.Setup(mgr, opts)
@@ -144,6 +149,7 @@ func logSettings(o *options, cfg *config.Config) {
 		"maxPeriod", obs.MaxPeriod.String(),
 		"maxTimeout", obs.MaxTimeout.String(),
 		"maxSamples", obs.MaxSamples,
+		"recordInterval", obs.RecordInterval.String(),
 		"capacity", capacitySummary,
 		"allowLoopback", obs.AllowLoopback,
 		"allowPrivateNetworks", obs.AllowPrivateNetworks,

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -25,6 +26,14 @@ const step1Config = `{"routing": {"enabled": true,
 const (
 	settingsLoaded = "Routing settings loaded"
 	noAPIServer    = "Unable to find the API server"
+)
+
+// The build the test binary is stamped with.
+const (
+	testVersion  = "v9.9.9-test"
+	testRevision = "0123456789abcdef"
+	testLDFlags  = "-X github.com/ome-routing/operator/pkg/version.version=" + testVersion +
+		" -X github.com/ome-routing/operator/pkg/version.revision=" + testRevision
 )
 
 var (
@@ -49,7 +58,8 @@ func managerBinary(t *testing.T) string {
 			return
 		}
 		binary = filepath.Join(dir, "manager")
-		cmd := exec.Command("go", "build", "-o", binary, "./cmd/manager")
+		// Stamped as the Makefile stamps it, with values of the test's own.
+		cmd := exec.Command("go", "build", "-ldflags", testLDFlags, "-o", binary, "./cmd/manager")
 		cmd.Dir = root
 		if out, err := cmd.CombinedOutput(); err != nil {
 			buildErr = errors.New(string(out))
@@ -192,12 +202,32 @@ func TestManagerChecksSettingsFirst(t *testing.T) {
 	if code == 0 {
 		t.Errorf("exit code 0, want non-zero")
 	}
-	for _, want := range []string{settingsLoaded, `"probe":"GET /v1/models every 10s, timeout 3s"`, noAPIServer, "no configuration has been provided"} {
+	for _, want := range []string{
+		`"msg":"Starting the OME routing operator's manager","version":"` + testVersion + `","revision":"` + testRevision + `"`,
+		settingsLoaded, `"probe":"GET /v1/models every 10s, timeout 3s"`, noAPIServer, "no configuration has been provided",
+	} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("stderr does not contain %q:\n%s", want, stderr)
 		}
 	}
 	if strings.Contains(stderr, "multi-cluster configuration:") {
 		t.Errorf("stderr reports a settings problem:\n%s", stderr)
+	}
+}
+
+// TestManagerVersion: --version prints the stamped build on stdout and exits 0, before it
+// checks anything else (here, an unknown role that would be refused).
+func TestManagerVersion(t *testing.T) {
+	for _, args := range [][]string{{"--version"}, {"--version", "--multicluster-role=worker"}} {
+		cmd := exec.Command(managerBinary(t), args...)
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("manager %q: %v\n%s", args, err, stderr.String())
+		}
+		want := "manager " + testVersion + " (revision " + testRevision + ", " + runtime.Version() + ")\n"
+		if stdout.String() != want || stderr.Len() != 0 {
+			t.Errorf("manager %q printed %q on stdout and %q on stderr, want %q and nothing", args, stdout.String(), stderr.String(), want)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"flag"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -18,6 +19,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/ome-routing/operator/pkg/version"
 	"github.com/ome-routing/operator/test/framework"
 )
 
@@ -189,6 +191,7 @@ func TestMetricsPlainWhenAsked(t *testing.T) {
 		t.Fatalf("--metrics-secure=false gives %v (%v)", o.secureMetrics, err)
 	}
 	_, addr := startMetricsManager(t, false)
+	var body []byte
 	until(t, "plain metrics", func() error {
 		resp, err := http.Get("http://" + addr + "/metrics")
 		if err != nil {
@@ -198,8 +201,15 @@ func TestMetricsPlainWhenAsked(t *testing.T) {
 		if resp.StatusCode != http.StatusOK {
 			return statusErr{resp.StatusCode, http.StatusOK}
 		}
-		return nil
+		body, err = io.ReadAll(resp.Body)
+		return err
 	})
+	// Every manager says which build it is, whatever its role.
+	info := version.Get()
+	want := fmt.Sprintf("ome_build_info{goversion=%q,revision=%q,version=%q} 1\n", info.GoVersion, info.Revision, info.Version)
+	if !strings.Contains(string(body), want) {
+		t.Errorf("metrics lack %q:\n%s", want, body)
+	}
 }
 
 func newFlagSet() *flag.FlagSet {

@@ -36,6 +36,8 @@ type options struct {
 	operatorNamespace string
 	// observerHosts are names the observer resolves itself (--observer-host).
 	observerHosts hostFlag
+	// showVersion prints the build and exits (--version).
+	showVersion bool
 
 	zap zap.Options
 }
@@ -61,9 +63,14 @@ func parseOptions(fs *flag.FlagSet, args []string) (*options, error) {
 		"The manager's own namespace: WorkloadCluster kubeconfig Secrets are read only from it. The chart sets it to the release namespace.")
 	fs.Var(o.observerHosts, "observer-host",
 		"NAME=IP: probes resolve NAME to IP themselves, like an /etc/hosts line (repeatable; for local demos and tests).")
+	fs.BoolVar(&o.showVersion, "version", false, "Print the manager's version, revision and Go version, and exit.")
 	o.zap.BindFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return nil, err
+	}
+	if o.showVersion {
+		// --version answers even next to flags that would be refused below.
+		return o, nil
 	}
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected arguments: %q", fs.Args())

@@ -72,6 +72,11 @@ type Observer struct {
 	// MaxSamples is the most readings a capacity poll may keep per home, for the
 	// installation's poll and for every service's own.
 	MaxSamples int32
+	// RecordInterval, when positive, spares the control plane the writes of quiet probe
+	// rounds: a round that changes nothing in a map but lastProbeTime is written only once
+	// RecordInterval has passed since the map's last recorded probe. Any other change is
+	// written at once. Zero (the default) writes every round, as the user guide describes.
+	RecordInterval time.Duration
 
 	// The observer's network guard. A probe's destination comes from a workload cluster's
 	// status, which the control plane does not control, so the observer checks the address

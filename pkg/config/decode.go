@@ -46,6 +46,7 @@ type rawObserver struct {
 	maxPeriod               json.RawMessage
 	maxTimeout              json.RawMessage
 	maxSamples              *int32
+	recordInterval          json.RawMessage
 	allowLoopback           *bool
 	allowPrivateNetworks    *bool
 }
@@ -176,7 +177,7 @@ func (d *decoder) capacity(raw json.RawMessage, path string) *rawCapacity {
 
 func (d *decoder) observer(raw json.RawMessage, path string) rawObserver {
 	fields := d.object(raw, path, "maxConcurrentReconciles", "maxConcurrentRequests",
-		"maxResponseBytes", "minPeriod", "maxPeriod", "maxTimeout", "maxSamples", "allowLoopback", "allowPrivateNetworks")
+		"maxResponseBytes", "minPeriod", "maxPeriod", "maxTimeout", "maxSamples", "recordInterval", "allowLoopback", "allowPrivateNetworks")
 	return rawObserver{
 		maxConcurrentReconciles: decodeValue[int](d, fields["maxConcurrentReconciles"], path+".maxConcurrentReconciles", "an integer"),
 		maxConcurrentRequests:   decodeValue[int64](d, fields["maxConcurrentRequests"], path+".maxConcurrentRequests", "an integer"),
@@ -185,6 +186,7 @@ func (d *decoder) observer(raw json.RawMessage, path string) rawObserver {
 		maxPeriod:               fields["maxPeriod"],
 		maxTimeout:              fields["maxTimeout"],
 		maxSamples:              decodeValue[int32](d, fields["maxSamples"], path+".maxSamples", "a 32-bit integer"),
+		recordInterval:          fields["recordInterval"],
 		allowLoopback:           decodeValue[bool](d, fields["allowLoopback"], path+".allowLoopback", "a boolean"),
 		allowPrivateNetworks:    decodeValue[bool](d, fields["allowPrivateNetworks"], path+".allowPrivateNetworks", "a boolean"),
 	}

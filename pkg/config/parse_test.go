@@ -101,6 +101,15 @@ var acceptedCases = []parseCase{
 		}()}},
 	},
 	{
+		name: "recordInterval",
+		json: enabled(nil, with(chartObserver(), "recordInterval", "1m40s")),
+		want: &Config{Routing: Routing{Enabled: true, Observer: func() Observer {
+			o := chartObserverConfig()
+			o.RecordInterval = 100 * time.Second
+			return o
+		}()}},
+	},
+	{
 		// A missing key opens nothing: neither loopback nor the private networks.
 		name: "network guard defaults",
 		json: enabled(nil, with(chartObserver(), "allowLoopback", drop, "allowPrivateNetworks", drop)),

@@ -71,6 +71,13 @@ func (v *validator) observer(raw rawObserver, path string, required bool) Observ
 	if o.MinPeriod > 0 && o.MaxPeriod > 0 && o.MinPeriod > o.MaxPeriod {
 		v.fail("%s.minPeriod (%s) must not be over %s.maxPeriod (%s)", path, o.MinPeriod, path, o.MaxPeriod)
 	}
+	if d, ok := v.duration(raw.recordInterval, path+".recordInterval"); ok && d != nil {
+		if *d < 0 {
+			v.fail("%s must not be negative, got %v", path+".recordInterval", *d)
+		} else {
+			o.RecordInterval = *d
+		}
+	}
 	if raw.allowLoopback != nil {
 		o.AllowLoopback = *raw.allowLoopback
 	}

@@ -4,6 +4,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
 // Service is the backend as a Service of type ExternalName: the route's gateway resolves
@@ -15,7 +16,9 @@ func (b Backend) Service() *corev1.Service {
 		Spec: corev1.ServiceSpec{
 			Type:         corev1.ServiceTypeExternalName,
 			ExternalName: b.Host,
-			Ports:        []corev1.ServicePort{{Port: b.Port, Protocol: corev1.ProtocolTCP}},
+			// The target port is what the API server would default it to; set, it is not
+			// a zero that differs from the stored Service on every comparison.
+			Ports: []corev1.ServicePort{{Port: b.Port, Protocol: corev1.ProtocolTCP, TargetPort: intstr.FromInt32(b.Port)}},
 		},
 	}
 }
@@ -36,14 +39,4 @@ func (b Backend) EnvoyBackend() *unstructured.Unstructured {
 			"endpoints": []any{map[string]any{"fqdn": map[string]any{"hostname": b.Host, "port": int64(b.Port)}}},
 		},
 	}}
-}
-
-// Keep are the names of the objects the plan writes (its route and its backends): the
-// publisher removes every other object of the service's from the plan's namespace.
-func (p Plan) Keep() []string {
-	names := []string{p.Route.Name}
-	for _, b := range p.Backends {
-		names = append(names, b.Name)
-	}
-	return names
 }

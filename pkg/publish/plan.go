@@ -122,7 +122,9 @@ func Build(in Input) (Plan, error) {
 		return Plan{}, fmt.Errorf("HTTPRoute namespace %q is invalid: %s", p.Namespace, errs)
 	}
 	name := RouteName(in.ServiceNamespace, in.ServiceName, ep.RouteNamespace)
-	if errs := dns1035Label(name); errs != "" {
+	// An HTTPRoute's name is a DNS-1123 subdomain, as most kinds' are: a service named
+	// model.v2 is published as model.v2-global.
+	if errs := dns1123Subdomain(name); errs != "" {
 		return Plan{}, fmt.Errorf("HTTPRoute name %q is invalid: %s", name, errs)
 	}
 	p.Route = p.route(name, ep.RewriteHostname)
@@ -155,9 +157,17 @@ func backends(in Input, namespace string) ([]Backend, error) {
 		}
 		labels := Labels(in.ServiceNamespace, in.ServiceName)
 		labels[LabelCluster] = e.Cluster
+		// A cluster's name may be a 253-character subdomain; a label value holds 63.
+		if err := checkLabels(labels); err != nil {
+			return nil, err
+		}
+		name := BackendName(in.ServiceNamespace, in.ServiceName, e.Cluster)
+		if errs := backendNameRule(in.Endpoint.Backend())(name); errs != "" {
+			return nil, fmt.Errorf("TrafficMap entry %q generates invalid backend Service name %q: %s", e.Cluster, name, errs)
+		}
 		out = append(out, Backend{
 			Kind:      in.Endpoint.Backend(),
-			Name:      BackendName(in.ServiceNamespace, in.ServiceName, e.Cluster),
+			Name:      name,
 			Namespace: namespace,
 			Cluster:   e.Cluster,
 			Host:      host,
@@ -221,6 +231,15 @@ func (b Backend) objectReference() gatewayv1.BackendObjectReference {
 		ref.Kind = ptr.To(gatewayv1.Kind("Service"))
 	}
 	return ref
+}
+
+// backendNameRule is the naming rule of a backend kind: a Service's name is a DNS-1035
+// label, an Envoy Gateway Backend's a DNS-1123 subdomain.
+func backendNameRule(kind config.BackendKind) func(string) string {
+	if kind == config.BackendEnvoyGateway {
+		return dns1123Subdomain
+	}
+	return dns1035Label
 }
 
 // parseGateway reads the globalGateway setting: "name" or "namespace/name".

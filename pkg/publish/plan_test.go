@@ -275,9 +275,8 @@ func TestBuildRejects(t *testing.T) {
 			`Gateway API resource label value "` + long + `" for key "ome.io/placement-endpoint-isvc" is invalid: must be no more than 63 bytes`},
 		{"route namespace", input(ok(), func() config.Endpoint { e := guideEndpoint(); e.RouteNamespace = "Routes"; return e }()),
 			`HTTPRoute namespace "Routes" is invalid: a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`},
-		{"route name from a dotted service name", Input{Map: &omev1beta1.TrafficMap{ObjectMeta: metav1.ObjectMeta{Name: "chat.v2", Namespace: "prod"}, Spec: omev1beta1.TrafficMapSpec{Service: "chat.v2"}},
-			ServiceNamespace: "prod", ServiceName: "chat.v2", Endpoint: guideEndpoint()},
-			`HTTPRoute name "chat.v2-global" is invalid: a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')`},
+		{"cluster name too long for a label", input(one(strings.Repeat("c", 64), "http://a.example.com", 1), guideEndpoint()),
+			`Gateway API resource label value "` + strings.Repeat("c", 64) + `" for key "ome.io/placement-cluster" is invalid: must be no more than 63 bytes`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -292,6 +291,25 @@ func TestBuildRejects(t *testing.T) {
 	}
 	if _, err := Build(input(sixteen.obj(), guideEndpoint())); err != nil {
 		t.Errorf("sixteen entries: %v", err)
+	}
+}
+
+// A name is checked against its own kind's rule: an HTTPRoute's is a DNS-1123 subdomain,
+// so a service whose name has a dot is published.
+func TestBuildDottedServiceName(t *testing.T) {
+	tm := &omev1beta1.TrafficMap{ObjectMeta: metav1.ObjectMeta{Name: "chat.v2", Namespace: "prod"}, Spec: omev1beta1.TrafficMapSpec{Service: "chat.v2"}}
+	tm.Spec.Entries = []omev1beta1.TrafficMapEntry{{Cluster: "worker-a", Endpoint: "http://a.example.com", Weight: 1}}
+	p, err := Build(Input{Map: tm, ServiceNamespace: "prod", ServiceName: "chat.v2", Endpoint: guideEndpoint()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Route.Name != "chat.v2-global" {
+		t.Errorf("route name %q, want chat.v2-global", p.Route.Name)
+	}
+	// A cluster name of 63 characters still fits its label.
+	tm.Spec.Entries[0].Cluster = strings.Repeat("c", 63)
+	if _, err := Build(Input{Map: tm, ServiceNamespace: "prod", ServiceName: "chat.v2", Endpoint: guideEndpoint()}); err != nil {
+		t.Errorf("a 63-character cluster name: %v", err)
 	}
 }
 

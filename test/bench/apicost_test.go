@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"k8s.io/client-go/rest"
+
+	"github.com/ome-routing/operator/test/framework"
 )
 
 // apiCost counts what the manager asks of the control plane's API server, from its side
@@ -25,7 +27,9 @@ type apiCost struct {
 	mu sync.Mutex
 	// requests counts requests by "VERB resource", e.g. "PUT trafficmaps".
 	requests map[string]int64
-	writes   int64
+	// writes and reads count the requests that change something and those that read
+	// (GET and LIST; watches are neither).
+	writes, reads int64
 	// sent is the request bodies of writes; answered the response bodies of writes.
 	sent, answered int64
 	// watched is the bytes that watch streams brought in.
@@ -43,6 +47,14 @@ func (c *apiCost) wrap(cfg *rest.Config) *rest.Config {
 
 func (c *apiCost) count(on bool) { c.counting.Store(on) }
 
+// reset forgets what was counted, for the next window.
+func (c *apiCost) reset() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.requests, c.writes, c.reads, c.sent, c.answered = map[string]int64{}, 0, 0, 0, 0
+	c.watched.Store(0)
+}
+
 // writeCount is the writes counted.
 func (c *apiCost) writeCount() int64 {
 	c.mu.Lock()
@@ -58,18 +70,18 @@ type costTripper struct {
 // RoundTrip counts while counting is on. Watch streams opened before that are counted
 // too: their bytes are added as they arrive.
 func (t *costTripper) RoundTrip(req *http.Request) (*http.Response, error) {
-	watch := req.URL.Query().Get("watch") == "true"
+	r := framework.ParseRequest(req)
+	watch := r.Verb == "WATCH"
 	write := req.Method != http.MethodGet && req.Method != http.MethodHead
-	verb := req.Method
-	if watch {
-		verb = "WATCH"
-	}
 	if t.cost.counting.Load() {
 		t.cost.mu.Lock()
-		t.cost.requests[verb+" "+resourceOf(req.URL.Path)]++
-		if write {
+		t.cost.requests[r.Key()]++
+		switch {
+		case write:
 			t.cost.writes++
 			t.cost.sent += max(req.ContentLength, 0)
+		case !watch:
+			t.cost.reads++
 		}
 		t.cost.mu.Unlock()
 	}
@@ -92,30 +104,6 @@ func (t *costTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 		}}
 	}
 	return resp, nil
-}
-
-// resourceOf is the resource (and subresource) a request path names: the segment after
-// a "namespaces/<ns>" pair or after the group version, then "/status" if present.
-func resourceOf(path string) string {
-	parts := strings.Split(strings.Trim(path, "/"), "/")
-	for i := 0; i < len(parts); i++ {
-		if parts[i] == "namespaces" && i+2 < len(parts) {
-			parts = parts[i+2:]
-			break
-		}
-	}
-	if len(parts) > 3 && parts[0] == "apis" {
-		parts = parts[3:]
-	} else if len(parts) > 2 && parts[0] == "api" {
-		parts = parts[2:]
-	}
-	if len(parts) == 0 {
-		return path
-	}
-	if len(parts) >= 3 {
-		return parts[0] + "/" + parts[2]
-	}
-	return parts[0]
 }
 
 type countingBody struct {
@@ -145,9 +133,10 @@ func (c *apiCost) report(perMapPeriod func(int64) float64) string {
 	for _, k := range kinds {
 		fmt.Fprintf(&by, " %s=%.3f", strings.ReplaceAll(strings.ToLower(k), " ", ":"), perMapPeriod(c.requests[k]))
 	}
-	return fmt.Sprintf("requests_per_map_per_period=%.2f writes_per_map_per_period=%.2f write_request_bytes_per_map_per_period=%.0f "+
-		"write_response_bytes_per_map_per_period=%.0f watch_bytes_per_map_per_period=%.0f by_request%s",
-		perMapPeriod(total), perMapPeriod(c.writes), perMapPeriod(c.sent), perMapPeriod(c.answered), perMapPeriod(c.watched.Load()), by.String())
+	return fmt.Sprintf("requests_per_map_per_period=%.2f writes_per_map_per_period=%.2f reads_per_map_per_period=%.3f "+
+		"write_request_bytes_per_map_per_period=%.0f write_response_bytes_per_map_per_period=%.0f watch_bytes_per_map_per_period=%.0f by_request%s",
+		perMapPeriod(total), perMapPeriod(c.writes), perMapPeriod(c.reads), perMapPeriod(c.sent), perMapPeriod(c.answered),
+		perMapPeriod(c.watched.Load()), by.String())
 }
 
 // profileAPIServer saves a CPU profile of the API server behind cfg over d to path (the

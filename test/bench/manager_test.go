@@ -22,6 +22,7 @@ import (
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/controllers"
+	opconfig "github.com/ome-routing/operator/pkg/config"
 	"github.com/ome-routing/operator/pkg/observer"
 	"github.com/ome-routing/operator/pkg/probe"
 	"github.com/ome-routing/operator/test/framework"
@@ -38,7 +39,10 @@ type queueStats struct {
 	transitionSum, transitionCount float64
 }
 
-func routingQueue(t *testing.T) queueStats {
+func routingQueue(t *testing.T) queueStats { return controllerQueue(t, "routing") }
+
+// controllerQueue is routingQueue for any controller: "publisher", say.
+func controllerQueue(t *testing.T, controller string) queueStats {
 	families, err := metrics.Registry.Gather()
 	if err != nil {
 		t.Fatal(err)
@@ -53,7 +57,7 @@ func routingQueue(t *testing.T) queueStats {
 			}
 			routing := false
 			for _, l := range m.GetLabel() {
-				if (l.GetName() == "controller" || l.GetName() == "name") && l.GetValue() == "routing" {
+				if (l.GetName() == "controller" || l.GetName() == "name") && l.GetValue() == controller {
 					routing = true
 				}
 			}
@@ -139,11 +143,20 @@ func (e *errorCounter) first() string {
 // registerMetrics registers the operator's metrics once per process, as cmd/manager does.
 var registerMetrics sync.Once
 
+// managerSettings are what differs between the managers a run starts.
+type managerSettings struct {
+	// endpoint is the publisher's settings; their zero value publishes nothing.
+	endpoint opconfig.Endpoint
+	// recordInterval is routing.observer.recordInterval.
+	recordInterval time.Duration
+}
+
 // startManager runs the controllers against the control plane as cmd/manager does, with
 // the chart's default worker and request counts, its requests to the control plane
-// counted by cost. OME_BENCH_LOG names a file that gets the manager's log.
-func startManager(ctx context.Context, t *testing.T, fleet *framework.Fleet, cost *apiCost) *errorCounter {
-	obs, err := observer.New(observer.Options{MaxConcurrentRequests: maxRequests, MaxResponseBytes: 65536, AllowLoopback: true})
+// counted by cost, and returns its errors and its stop. OME_BENCH_LOG names a file that
+// gets the manager's log.
+func startManager(ctx context.Context, t *testing.T, fleet *framework.Fleet, cost *apiCost, settings managerSettings) (*errorCounter, func()) {
+	obs, err := observer.New(observer.Options{MaxConcurrentRequests: maxRequests, MaxResponseBytes: 65536, AllowLoopback: true, Hosts: benchHosts()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +168,7 @@ func startManager(ctx context.Context, t *testing.T, fleet *framework.Fleet, cos
 	errs := &errorCounter{}
 	var out io.Writer = errs
 	if path := os.Getenv("OME_BENCH_LOG"); path != "" {
-		f, err := os.Create(path)
+		f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -186,6 +199,8 @@ func startManager(ctx context.Context, t *testing.T, fleet *framework.Fleet, cos
 		MemberTimeout:        5 * time.Second,
 		MemberHealthInterval: 15 * time.Second,
 		MemberGrace:          30 * time.Second,
+		Endpoint:             settings.endpoint,
+		RecordInterval:       settings.recordInterval,
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -197,6 +212,8 @@ func startManager(ctx context.Context, t *testing.T, fleet *framework.Fleet, cos
 			t.Errorf("manager: %v", err)
 		}
 	}()
-	t.Cleanup(func() { stop(); <-done; obs.Close() })
-	return errs
+	var once sync.Once
+	stopAll := func() { once.Do(func() { stop(); <-done; obs.Close() }) }
+	t.Cleanup(stopAll)
+	return errs, stopAll
 }

@@ -74,16 +74,17 @@ func TestPublishLatency(t *testing.T) {
 
 	mgr, err := ctrl.NewManager(cp.Config, ctrl.Options{
 		Scheme:                 framework.Scheme,
+		Cache:                  controllers.CacheOptions(framework.SecretNamespace),
 		Logger:                 logr.Discard(),
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
 		Controller:             config.Controller{SkipNameValidation: ptr.To(true)},
 	})
 	must(t, err)
-	must(t, (&controllers.PublisherReconciler{
-		Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder("bench"), Active: true,
-		Endpoint: opconfig.Endpoint{GlobalGateway: "gateway-system/global", BackendPort: 80, GlobalHostTemplate: "{{ .Name }}.example.com"},
-	}).SetupWithManager(mgr))
+	must(t, controllers.SetupPublisher(mgr, controllers.Options{
+		RoutingEnabled: true,
+		Endpoint:       opconfig.Endpoint{GlobalGateway: "gateway-system/global", BackendPort: 80, GlobalHostTemplate: "{{ .Name }}.example.com"},
+	}))
 	go func() { _ = mgr.Start(ctx) }()
 
 	// Watch the route from the start, so that no update can be missed between flips.

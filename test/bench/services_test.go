@@ -4,9 +4,12 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -62,6 +65,10 @@ func workerClusters(fleet *framework.Fleet) []*framework.Cluster {
 // homeServer is one workload cluster's gateway: every service's endpoint on that cluster
 // is a path on it, "/<service>", so the probe arrives at "/<service>/v1/models".
 type homeServer struct {
+	// host is the cluster's name for the server: the publisher refuses IP addresses as
+	// backend hosts, so endpoints carry a name that the manager's observer resolves to
+	// loopback (benchHosts).
+	host     string
 	srv      *httptest.Server
 	requests atomic.Int64
 	mu       sync.Mutex
@@ -83,14 +90,25 @@ const (
 	modeFail
 )
 
-func startHomeServer(t *testing.T) *homeServer {
-	s := &homeServer{homes: map[string]*homeState{}}
+func startHomeServer(t *testing.T, worker string) *homeServer {
+	s := &homeServer{host: worker + ".bench.test", homes: map[string]*homeState{}}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.handle))
 	t.Cleanup(s.srv.Close)
 	return s
 }
 
-func (s *homeServer) url(service string) string { return s.srv.URL + "/" + service }
+func (s *homeServer) url(service string) string {
+	return "http://" + net.JoinHostPort(s.host, strconv.Itoa(s.srv.Listener.Addr().(*net.TCPAddr).Port)) + "/" + service
+}
+
+// benchHosts resolves every worker's host name to loopback, for the observer.
+func benchHosts() map[string]netip.Addr {
+	out := map[string]netip.Addr{}
+	for _, w := range workers {
+		out[w+".bench.test"] = netip.MustParseAddr("127.0.0.1")
+	}
+	return out
+}
 
 func (s *homeServer) home(service string) *homeState {
 	s.mu.Lock()
@@ -121,6 +139,13 @@ func (s *homeServer) handle(w http.ResponseWriter, r *http.Request) {
 		w.(http.Flusher).Flush()
 		h.mode, h.switched = modeFail, time.Now()
 	}
+}
+
+// pass makes the endpoint answer every probe 200 again.
+func (h *homeState) pass() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.mode = 0
 }
 
 func (h *homeState) arm() {

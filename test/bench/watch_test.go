@@ -17,7 +17,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/pkg/publish"
 	"github.com/ome-routing/operator/test/framework"
 )
 
@@ -96,6 +99,13 @@ func (w *mapWatch) count(on bool) {
 	w.counting = on
 }
 
+// reset zeroes the write counts, for the next window.
+func (w *mapWatch) reset() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.writes, w.specWrites, w.statusW, w.heartbeats = 0, 0, 0, 0
+}
+
 func (w *mapWatch) totals() (writes, spec, status, heartbeats int64) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -153,12 +163,17 @@ func (w *mapWatch) allPassing() bool {
 	return true
 }
 
-func waitFor(t *testing.T, what string, timeout time.Duration, cond func() bool) {
+// waitFor polls cond until it holds; state, if given, says what it found when it gives up.
+func waitFor(t *testing.T, what string, timeout time.Duration, cond func() bool, state ...func() string) {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
 	for !cond() {
 		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting until %s", timeout, what)
+			found := ""
+			for _, s := range state {
+				found += " (" + s() + ")"
+			}
+			t.Fatalf("timed out after %s waiting until %s%s", timeout, what, found)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -192,6 +207,15 @@ func maxOf(ds []time.Duration) time.Duration {
 
 func ms(d time.Duration) string { return d.Round(time.Millisecond).String() }
 
+// envCount is envInt that also takes 0.
+func envCount(t *testing.T, name string, def int) int {
+	v := os.Getenv(name)
+	if v == "0" {
+		return 0
+	}
+	return envInt(t, name, def)
+}
+
 func envInt(t *testing.T, name string, def int) int {
 	v := os.Getenv(name)
 	if v == "" {
@@ -200,6 +224,109 @@ func envInt(t *testing.T, name string, def int) int {
 	n, err := strconv.Atoi(v)
 	if err != nil || n <= 0 {
 		t.Fatalf("%s=%q: want a positive integer", name, v)
+	}
+	return n
+}
+
+// routeWatch follows the HTTPRoutes on the control plane with an informer of its own and
+// notes when an expected backend's weight reaches 0, and how many of the maps have a
+// route that names every worker.
+type routeWatch struct {
+	mu     sync.Mutex
+	routes map[types.NamespacedName]*gatewayv1.HTTPRoute
+	gates  map[types.NamespacedName]*gateWait
+}
+
+func startRouteWatch(ctx context.Context, t *testing.T, cfg *rest.Config) *routeWatch {
+	w := &routeWatch{routes: map[types.NamespacedName]*gatewayv1.HTTPRoute{}, gates: map[types.NamespacedName]*gateWait{}}
+	c, err := cache.New(cfg, cache.Options{Scheme: framework.Scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inf, err := c.GetInformer(ctx, &gatewayv1.HTTPRoute{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { w.observe(obj.(*gatewayv1.HTTPRoute)) },
+		UpdateFunc: func(_, obj any) { w.observe(obj.(*gatewayv1.HTTPRoute)) },
+	}); err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = c.Start(ctx) }()
+	if !c.WaitForCacheSync(ctx) {
+		t.Fatal("HTTPRoute informer did not sync")
+	}
+	return w
+}
+
+// serviceOf is the service a published route stands for, from its labels.
+func serviceOf(r *gatewayv1.HTTPRoute) types.NamespacedName {
+	return types.NamespacedName{Namespace: r.Labels[publish.LabelServiceNamespace], Name: r.Labels[publish.LabelService]}
+}
+
+func (w *routeWatch) observe(r *gatewayv1.HTTPRoute) {
+	now := time.Now()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	key := serviceOf(r)
+	w.routes[key] = r
+	g := w.gates[key]
+	if g == nil || !g.seen.IsZero() || len(r.Spec.Rules) == 0 {
+		return
+	}
+	backend := publish.BackendName(key.Namespace, key.Name, g.cluster)
+	for _, ref := range r.Spec.Rules[0].BackendRefs {
+		if string(ref.Name) == backend && ref.Weight != nil && *ref.Weight == 0 {
+			g.seen = now
+		}
+	}
+}
+
+func (w *routeWatch) expectGate(key types.NamespacedName, cluster string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.gates[key] = &gateWait{cluster: cluster}
+}
+
+func (w *routeWatch) gatedAt(key types.NamespacedName) time.Time {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if g := w.gates[key]; g != nil {
+		return g.seen
+	}
+	return time.Time{}
+}
+
+// allPublished says whether every service has a route with a backend per worker.
+func (w *routeWatch) allPublished() bool { return w.complete() == services }
+
+// complete is how many routes have a backend per worker.
+func (w *routeWatch) complete() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n := 0
+	for _, r := range w.routes {
+		if len(r.Spec.Rules) > 0 && len(r.Spec.Rules[0].BackendRefs) == len(workers) {
+			n++
+		}
+	}
+	return n
+}
+
+// published says whether every map is published. (At fleet size some maps are always a
+// generation ahead of their publication, for the moment between the routing reconciler's
+// write and the publisher's.)
+func (w *mapWatch) published() bool { return w.publishedCount() == services }
+
+func (w *mapWatch) publishedCount() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n := 0
+	for _, tm := range w.latest {
+		if tm.Status.Published {
+			n++
+		}
 	}
 	return n
 }

@@ -2,7 +2,6 @@ package chart
 
 import (
 	"reflect"
-	"strings"
 	"testing"
 	"time"
 
@@ -123,48 +122,6 @@ func TestRenderedConfigLoads(t *testing.T) {
 			if !reflect.DeepEqual(*got, want) {
 				t.Errorf("config.Parse of the rendered %s key:\n got %+v, probe %+v\nwant %+v, probe %+v\nJSON: %s",
 					configKey, *got, got.Routing.Probe, want, want.Routing.Probe, data)
-			}
-		})
-	}
-}
-
-// Rules across fields, and the period floor, are the manager's to check: the schema lets
-// these values through, and the manager refuses them when it starts, with the message the
-// troubleshooting guide quotes.
-func TestRenderedConfigRefusedByManager(t *testing.T) {
-	helmBin(t) // skips the test when HELM is unset
-	cases := []struct {
-		name, values, want string
-	}{{
-		name:   "timeout not shorter than period",
-		values: edit(t, step1Values, "timeout: 3s", "timeout: 10s"),
-		want:   "invalid multi-cluster configuration: routing.probe.timeout (10s) must be shorter than routing.probe.period (10s)",
-	}, {
-		name:   "period under minPeriod",
-		values: edit(t, edit(t, step1Values, "period: 10s", "period: 500ms"), "timeout: 3s", "timeout: 100ms"),
-		want:   "invalid multi-cluster configuration: routing.probe.period (500ms) must be at least routing.observer.minPeriod (1s)",
-	}, {
-		name:   "timeout over maxTimeout",
-		values: edit(t, edit(t, step1Values, "period: 10s", "period: 2m"), "timeout: 3s", "timeout: 59s"),
-		want:   "invalid multi-cluster configuration: routing.probe.timeout (59s) must be at most routing.observer.maxTimeout (30s)",
-	}, {
-		name:   "gate on 429",
-		values: edit(t, step1Values, "[404, 500", "[429, 500"),
-		want:   "invalid multi-cluster configuration: routing.probe.gateStatuses must not contain 429",
-	}, {
-		name:   "status in both lists",
-		values: edit(t, step1Values, "[404, 500", "[200, 500"),
-		want:   "invalid multi-cluster configuration: routing.probe: status 200 is in both acceptStatuses and gateStatuses",
-	}}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			data := render(t, tc.values).multiclusterJSON(t)
-			_, err := config.Parse([]byte(data))
-			if err == nil {
-				t.Fatalf("config.Parse accepted %s, want %q", data, tc.want)
-			}
-			if !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("config.Parse error = %q, want it to contain %q", err, tc.want)
 			}
 		})
 	}

@@ -86,7 +86,8 @@ func TestPublishValuesLoad(t *testing.T) {
 	}
 }
 
-// The schema refuses what it can see alone; the manager refuses the rules across fields.
+// The schema refuses what it can see alone; the rules across fields are in
+// TestChartRefusesWhatTheManagerRefuses.
 func TestPublishValuesRefused(t *testing.T) {
 	helmBin(t) // skips the test when HELM is unset
 	const endpoint = "/ome/multicluster/config/endpoint"
@@ -104,20 +105,6 @@ func TestPublishValuesRefused(t *testing.T) {
 		t.Run("schema: "+tc.name, func(t *testing.T) {
 			if out := renderError(t, tc.values); !strings.Contains(out, tc.want) {
 				t.Errorf("helm template error:\n%s\nwant it to contain %q", out, tc.want)
-			}
-		})
-	}
-	manager := []struct{ name, values, want string }{
-		{"gateway without a port", edit(t, publishValues, "        backendPort: 80\n", ""),
-			`invalid multi-cluster configuration: endpoint.backendPort: must be set when endpoint.globalGateway is configured ("gateway-system/global")`},
-		{"rewriteHostname without a gateway", edit(t, publishValues, "        globalGateway: gateway-system/global\n", ""),
-			"invalid multi-cluster configuration: endpoint.globalGateway: must be set when gateway backend features are enabled"},
-	}
-	for _, tc := range manager {
-		t.Run("manager: "+tc.name, func(t *testing.T) {
-			data := render(t, tc.values).multiclusterJSON(t)
-			if _, err := config.Parse([]byte(data)); err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("config.Parse error = %v, want it to contain %q", err, tc.want)
 			}
 		})
 	}

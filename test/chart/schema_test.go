@@ -124,6 +124,11 @@ func TestSchemaRejects(t *testing.T) {
 		values: routingValues("weights: {period: 10s}"),
 		want:   "- at '/ome/multicluster/config/routing': additional properties 'weights' not allowed",
 	}, {
+		// values.yaml promises that a typo stops helm, at the top level too.
+		name:   "top-level typo",
+		values: "imagee:\n  repository: example.com/ome-manager\n",
+		want:   "- at '': additional properties 'imagee' not allowed",
+	}, {
 		name:   "unknown role",
 		values: edit(t, step1Values, "role: control-plane", "role: worker"),
 		want:   "- at '/ome/multicluster/role': value must be one of '', 'control-plane'",
@@ -162,4 +167,13 @@ func routingValues(line string) string {
       routing:
         enabled: true
         ` + line + "\n"
+}
+
+// A top-level typo given with --set stops helm as one in a values file does.
+func TestSchemaRejectsTopLevelTypoFromSet(t *testing.T) {
+	helmBin(t) // skips the test when HELM is unset
+	stderr := renderError(t, "", "--set", "imagee.repository=x")
+	if !strings.Contains(stderr, "Error: "+schemaErrorHeader+"- at '': additional properties 'imagee' not allowed\n") {
+		t.Errorf("helm did not refuse the typo through the schema:\n%s", stderr)
+	}
 }

@@ -152,6 +152,19 @@ func TestBinary(t *testing.T) {
 			t.Errorf("%s --help does not list %s:\n%s", entrypoint, flag, out.String())
 		}
 	}
+
+	// make image stamps the binary with the chart's appVersion and the commit.
+	appVersion, _ := chartImage(t)
+	out.Reset()
+	cmd = exec.CommandContext(ctx, bin, "--version")
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%s --version: %v\n%s", entrypoint, err, out.String())
+	}
+	stamped := regexp.MustCompile(`^manager ` + regexp.QuoteMeta(appVersion) + ` \(revision [0-9a-f]{40}(, modified)?, go[0-9.]+\)\n$`)
+	if !stamped.MatchString(out.String()) {
+		t.Errorf("%s --version printed %q, want the chart's appVersion %s and a commit", entrypoint, out.String(), appVersion)
+	}
 }
 
 // chartImage is the chart's appVersion and its default image repository.

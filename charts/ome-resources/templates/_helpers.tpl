@@ -34,13 +34,17 @@ more than one replica, since only one of them may probe and write.
 {{/*
 ome-resources.multiclusterConfig is the JSON the manager loads with --multicluster-config.
 It renders the values as they are (the manager decodes them strictly), after refusing
-routing without the topology that it runs in; the manager repeats that check for
-installations that set its flags by hand.
+routing without the topology that it runs in (the manager repeats that check for
+installations that set its flags by hand) and values that break one of the manager's rules
+between fields (_validate.tpl), which would make the new pod crash-loop.
 */}}
 {{- define "ome-resources.multiclusterConfig" -}}
 {{- $mc := .Values.ome.multicluster -}}
 {{- if and $mc.config.routing.enabled (not (and $mc.enabled (eq $mc.role "control-plane"))) -}}
 {{- fail "ome.multicluster.config.routing.enabled=true requires ome.multicluster.enabled=true and ome.multicluster.role=control-plane" -}}
+{{- end -}}
+{{- with include "ome-resources.configProblems" . -}}
+{{- fail (printf "the manager would refuse ome.multicluster.config and crash-loop:\n%s" .) -}}
 {{- end -}}
 {{- toJson $mc.config -}}
 {{- end }}

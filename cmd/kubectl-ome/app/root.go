@@ -12,6 +12,7 @@ import (
 	"github.com/ome-routing/operator/cmd/kubectl-ome/app/placement"
 	"github.com/ome-routing/operator/cmd/kubectl-ome/app/traffic"
 	"github.com/ome-routing/operator/cmd/kubectl-ome/app/util"
+	"github.com/ome-routing/operator/pkg/version"
 )
 
 // NewCommand is `kubectl ome` with the kubeconfig flags (--kubeconfig, --context, -n, ...)
@@ -21,20 +22,46 @@ func NewCommand(streams genericiooptions.IOStreams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "kubectl-ome",
 		Short: "Drain workload clusters and read a service's routing",
+		// kubectl runs the plugin as `kubectl ome`: usage lines and help say so.
+		Annotations: map[string]string{cobra.CommandDisplayNameAnnotation: "kubectl ome"},
+		Example: `  # Why does a cluster of the service chat get the weight it has?
+  kubectl ome placement endpoint chat -n prod
+
+  # Hold worker-a at weight 0 for maintenance, then release it
+  kubectl ome traffic drain chat -n prod --workload-cluster worker-a --id maintenance-a --reason "planned maintenance"
+  kubectl ome traffic undrain chat -n prod --id maintenance-a
+
+  # The plugin's version
+  kubectl ome version`,
+		Version: version.Get().String(),
 		// Errors are printed once, by Exit, as "error: <message>"; usage only on --help.
 		SilenceErrors: true,
 		SilenceUsage:  true,
+		// Completion goes through kubectl: `kubectl completion bash` completes `kubectl ome`
+		// by running kubectl_complete-ome, which asks this binary (__complete stays).
 		CompletionOptions: cobra.CompletionOptions{
 			DisableDefaultCmd: true,
 		},
 	}
+	cmd.SetVersionTemplate("kubectl-ome {{.Version}}\n")
+	// --version without cobra's -v shorthand, which kubectl users know as the log level.
+	cmd.Flags().Bool("version", false, "Print the plugin's version, revision and Go version")
+	util.Group(cmd)
 	cmd.SetIn(streams.In)
 	cmd.SetOut(streams.Out)
 	cmd.SetErr(streams.ErrOut)
 	flags.AddFlags(cmd.PersistentFlags())
+	// The plugin never talks to an API server it cannot verify, so the flag kubectl offers
+	// to skip that is not offered here; given anyway, it is refused with that reason
+	// (ClientGetter.Resolve) rather than being an unknown flag.
+	if err := cmd.PersistentFlags().MarkHidden("insecure-skip-tls-verify"); err != nil {
+		panic(err)
+	}
 	getter := util.NewClientGetter(flags)
+	completeKubeconfigFlags(cmd, getter)
 	cmd.AddCommand(traffic.NewCommand(getter, streams))
 	cmd.AddCommand(placement.NewCommand(getter, streams))
+	cmd.AddCommand(newVersionCommand(streams))
 	return cmd
 }
 

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
@@ -134,11 +136,54 @@ View                 Bounded cells; use -o json for complete identities
 
 		r = run(ctx, "placement", "endpoint", "absent", "-n", ns)
 		Expect(r.code).To(Equal(1))
-		Expect(r.stderr).To(Equal("error: InferenceService read unavailable: NotFound\n"))
+		Expect(r.stderr).To(Equal("error: InferenceService read unavailable: NotFound (get inferenceservices " + ns + "/absent)\n"))
 		refused(run(ctx, "placement", "endpoint", "nomap", "-n", ns, "-o", "name"), "output must be table, wide, json or yaml")
-		refused(run(ctx, "placement", "endpoint", "-n", ns), "exactly one inference service is required")
-		refused(run(ctx, "placement", "endpoint", "nomap", "-n", ns, "--bogus"), "invalid placement flags; use --help")
+		explained(run(ctx, "placement", "endpoint", "-n", ns), "exactly one inference service is required",
+			"got 0 arguments; pass the InferenceService's name once")
+		explained(run(ctx, "placement", "endpoint", "nomap", "-n", ns, "--bogus"), "invalid placement flags; use --help", "unknown flag: --bogus")
 		refused(run(ctx, "placement", "endpoint", "No_Map", "-n", ns), "invalid inference service name")
+	})
+
+	It("says what the manager has not observed yet, and wraps a long probe message", func(ctx context.Context) {
+		ns := newNamespace(ctx)
+		isvc := newSource(ctx, ns, "chat", `{"maintenance-a":{"cluster":"worker-a","reason":"planned maintenance"}}`)
+		writeMap(ctx, isvc)
+		tm := &omev1beta1.TrafficMap{}
+		Expect(k8s.Get(ctx, client.ObjectKeyFromObject(isvc), tm)).To(Succeed())
+		tm.Spec.Entries[1].Probe.Message = `transport error: Get "http://worker-b.demo.test:31234/v1/models": dial tcp 127.0.0.1:31234: connect: connection refused`
+		Expect(k8s.Update(ctx, tm)).To(Succeed())
+
+		r := run(ctx, "placement", "endpoint", "chat", "-n", ns)
+		Expect(r.code).To(BeZero(), r.stderr)
+		Expect(r.stdout).To(ContainSubstring("Recorded probe       Failing: transport error: Get\n" +
+			`                     "http://worker-b.demo.test:31234/v1/models": dial tcp` + "\n" +
+			"                     127.0.0.1:31234: connect: connection refused\n"))
+		r = run(ctx, "placement", "endpoint", "chat", "-n", ns, "-o", "wide")
+		Expect(r.stdout).To(ContainSubstring("Recorded probe       Failing: " + tm.Spec.Entries[1].Probe.Message + "\n"))
+
+		By("a second drain the manager (not running here) has not seen: the generation does not move")
+		current := get(ctx, ns, "chat")
+		current.Annotations[drainKey] = `{"maintenance-a":{"cluster":"worker-a","reason":"planned maintenance"},"b":{"cluster":"worker-b","reason":"r"}}`
+		Expect(k8s.Update(ctx, current)).To(Succeed())
+		Expect(get(ctx, ns, "chat").Generation).To(Equal(isvc.Generation))
+		r = run(ctx, "placement", "endpoint", "chat", "-n", ns)
+		Expect(r.stdout).To(ContainSubstring("Routing freshness    Stale: ome.io/traffic-drain change not observed yet\n" +
+			"Traffic override     True: OverridesApplied (Stale)\n"))
+
+		By("a change of the spec")
+		current = get(ctx, ns, "chat")
+		current.Spec.Runtime.Name = "srt-other"
+		Expect(k8s.Update(ctx, current)).To(Succeed())
+		r = run(ctx, "placement", "endpoint", "chat", "-n", ns, "-o", "json")
+		var report struct {
+			Content struct {
+				RoutingFreshness   string `json:"routingFreshness"`
+				RoutingStaleReason string `json:"routingStaleReason"`
+			} `json:"content"`
+		}
+		Expect(json.Unmarshal([]byte(r.stdout), &report)).To(Succeed())
+		Expect(report.Content.RoutingFreshness).To(Equal("Stale"))
+		Expect(report.Content.RoutingStaleReason).To(Equal(fmt.Sprintf("generation %d not observed yet (map built from %d)", isvc.Generation+1, isvc.Generation)))
 	})
 
 	It("shows OverrideActive in kubectl's OVERRIDE column", func(ctx context.Context) {

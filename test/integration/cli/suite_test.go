@@ -12,10 +12,12 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/test/framework"
 )
 
@@ -41,18 +43,22 @@ func TestCLI(t *testing.T) {
 	RunSpecs(t, "kubectl-ome suite")
 }
 
-var _ = BeforeSuite(func(_ context.Context) {
+var _ = BeforeSuite(func(ctx context.Context) {
 	var err error
 	workDir, err = os.MkdirTemp("", "kubectl-ome-")
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(os.RemoveAll, workDir)
 
-	// The binary as `make build` builds it.
+	// The binary as `make build` builds it: stamped with a version (values of the test's
+	// own), and with the completion helper next to it.
 	plugin = filepath.Join(workDir, "bin", "kubectl-ome")
-	build := exec.Command("go", "build", "-o", plugin, "./cmd/kubectl-ome")
+	build := exec.Command("go", "build", "-ldflags", testLDFlags, "-o", plugin, "./cmd/kubectl-ome")
 	build.Dir = framework.RepoRoot()
 	out, err := build.CombinedOutput()
 	Expect(err).NotTo(HaveOccurred(), string(out))
+	helper, err := os.ReadFile(filepath.Join(framework.RepoRoot(), "cmd", "kubectl-ome", "kubectl_complete-ome"))
+	Expect(err).NotTo(HaveOccurred())
+	Expect(os.WriteFile(filepath.Join(workDir, "bin", "kubectl_complete-ome"), helper, 0o755)).To(Succeed())
 
 	cp, err = framework.StartCluster("control-plane")
 	Expect(err).NotTo(HaveOccurred())
@@ -63,14 +69,30 @@ var _ = BeforeSuite(func(_ context.Context) {
 	// and follow-up command can be checked.
 	cfg, err := clientcmd.Load(cp.KubeConfig)
 	Expect(err).NotTo(HaveOccurred())
-	ctx := cfg.Contexts[cfg.CurrentContext]
-	Expect(ctx).NotTo(BeNil())
-	cfg.Contexts = map[string]*clientcmdapi.Context{contextName: ctx}
+	kctx := cfg.Contexts[cfg.CurrentContext]
+	Expect(kctx).NotTo(BeNil())
+	cfg.Contexts = map[string]*clientcmdapi.Context{contextName: kctx}
 	cfg.CurrentContext = contextName
 	kubeconfig = filepath.Join(workDir, "kubeconfig")
 	Expect(clientcmd.WriteToFile(*cfg, kubeconfig)).To(Succeed())
 	env = append(os.Environ(), "HOME="+workDir, "KUBECONFIG="+kubeconfig, "KUBECACHEDIR="+filepath.Join(workDir, "cache"))
+
+	// The clusters the specs drain are registered, as a drain of an unknown one is refused.
+	for _, name := range []string{"worker-a", "worker-b"} {
+		wlc := &omev1beta1.WorkloadCluster{ObjectMeta: metav1.ObjectMeta{Name: name},
+			Spec: omev1beta1.WorkloadClusterSpec{ClusterSource: omev1beta1.ClusterSource{KubeConfig: omev1beta1.KubeConfigSource{
+				SecretRef: omev1beta1.SecretReference{Name: name, Namespace: "ome"}}}}}
+		Expect(k8s.Create(ctx, wlc)).To(Succeed())
+	}
 }, NodeTimeout(3*time.Minute))
+
+// The build the test binary is stamped with, as the Makefile stamps it.
+const (
+	testVersion  = "v9.9.9-test"
+	testRevision = "0123456789abcdef"
+	testLDFlags  = "-X github.com/ome-routing/operator/pkg/version.version=" + testVersion +
+		" -X github.com/ome-routing/operator/pkg/version.revision=" + testRevision
+)
 
 // result is one run of the plugin.
 type result struct {

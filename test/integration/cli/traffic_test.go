@@ -57,6 +57,13 @@ func drainArgs(ns, name string, extra ...string) []string {
 	return append([]string{"traffic", "drain", name, "-n", ns, "--workload-cluster", "worker-a", "--id", "maintenance-a", "--reason", "planned maintenance"}, extra...)
 }
 
+// explained is refused with a documented message and the detail the plugin adds to it in
+// parentheses: the documented text stays whole at the start, where scripts match it.
+func explained(r result, documented, detail string) {
+	GinkgoHelper()
+	refused(r, documented+" ("+detail+")")
+}
+
 func refused(r result, message string) {
 	GinkgoHelper()
 	Expect(r.code).To(Equal(1), "stdout: %s\nstderr: %s", r.stdout, r.stderr)
@@ -107,25 +114,45 @@ var _ = Describe("kubectl ome traffic", func() {
 		Expect(k8s.Create(ctx, unrouted)).To(Succeed())
 		rv := get(ctx, ns, "chat").ResourceVersion
 
-		refused(run(ctx, "traffic", "drain", "chat", "-n", ns, "--yes=maybe"), "invalid traffic action flags; use --help")
-		refused(run(ctx, "traffic", "undrain", "chat", "-n", ns, "--id", "x", "--workload-cluster", "worker-a"), "invalid traffic action flags; use --help")
-		refused(run(ctx, "traffic", "drain", "chat", "-n", ns, "--id"), "invalid traffic action flags; use --help")
-		refused(run(ctx, "traffic", "drain", "-n", ns, "-o", "xml"), "exactly one inference service is required")
-		refused(run(ctx, drainArgs(ns, "chat", "-o", "xml", "--dry-run", "all")...), "output must be table, wide, json or yaml")
-		refused(run(ctx, drainArgs(ns, "chat", "--dry-run", "all")...), "dry-run must be none, client or server")
-		refused(run(ctx, drainArgs(ns, "Chat")...), "invalid inference service name")
+		const flags = "invalid traffic action flags; use --help"
+		explained(run(ctx, "traffic", "drain", "chat", "-n", ns, "--yes=maybe"), flags,
+			`invalid argument "maybe" for "--yes" flag: strconv.ParseBool: parsing "maybe": invalid syntax`)
+		explained(run(ctx, "traffic", "drain", "chat", "-n", ns, "--yess"), flags, "unknown flag: --yess")
+		explained(run(ctx, "traffic", "undrain", "chat", "-n", ns, "--id", "x", "--workload-cluster", "worker-a"), flags,
+			"unknown flag: --workload-cluster")
+		explained(run(ctx, "traffic", "drain", "chat", "-n", ns, "--id"), flags, "flag needs an argument: --id")
+		explained(run(ctx, "traffic", "drain", "-n", ns, "-o", "xml"), "exactly one inference service is required",
+			"got 0 arguments; pass the InferenceService's name once")
+		refused(run(ctx, drainArgs(ns, "chat", "-o", "xml", "--dry-run=all")...), "output must be table, wide, json or yaml")
+		refused(run(ctx, drainArgs(ns, "chat", "--dry-run=all")...), "dry-run must be none, client or server")
+		// A bare --dry-run takes no value, as kubectl's: a word after it that is no mode is
+		// an argument.
+		explained(run(ctx, drainArgs(ns, "chat", "--dry-run", "all")...), "exactly one inference service is required",
+			"got 2 arguments; pass the InferenceService's name once")
+		explained(run(ctx, drainArgs(ns, "Chat")...), "invalid inference service name",
+			`the name "Chat" is not a DNS-1123 subdomain: lowercase letters, digits, '-' and '.', at most 253 characters`)
 		refused(run(ctx, "traffic", "drain", "chat", "-n", ns, "--id", "m", "--reason", "r", "--cluster", "worker-a"),
 			"traffic drain requires --workload-cluster; --cluster selects the Kubernetes API cluster")
-		refused(run(ctx, "traffic", "drain", "chat", "-n", ns, "--workload-cluster", "worker-a", "--id", "Maintenance", "--reason", "r"),
-			"traffic override ID must be a DNS-1123 label")
-		refused(run(ctx, "traffic", "drain", "chat", "-n", ns, "--workload-cluster", "worker_a", "--id", "m", "--reason", "r"),
-			"traffic drain cluster must be a DNS-1123 subdomain")
-		refused(run(ctx, "traffic", "drain", "chat", "-n", ns, "--workload-cluster", "worker-a", "--id", "m", "--reason", "key sk-abcdefghijklmnopqrst"),
-			"traffic drain reason must be bounded, trimmed, printable, and non-secret")
-		refused(run(ctx, drainArgs("Bad_NS", "chat")...), "resolved workload namespace is invalid")
-		refused(run(ctx, drainArgs(ns, "chat", "--context", "nowhere")...), "selected kubeconfig context is unavailable or unsafe")
-		refused(run(ctx, drainArgs(ns, "chat", "--insecure-skip-tls-verify")...), "selected kubeconfig context is unavailable or unsafe")
-		refused(run(ctx, drainArgs(ns, "missing")...), "required Kubernetes API request failed; check access and connectivity")
+		explained(run(ctx, "traffic", "drain", "chat", "-n", ns, "--workload-cluster", "worker-a", "--reason", "r"),
+			"traffic override ID must be a DNS-1123 label", "--id is required")
+		explained(run(ctx, "traffic", "drain", "chat", "-n", ns, "--workload-cluster", "worker-a", "--id", "Maintenance", "--reason", "r"),
+			"traffic override ID must be a DNS-1123 label",
+			`--id "Maintenance" is not a DNS-1123 label: lowercase letters, digits and '-', at most 63 characters, starting and ending with a letter or digit`)
+		explained(run(ctx, "traffic", "drain", "chat", "-n", ns, "--workload-cluster", "worker_a", "--id", "m", "--reason", "r"),
+			"traffic drain cluster must be a DNS-1123 subdomain",
+			`--workload-cluster "worker_a" is not a DNS-1123 subdomain: lowercase letters, digits, '-' and '.', at most 253 characters`)
+		const reason = "traffic drain reason must be bounded, trimmed, printable, and non-secret"
+		explained(run(ctx, "traffic", "drain", "chat", "-n", ns, "--workload-cluster", "worker-a", "--id", "m"), reason, "--reason is required")
+		explained(run(ctx, "traffic", "drain", "chat", "-n", ns, "--workload-cluster", "worker-a", "--id", "m", "--reason", "key sk-abcdefghijklmnopqrst"),
+			reason, "--reason looks like a credential")
+		explained(run(ctx, drainArgs("Bad_NS", "chat")...), "resolved workload namespace is invalid", `"Bad_NS" is not a DNS-1123 label`)
+		const unsafe = "selected kubeconfig context is unavailable or unsafe"
+		explained(run(ctx, drainArgs(ns, "chat", "--context", "nowhere")...), unsafe, `context "nowhere" is not in the kubeconfig`)
+		explained(run(ctx, drainArgs(ns, "chat", "--insecure-skip-tls-verify")...), unsafe,
+			"--insecure-skip-tls-verify is refused: the plugin only talks to an API server whose certificate it verifies; "+
+				"give the context a certificate-authority instead")
+		explained(run(ctx, drainArgs(ns, "missing")...), "required Kubernetes API request failed; check access and connectivity",
+			"get inferenceservices "+ns+"/missing: NotFound")
 		refused(run(ctx, drainArgs(ns, "local", "--yes")...), "traffic action refused: target is not eligible for cross-cluster traffic routing")
 		refused(run(ctx, drainArgs(ns, "broken", "--yes")...), "traffic action refused: existing traffic-drain annotation is malformed or unsafe")
 		refused(run(ctx, drainArgs(ns, "chat", "--yes")...), "traffic drain refused: override ID already exists")
@@ -148,9 +175,41 @@ var _ = Describe("kubectl ome traffic", func() {
 		Expect(r.stdout).To(ContainSubstring("dry-run       server\naccepted      Yes\napplied       No\n"))
 		Expect(r.stdout).To(ContainSubstring("message       API dry-run accepted; no changes persisted.\n"))
 
+		By("a bare --dry-run, which means client as in kubectl")
+		r = run(ctx, drainArgs(ns, "chat", "--yes", "--dry-run")...)
+		Expect(r.code).To(BeZero(), r.stderr)
+		Expect(r.stderr).To(ContainSubstring("Dry-run           client\n"))
+		Expect(r.stdout).To(ContainSubstring("dry-run       client\naccepted      No\napplied       No\n"))
+
 		isvc := get(ctx, ns, "chat")
 		Expect(isvc.ResourceVersion).To(Equal(rv))
 		Expect(isvc.Annotations).NotTo(HaveKey(drainKey))
+	})
+
+	It("refuses to drain a cluster that is neither in the map nor registered, unless --force", func(ctx context.Context) {
+		ns := newNamespace(ctx)
+		isvc := newSource(ctx, ns, "chat", "")
+		rv := isvc.ResourceVersion
+
+		By("a typo of a registered cluster")
+		r := run(ctx, "traffic", "drain", "chat", "-n", ns, "--workload-cluster", "worker-bb", "--id", "m", "--reason", "r", "--yes")
+		explained(r, "traffic drain refused: unknown workload cluster", `"worker-bb" is neither an entry of TrafficMap `+ns+
+			`/chat nor a WorkloadCluster; check the name with kubectl get workloadclusters, or pass --force to drain it anyway`)
+		Expect(get(ctx, ns, "chat").ResourceVersion).To(Equal(rv))
+
+		By("a cluster the map routes to, though no WorkloadCluster has its name")
+		tm := &omev1beta1.TrafficMap{ObjectMeta: metav1.ObjectMeta{Name: "chat", Namespace: ns},
+			Spec: omev1beta1.TrafficMapSpec{Service: "chat", Entries: []omev1beta1.TrafficMapEntry{{Cluster: "legacy-c", Weight: 1, Healthy: true}}}}
+		Expect(k8s.Create(ctx, tm)).To(Succeed())
+		r = run(ctx, "traffic", "drain", "chat", "-n", ns, "--workload-cluster", "legacy-c", "--id", "m", "--reason", "r", "--yes", "--dry-run=server")
+		Expect(r.code).To(BeZero(), r.stderr)
+		Expect(r.stderr).NotTo(ContainSubstring("Warning"))
+
+		By("--force, with a warning")
+		r = run(ctx, "traffic", "drain", "chat", "-n", ns, "--workload-cluster", "worker-bb", "--id", "m", "--reason", "r", "--yes", "--force")
+		Expect(r.code).To(BeZero(), r.stderr)
+		Expect(r.stderr).To(HavePrefix(`Warning: workload cluster "worker-bb" is neither a WorkloadCluster nor in TrafficMap ` + ns + "/chat; draining it anyway (--force)\n"))
+		Expect(get(ctx, ns, "chat").Annotations).To(HaveKeyWithValue(drainKey, `{"m":{"cluster":"worker-bb","reason":"r"}}`))
 	})
 
 	It("asks for confirmation on a terminal, and refuses without one", func(ctx context.Context) {

@@ -69,9 +69,20 @@ var _ = Describe("helm install, upgrade and uninstall of the chart", Ordered, fu
 	})
 
 	It("installs with the guide's Step 1 values: the API server accepts every object", func(ctx context.Context) {
-		mustHelm(ctx, "install", releaseName, chartDir(), "--namespace", releaseNamespace, "--create-namespace",
+		out := mustHelm(ctx, "install", releaseName, chartDir(), "--namespace", releaseNamespace, "--create-namespace",
 			"--values", valuesFile(step1Values(nil)))
 		Expect(releaseStatus(ctx)).To(Equal(releaseInfo{Status: "deployed", Revision: 1}))
+		// NOTES.txt: what to run next, for the values given.
+		for _, next := range []string{
+			"kubectl -n " + releaseNamespace + " rollout status deployment/" + managerName,
+			"2. Routing is on.",
+			"kubectl ome placement endpoint <inferenceservice> -n <namespace>",
+			"ome.multicluster.config.routing.observer.allowPrivateNetworks=true",
+			"Nothing is published yet",
+			"helm upgrade --atomic",
+		} {
+			Expect(out).To(ContainSubstring(next))
+		}
 
 		for _, name := range projectCRDs {
 			crd := &apiextensionsv1.CustomResourceDefinition{}
@@ -102,6 +113,18 @@ var _ = Describe("helm install, upgrade and uninstall of the chart", Ordered, fu
 		after := deployment(ctx)
 		Expect(after.Spec.Template.Annotations[checksumKey]).To(And(HaveLen(64), Not(Equal(firstChecksum))))
 		Expect(after.Generation).To(BeNumerically(">", before.Generation), "a new pod template, so a rollout")
+	})
+
+	It("refuses an upgrade the manager would refuse, with its words, and keeps the release as it was", func(ctx context.Context) {
+		before := deployment(ctx)
+		_, stderr, err := helm(ctx, "upgrade", releaseName, chartDir(), "--namespace", releaseNamespace,
+			"--values", valuesFile(step1Values(map[string]any{"period": "20s", "timeout": "20s", "gateStatuses": []int{403, 500}})))
+		Expect(err).To(HaveOccurred())
+		Expect(stderr).To(ContainSubstring("the manager would refuse ome.multicluster.config and crash-loop:\n" +
+			"invalid multi-cluster configuration: routing.probe.gateStatuses must not contain 403\n" +
+			"invalid multi-cluster configuration: routing.probe.timeout (20s) must be shorter than routing.probe.period (20s)\n"))
+		Expect(releaseStatus(ctx)).To(Equal(releaseInfo{Status: "deployed", Revision: 2}))
+		Expect(deployment(ctx).Generation).To(Equal(before.Generation), "no new pods")
 	})
 
 	It("leaves the pods alone on an upgrade that changes nothing they read", func(ctx context.Context) {

@@ -47,6 +47,8 @@ var (
 	// managerLog collects everything the running manager logs.
 	managerLog *gbytes.Buffer
 	running    *runningManager
+	// requests records what the running manager asks of the control plane.
+	requests = &framework.Requests{}
 )
 
 // hosts gives each worker's model servers a two-label name, as a gateway needs: they all
@@ -87,30 +89,42 @@ func guideEndpoint() config.Endpoint {
 	}
 }
 
-type runningManager struct {
+// managerSettings are what a spec can ask of the running manager.
+type managerSettings struct {
 	endpoint  config.Endpoint
 	publisher config.Publisher
-	stop      func()
+	// recordInterval is routing.observer.recordInterval.
+	recordInterval time.Duration
+}
+
+type runningManager struct {
+	settings managerSettings
+	stop     func()
 }
 
 // useManager makes sure a manager runs with these publisher settings, restarting it when
 // the running one has others. Every manager has the installation probe of the routing
 // guide's Step 1 with a one-second period.
 func useManager(endpoint config.Endpoint, publisher config.Publisher) {
-	if running != nil && reflect.DeepEqual(running.endpoint, endpoint) && reflect.DeepEqual(running.publisher, publisher) {
+	useManagerWith(managerSettings{endpoint: endpoint, publisher: publisher})
+}
+
+// useManagerWith is useManager with every setting a spec can choose.
+func useManagerWith(settings managerSettings) {
+	if running != nil && reflect.DeepEqual(running.settings, settings) {
 		return
 	}
 	if running != nil {
 		running.stop()
 	}
-	running = &runningManager{endpoint: endpoint, publisher: publisher, stop: startManager(endpoint, publisher)}
+	running = &runningManager{settings: settings, stop: startManager(settings)}
 }
 
-func startManager(endpoint config.Endpoint, publisher config.Publisher) func() {
+func startManager(settings managerSettings) func() {
 	obs, err := observer.New(observer.Options{MaxConcurrentRequests: 16, MaxResponseBytes: 65536, AllowLoopback: true, Hosts: hosts})
 	Expect(err).NotTo(HaveOccurred())
 	managerLog = gbytes.NewBuffer()
-	mgr, err := ctrl.NewManager(managerConfig, ctrl.Options{
+	mgr, err := ctrl.NewManager(requests.Wrap(managerConfig), ctrl.Options{
 		Scheme:                 framework.Scheme,
 		Cache:                  controllers.CacheOptions(framework.SecretNamespace),
 		Logger:                 zap.New(zap.WriteTo(io.MultiWriter(GinkgoWriter, managerLog)), zap.UseDevMode(true)),
@@ -132,8 +146,9 @@ func startManager(endpoint config.Endpoint, publisher config.Publisher) func() {
 		MemberTimeout:        2 * time.Second,
 		MemberHealthInterval: time.Second,
 		MemberGrace:          2 * time.Second,
-		Endpoint:             endpoint,
-		Publisher:            publisher,
+		Endpoint:             settings.endpoint,
+		Publisher:            settings.publisher,
+		RecordInterval:       settings.recordInterval,
 	})).To(Succeed())
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})

@@ -29,7 +29,7 @@ func endpointRows(r *EndpointReport, wide bool) []util.Row {
 	rows := []util.Row{
 		{Field: "TrafficMap state", Value: c.TrafficMap.State},
 		{Field: "TrafficMap reason", Value: c.TrafficMap.Reason},
-		{Field: "Routing freshness", Value: c.RoutingFreshness},
+		{Field: "Routing freshness", Value: routingFreshnessValue(c), Wrap: true},
 	}
 	for _, cond := range c.Conditions {
 		name := conditionRowNames[cond.Type]
@@ -84,7 +84,9 @@ func homeRows(h RouteHome, wide bool) []util.Row {
 		{Field: "Route home", Value: h.Cluster},
 		{Field: "Endpoint origin", Value: h.EndpointOrigin},
 		{Field: "Final weight", Value: fmt.Sprintf("%d; healthy=%t", h.Weight, h.Healthy)},
-		{Field: "Recorded probe", Value: probe},
+		// The probe's message is often the only clue (an address, a refused connection), and
+		// its end matters most: it wraps rather than being cut, and -o wide keeps it whole.
+		{Field: "Recorded probe", Value: probe, Wrap: true, Whole: wide},
 		{Field: "Probe gate", Value: gate},
 		{Field: "Last probed", Value: last},
 		{Field: "Route evidence", Value: fmt.Sprintf("drains=%d; gate=%s; fallback=%s", len(h.DrainRefs), gateCode, fallbackCode(h.Capacity.FallbackReason))},
@@ -121,4 +123,12 @@ func count(n int32) string {
 		return "Unknown"
 	}
 	return fmt.Sprintf("%d (Reported)", n)
+}
+
+// routingFreshnessValue is "Current", or "Stale: <what is not observed yet>".
+func routingFreshnessValue(c EndpointContent) string {
+	if c.RoutingStaleReason == "" {
+		return c.RoutingFreshness
+	}
+	return c.RoutingFreshness + ": " + c.RoutingStaleReason
 }

@@ -24,7 +24,8 @@ var now = time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
 const digest = "sha256:1111111111111111111111111111111111111111111111111111111111111111"
 
 func source() *omev1beta1.InferenceService {
-	return &omev1beta1.InferenceService{ObjectMeta: metav1.ObjectMeta{Name: "chat", Namespace: "prod", UID: "isvc-uid", Generation: 3}}
+	return &omev1beta1.InferenceService{ObjectMeta: metav1.ObjectMeta{Name: "chat", Namespace: "prod", UID: "isvc-uid", Generation: 3,
+		Annotations: map[string]string{"ome.io/traffic-drain": `{"maintenance-a":{"cluster":"worker-a","reason":"planned maintenance"}}`}}}
 }
 
 // drainedAndGated is a map where worker-a is drained and worker-b is gated, as the operator
@@ -51,7 +52,8 @@ func drainedAndGated() *omev1beta1.TrafficMap {
 		}},
 		Status: omev1beta1.TrafficMapStatus{Conditions: []metav1.Condition{
 			cond("Routable", "False", "TrafficDrain", "manual traffic-drain overrides set all 2 route arm(s) to zero", 5),
-			cond("OverrideActive", "True", "OverridesApplied", "1 of 1 ...", 4),
+			cond("OverrideActive", "True", "OverridesApplied",
+				"1 of 1 traffic-drain annotation override(s) active across 1 route arm(s); inspect spec.entries[].drainRefs", 4),
 		}},
 	}
 }
@@ -117,7 +119,7 @@ func TestEndpointStaleAndMissing(t *testing.T) {
 	older := source()
 	older.Generation = 4
 	stale := rowsText(endpointRows(buildReport(older, drainedAndGated(), nil, now), false))
-	for _, line := range []string{"Routing freshness    Stale\n", "Traffic override     True: OverridesApplied (Stale)\n", "Routable freshness   Stale: StaleGeneration\n"} {
+	for _, line := range []string{"Routing freshness    Stale: generation 4 not observed yet (map built from 3)\n", "Traffic override     True: OverridesApplied (Stale)\n", "Routable freshness   Stale: StaleGeneration\n"} {
 		if !strings.Contains(stale, line) {
 			t.Errorf("stale output lacks %q:\n%s", line, stale)
 		}
@@ -213,5 +215,75 @@ func TestOrigin(t *testing.T) {
 		if got, path := origin(tt.in); got != tt.want || path != tt.path {
 			t.Errorf("origin(%q) = %q, %v; want %q, %v", tt.in, got, path, tt.want, tt.path)
 		}
+	}
+}
+
+// Freshness follows what the manager last observed of the drains, not the generation
+// alone: a drain is an annotation, which does not move the generation.
+func TestRoutingFreshnessFollowsDrains(t *testing.T) {
+	annotated := func(v string) *omev1beta1.InferenceService {
+		isvc := source()
+		isvc.Annotations = map[string]string{"ome.io/traffic-drain": v}
+		if v == "" {
+			isvc.Annotations = nil
+		}
+		return isvc
+	}
+	pending := func() *omev1beta1.TrafficMap {
+		tm := drainedAndGated()
+		tm.Spec.Entries[0].DrainRefs = nil
+		tm.Status.Conditions[1].Status, tm.Status.Conditions[1].Reason = "False", "OverridesPending"
+		tm.Status.Conditions[1].Message = "1 traffic-drain annotation override(s) pending; no matching routable arm"
+		return tm
+	}
+	const notObserved = "ome.io/traffic-drain change not observed yet"
+	cases := []struct {
+		name string
+		isvc *omev1beta1.InferenceService
+		tm   *omev1beta1.TrafficMap
+		want string
+	}{
+		{"the drain the map shows", source(), drainedAndGated(), ""},
+		{"a second drain not observed yet", annotated(`{"maintenance-a":{"cluster":"worker-a","reason":"r"},"b":{"cluster":"worker-b","reason":"r"}}`),
+			drainedAndGated(), notObserved},
+		{"a drain of a cluster the map lacks, not observed yet", annotated(`{"maintenance-a":{"cluster":"worker-a","reason":"r"},"b":{"cluster":"worker-bb","reason":"r"}}`),
+			drainedAndGated(), notObserved},
+		{"a removed drain not observed yet", annotated(""), drainedAndGated(), notObserved},
+		{"a drain of a cluster the map lacks, observed", annotated(`{"maintenance-a":{"cluster":"worker-bb","reason":"r"}}`), pending(), ""},
+		{"an annotation that does not parse", annotated(`{"maintenance-a":`), drainedAndGated(),
+			"ome.io/traffic-drain does not parse, so the manager keeps the map as it was"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := buildReport(tc.isvc, tc.tm, nil, now).Content
+			if c.RoutingStaleReason != tc.want {
+				t.Errorf("stale reason %q, want %q", c.RoutingStaleReason, tc.want)
+			}
+			wantFresh := "Current"
+			if tc.want != "" {
+				wantFresh = "Stale"
+			}
+			if c.RoutingFreshness != wantFresh || c.Conditions[2].Freshness != wantFresh {
+				t.Errorf("routing %s, Routable %s, want both %s", c.RoutingFreshness, c.Conditions[2].Freshness, wantFresh)
+			}
+		})
+	}
+}
+
+// A probe's message is wrapped in the table, never cut, and whole in -o wide.
+func TestEndpointProbeMessageIsNotCut(t *testing.T) {
+	const msg = `transport error: Get "http://worker-b.demo.test:31234/v1/models": dial tcp 127.0.0.1:31234: connect: connection refused`
+	tm := drainedAndGated()
+	tm.Spec.Entries[1].Probe.Message = msg
+	r := buildReport(source(), tm, nil, now)
+	narrow := rowsText(endpointRows(r, false))
+	want := "Recorded probe       Failing: transport error: Get\n" +
+		`                     "http://worker-b.demo.test:31234/v1/models": dial tcp` + "\n" +
+		"                     127.0.0.1:31234: connect: connection refused\n"
+	if !strings.Contains(narrow, want) {
+		t.Errorf("table lacks\n%s\nit printed:\n%s", want, narrow)
+	}
+	if wide := rowsText(endpointRows(r, true)); !strings.Contains(wide, "Recorded probe       Failing: "+msg+"\n") {
+		t.Errorf("wide lacks the whole message:\n%s", wide)
 	}
 }

@@ -57,12 +57,15 @@ type ReportTarget struct {
 // EndpointContent is what the TrafficMap says.
 type EndpointContent struct {
 	TrafficMap TrafficMapState `json:"trafficMap"`
-	// RoutingFreshness is Current when the map was built from the service's current
-	// generation, Stale when from an older one, Unavailable without a map.
-	RoutingFreshness string          `json:"routingFreshness"`
-	Conditions       []ConditionView `json:"conditions"`
-	RouteHomes       []RouteHome     `json:"routeHomes"`
-	Issues           []string        `json:"issues"`
+	// RoutingFreshness is Current when the map shows the service as it is now (its
+	// generation and its drain annotation), Stale when the manager has not observed a
+	// change yet, Unavailable without a map.
+	RoutingFreshness string `json:"routingFreshness"`
+	// RoutingStaleReason says what the manager has not observed yet, when Stale.
+	RoutingStaleReason string          `json:"routingStaleReason,omitempty"`
+	Conditions         []ConditionView `json:"conditions"`
+	RouteHomes         []RouteHome     `json:"routeHomes"`
+	Issues             []string        `json:"issues"`
 }
 
 // TrafficMapState says whether the map could be read, and why not.
@@ -158,7 +161,8 @@ func buildReport(isvc *omev1beta1.InferenceService, tm *omev1beta1.TrafficMap, t
 		}
 		return r
 	}
-	routingCurrent := tm.Spec.ObservedISVCGeneration == isvc.Generation
+	c.RoutingStaleReason = staleRouting(isvc, tm)
+	routingCurrent := c.RoutingStaleReason == ""
 	c.RoutingFreshness = freshness(routingCurrent)
 	for _, t := range conditionTypes {
 		cond := meta.FindStatusCondition(tm.Status.Conditions, t)

@@ -30,8 +30,11 @@ func NewCommand(getter *util.ClientGetter, streams genericiooptions.IOStreams) *
 	cmd := &cobra.Command{
 		Use:   "placement",
 		Short: "Read where a service is placed and how it is routed (read-only, alpha)",
+		Example: `  # The routing of the service chat: conditions, and per cluster its weight, probe, gate and drains
+  kubectl ome placement endpoint chat -n prod`,
 	}
-	cmd.SetFlagErrorFunc(func(*cobra.Command, error) error { return errFlags })
+	util.Group(cmd)
+	cmd.SetFlagErrorFunc(util.FlagErrors(errFlags.Error()))
 	cmd.AddCommand(newEndpointCommand(getter, streams))
 	return cmd
 }
@@ -41,11 +44,27 @@ func newEndpointCommand(getter *util.ClientGetter, streams genericiooptions.IOSt
 	cmd := &cobra.Command{
 		Use:   "endpoint INFERENCESERVICE",
 		Short: "Show the TrafficMap's conditions and, per route home, its endpoint, weight, probe, gate and drains",
-		Args:  cobra.ArbitraryArgs,
+		Long: `Show the TrafficMap's conditions and, per route home, its endpoint, weight, probe, gate and drains.
+
+It reads the InferenceService and its TrafficMap and sends no probe. Routing freshness says
+whether the map shows the service as it is now: built from its current generation, with its
+current ome.io/traffic-drain annotation applied; "not observed yet" means the manager has not
+written the map since the change (it may be stopped or behind). A long recorded probe message
+wraps onto further lines; -o wide also lists every route home and its capacity.`,
+		Example: `  # The routing of the service chat in namespace prod
+  kubectl ome placement endpoint chat -n prod
+
+  # Every route home, with its capacity, and probe messages on one line
+  kubectl ome placement endpoint chat -n prod -o wide
+
+  # Everything, uncut, for a script
+  kubectl ome placement endpoint chat -n prod -o json`,
+		Args:              cobra.ArbitraryArgs,
+		ValidArgsFunction: util.CompleteServices(getter),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch {
 			case len(args) != 1:
-				return errOneService
+				return util.Explain(errOneService, "got %d arguments; pass the InferenceService's name once", len(args))
 			case util.CheckOutput(output) != nil:
 				return util.ErrOutput
 			case len(validateName(args[0])) > 0:
@@ -66,16 +85,23 @@ func newEndpointCommand(getter *util.ClientGetter, streams genericiooptions.IOSt
 		},
 	}
 	cmd.Flags().StringVarP(&output, "output", "o", util.OutputTable, "Output: table, wide, json or yaml")
+	util.CompleteFlagValues(cmd, "output", util.OutputTable, util.OutputWide, util.OutputJSON, util.OutputYAML)
 	return cmd
 }
 
-// collect reads the service and its TrafficMap. Only an unreadable service is an error; a
-// missing or unreadable map is part of the report.
+// collect reads the service and its TrafficMap. Only an unreadable service is an error,
+// which keeps the documented "InferenceService read unavailable: <reason>" and names the
+// request in parentheses; a missing or unreadable map is part of the report.
 func collect(ctx context.Context, target util.Target, name string, now time.Time) (*EndpointReport, error) {
 	key := client.ObjectKey{Namespace: target.Namespace, Name: name}
 	isvc := &omev1beta1.InferenceService{}
 	if err := get(ctx, target.Client, key, isvc); err != nil {
-		return nil, fmt.Errorf("InferenceService read unavailable: %s", readReason(err))
+		r := util.Request{Verb: "get", Resource: "inferenceservices", Group: omev1beta1.GroupVersion.Group, Namespace: target.Namespace, Name: name}
+		msg := fmt.Sprintf("InferenceService read unavailable: %s (%s", readReason(err), r)
+		if apierrors.IsForbidden(err) {
+			msg += "; check with " + r.CanI()
+		}
+		return nil, errors.New(msg + ")")
 	}
 	tm := &omev1beta1.TrafficMap{}
 	var tmErr error

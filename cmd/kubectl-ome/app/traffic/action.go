@@ -39,6 +39,8 @@ type options struct {
 	dryRun  string
 	output  string
 	yes     bool
+	// force drains a cluster that is neither a WorkloadCluster nor in the map.
+	force bool
 }
 
 // plan is what the preview shows and the patch does.
@@ -72,6 +74,11 @@ func (o *options) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if o.action == actionDrain {
+		if err := o.checkTarget(ctx, target, isvc); err != nil {
+			return err
+		}
+	}
 	if err := printPreview(o.streams.ErrOut, o.action, o.dryRun, p); err != nil {
 		return errWriteResult
 	}
@@ -90,25 +97,26 @@ func (o *options) run(ctx context.Context) error {
 	return nil
 }
 
-// checkFlags runs the checks that need no API server, in the documented order.
+// checkFlags runs the checks that need no API server, in the documented order. Each
+// refusal keeps its documented text and says in parentheses which flag or rule it is.
 func (o *options) checkFlags() error {
 	switch {
 	case len(o.args) != 1:
-		return errOneService
+		return util.Explain(errOneService, "got %d arguments; pass the InferenceService's name once", len(o.args))
 	case util.CheckOutput(o.output) != nil:
 		return util.ErrOutput
 	case util.CheckDryRun(o.dryRun) != nil:
 		return util.ErrDryRun
 	case !validName(o.args[0]):
-		return errName
+		return util.Explain(errName, "%s", nameProblem(o.args[0], "the name"))
 	case o.action == actionDrain && o.cluster == "":
 		return errNeedCluster
 	case !validID(o.id):
-		return errID
+		return util.Explain(errID, "%s", idProblem(o.id))
 	case o.action == actionDrain && !validCluster(o.cluster):
-		return errCluster
+		return util.Explain(errCluster, "%s", nameProblem(o.cluster, "--workload-cluster"))
 	case o.action == actionDrain && !validReason(o.reason):
-		return errReason
+		return util.Explain(errReason, "%s", reasonProblem(o.reason))
 	}
 	return nil
 }
@@ -118,7 +126,7 @@ func read(ctx context.Context, target util.Target, name string) (*omev1beta1.Inf
 	defer cancel()
 	isvc := &omev1beta1.InferenceService{}
 	if err := target.Client.Get(ctx, client.ObjectKey{Namespace: target.Namespace, Name: name}, isvc); err != nil {
-		return nil, requestError(ctx, err)
+		return nil, requestError(ctx, isvcRequest("get", target.Namespace, name), err)
 	}
 	if isvc.Name != name || isvc.Namespace != target.Namespace {
 		return nil, errResponseMismatch
@@ -126,17 +134,22 @@ func read(ctx context.Context, target util.Target, name string) (*omev1beta1.Inf
 	return isvc, nil
 }
 
-// requestError keeps a timeout or a Ctrl-C recognisable and hides the rest behind one
-// message: the API server's text can echo the request, and the user needs to act the same
-// way whatever it says.
-func requestError(ctx context.Context, err error) error {
+func isvcRequest(verb, namespace, name string) util.Request {
+	return util.Request{Verb: verb, Resource: "inferenceservices", Group: omev1beta1.GroupVersion.Group, Namespace: namespace, Name: name}
+}
+
+// requestError keeps a timeout or a Ctrl-C recognisable, as the bare documented error, and
+// gives every other failure the documented message with the request and the reason
+// (NotFound, Forbidden, ...) in parentheses. The API server's own text is left out: it can
+// echo the request.
+func requestError(ctx context.Context, r util.Request, err error) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
 		return err
 	}
-	return errReadFailed
+	return util.RequestError(errReadFailed, r, err)
 }
 
 // plan runs the refusals that need the service and works out the new annotation.
@@ -209,7 +222,7 @@ func (o *options) apply(ctx context.Context, p plan) (result, error) {
 		if conflict(reqCtx, p.target.Client, err, p.isvc) {
 			return res, &util.ExitError{Code: util.ExitConflict, Msg: errConflictMessage}
 		}
-		return res, requestError(reqCtx, err)
+		return res, requestError(reqCtx, isvcRequest("patch", p.isvc.Namespace, p.isvc.Name), err)
 	}
 	if got.UID != p.isvc.UID || got.Name != p.isvc.Name || got.Namespace != p.isvc.Namespace {
 		return res, errResponseUnbound

@@ -3,6 +3,7 @@ package traffic
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"regexp"
 	"strings"
 	"unicode"
@@ -64,16 +65,54 @@ func validCluster(s string) bool {
 
 // validReason is at most 256 bytes of valid UTF-8 with no surrounding space, no line break,
 // control or invisible formatting character, and nothing that looks like a credential.
-func validReason(s string) bool {
-	if s == "" || len(s) > maxReasonBytes || !utf8.ValidString(s) || strings.TrimSpace(s) != s {
-		return false
+func validReason(s string) bool { return reasonProblem(s) == "" }
+
+// nameProblem says why what (a flag or "the name") is not a DNS-1123 subdomain. The value
+// is quoted back unless it looks like a credential, which is never repeated.
+func nameProblem(s, what string) string {
+	switch {
+	case s == "":
+		return what + " is empty"
+	case credentialLike.MatchString(s):
+		return what + " looks like a credential"
+	}
+	return fmt.Sprintf("%s %q is not a DNS-1123 subdomain: lowercase letters, digits, '-' and '.', at most 253 characters", what, s)
+}
+
+// idProblem says why --id is refused.
+func idProblem(s string) string {
+	switch {
+	case s == "":
+		return "--id is required"
+	case credentialLike.MatchString(s):
+		return "--id looks like a credential"
+	}
+	return fmt.Sprintf("--id %q is not a DNS-1123 label: lowercase letters, digits and '-', at most 63 characters, "+
+		"starting and ending with a letter or digit", s)
+}
+
+// reasonProblem says which rule a reason breaks, or "" when it breaks none. It never
+// quotes the reason back: a refused reason may be a pasted secret.
+func reasonProblem(s string) string {
+	switch {
+	case s == "":
+		return "--reason is required"
+	case len(s) > maxReasonBytes:
+		return fmt.Sprintf("--reason is %d bytes, over %d", len(s), maxReasonBytes)
+	case !utf8.ValidString(s):
+		return "--reason is not valid UTF-8"
+	case strings.TrimSpace(s) != s:
+		return "--reason starts or ends with space"
 	}
 	for _, r := range s {
 		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == '\u2028' || r == '\u2029' {
-			return false
+			return "--reason holds a line break, control or invisible formatting character"
 		}
 	}
-	return !credentialLike.MatchString(s)
+	if credentialLike.MatchString(s) {
+		return "--reason looks like a credential"
+	}
+	return ""
 }
 
 // Safety bounds on the service and on the change.

@@ -201,3 +201,20 @@ func TestRefusalMessages(t *testing.T) {
 		t.Errorf("conflict message %q", errConflictMessage)
 	}
 }
+
+// Each refused reason says which rule it breaks, without quoting the reason.
+func TestReasonProblem(t *testing.T) {
+	for reason, want := range map[string]string{
+		"":                        "--reason is required",
+		strings.Repeat("a", 257):  "--reason is 257 bytes, over 256",
+		"bad \xff utf8":           "--reason is not valid UTF-8",
+		" padded":                 "--reason starts or ends with space",
+		"two\nlines":              "--reason holds a line break, control or invisible formatting character",
+		"key sk-abcdefghijklmnop": "--reason looks like a credential",
+		"planned maintenance":     "",
+	} {
+		if got := reasonProblem(reason); got != want {
+			t.Errorf("reasonProblem(%q) = %q, want %q", reason, got, want)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"k8s.io/cli-runtime/pkg/genericclioptions"
@@ -33,15 +34,18 @@ func TestResolveRefusals(t *testing.T) {
 		message               string
 	}{
 		{name: "kubeconfig that does not parse", config: "clusters: [", want: ErrNamespaceResolve,
-			message: "resolve workload namespace failed"},
+			message: "resolve workload namespace failed ("},
 		{name: "namespace that is not a DNS label", config: kubeconfig("https://127.0.0.1:6443", "Prod_NS"), want: ErrNamespaceInvalid,
-			message: "resolved workload namespace is invalid"},
+			message: `resolved workload namespace is invalid ("Prod_NS" is not a DNS-1123 label)`},
 		// The namespace is resolved first, from the selected context: a context that does
 		// not exist fails there, as the refusals' order says.
 		{name: "context that does not exist", config: kubeconfig("https://127.0.0.1:6443", "prod"), context: "elsewhere",
-			want: ErrNamespaceResolve, message: "resolve workload namespace failed"},
+			want: ErrNamespaceResolve, message: "resolve workload namespace failed ("},
 		{name: "plain HTTP server", config: kubeconfig("http://127.0.0.1:8080", "prod"), want: ErrContextUnsafe,
-			message: "selected kubeconfig context is unavailable or unsafe"},
+			message: `selected kubeconfig context is unavailable or unsafe (context "hub" has server http://127.0.0.1:8080, which is not HTTPS)`},
+		{name: "context that skips TLS verification", config: strings.Replace(kubeconfig("https://127.0.0.1:6443", "prod"),
+			`certificate-authority-data: ""`, "insecure-skip-tls-verify: true", 1), want: ErrContextUnsafe,
+			message: `selected kubeconfig context is unavailable or unsafe (context "hub" sets insecure-skip-tls-verify: the API server's certificate would not be verified)`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -55,7 +59,8 @@ func TestResolveRefusals(t *testing.T) {
 				flags.Context = &tc.context
 			}
 			_, err := NewClientGetter(flags).Resolve()
-			if !errors.Is(err, tc.want) || err.Error() != tc.message {
+			// The documented message starts the error; the detail in parentheses says why.
+			if !errors.Is(err, tc.want) || !strings.HasPrefix(err.Error(), tc.message) {
 				t.Errorf("Resolve() = %v, want %q", err, tc.message)
 			}
 		})

@@ -1,5 +1,7 @@
 package util
 
+import "fmt"
+
 // ExitConflict is the exit code of a guarded patch that the API server rejected because
 // the object changed after the preview.
 const ExitConflict = 3
@@ -11,3 +13,10 @@ type ExitError struct {
 }
 
 func (e *ExitError) Error() string { return e.Msg }
+
+// Explain adds detail to a documented error: the documented text stays whole at the start,
+// which scripts match on, and the detail follows in parentheses. errors.Is still finds the
+// documented error.
+func Explain(documented error, format string, args ...any) error {
+	return fmt.Errorf("%w (%s)", documented, fmt.Sprintf(format, args...))
+}

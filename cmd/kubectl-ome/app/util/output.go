@@ -52,7 +52,15 @@ func Cut(s string, width int) string {
 }
 
 // Row is one FIELD/VALUE line.
-type Row struct{ Field, Value string }
+type Row struct {
+	Field, Value string
+	// Wrap continues a value longer than MaxCell on further lines (with an empty FIELD)
+	// instead of cutting it, for values whose end matters, such as a probe's error. Only
+	// PrintFixedRows reads it.
+	Wrap bool
+	// Whole prints the value uncut on one line; it wins over Wrap.
+	Whole bool
+}
 
 // PrintRows prints rows under a FIELD/VALUE header with cli-runtime's tab writer, values
 // cut at MaxCell.
@@ -93,8 +101,53 @@ func PrintFixedRows(w io.Writer, rows []Row) error {
 	}
 	line("FIELD", "VALUE")
 	for _, r := range rows {
-		line(r.Field, Cut(r.Value, MaxCell))
+		switch {
+		case r.Whole:
+			line(r.Field, r.Value)
+		case r.Wrap:
+			for i, l := range Wrap(r.Value, MaxCell) {
+				if i == 0 {
+					line(r.Field, l)
+				} else {
+					line("", l)
+				}
+			}
+		default:
+			line(r.Field, Cut(r.Value, MaxCell))
+		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// Wrap splits s into lines of at most width characters, between words where it can; a
+// word longer than width is split inside. The lines joined with single spaces give s back
+// when s has no runs of spaces.
+func Wrap(s string, width int) []string {
+	var lines []string
+	var cur []rune
+	flush := func() {
+		lines = append(lines, string(cur))
+		cur = nil
+	}
+	for _, word := range strings.Fields(s) {
+		w := []rune(word)
+		if len(cur) > 0 && len(cur)+1+len(w) > width {
+			flush()
+		}
+		if len(cur) > 0 {
+			cur = append(cur, ' ')
+		}
+		for len(cur)+len(w) > width {
+			n := width - len(cur)
+			cur = append(cur, w[:n]...)
+			w = w[n:]
+			flush()
+		}
+		cur = append(cur, w...)
+	}
+	if len(cur) > 0 || len(lines) == 0 {
+		flush()
+	}
+	return lines
 }

@@ -1,0 +1,166 @@
+package publish
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/ome-routing/operator/pkg/config"
+)
+
+// DigestAnnotation on every object the publisher writes holds a digest of the object as
+// the publisher applied it. With it, a publisher that starts (a restart, a new leader)
+// tells an object that is already what the plan says from one written under other
+// settings, without writing it again.
+const DigestAnnotation = "ome.io/publication-digest"
+
+// Object is one object of the plan as the publisher applies it.
+type Object struct {
+	// Kind names the object's kind in messages: "HTTPRoute", "backend Service" or
+	// "Envoy Gateway Backend".
+	Kind string
+	// Object is what is applied: only the fields the publisher owns, and the digest.
+	Object *unstructured.Unstructured
+}
+
+// Objects are the plan's objects in the order they are applied: the backends in name
+// order, then the route, so that a backend exists before the route names it.
+func (p Plan) Objects() ([]Object, error) {
+	backends := slices.Clone(p.Backends)
+	slices.SortFunc(backends, func(a, b Backend) int { return strings.Compare(a.Name, b.Name) })
+	out := make([]Object, 0, len(backends)+1)
+	for _, b := range backends {
+		var obj runtime.Object = b.Service()
+		kind := "backend Service"
+		if b.Kind == config.BackendEnvoyGateway {
+			obj, kind = b.EnvoyBackend(), "Envoy Gateway Backend"
+		}
+		u, err := applied(obj)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Object{Kind: kind, Object: u})
+	}
+	u, err := applied(p.Route)
+	if err != nil {
+		return nil, err
+	}
+	return append(out, Object{Kind: "HTTPRoute", Object: u}), nil
+}
+
+// applied is obj as an apply configuration: no status, no empty creation time, and the
+// digest of the rest in DigestAnnotation.
+func applied(obj runtime.Object) (*unstructured.Unstructured, error) {
+	u, ok := obj.(*unstructured.Unstructured)
+	if ok {
+		u = u.DeepCopy()
+	} else {
+		m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+		if err != nil {
+			return nil, err
+		}
+		delete(m, "status")
+		unstructured.RemoveNestedField(m, "metadata", "creationTimestamp")
+		u = &unstructured.Unstructured{Object: m}
+	}
+	raw, err := json.Marshal(u.Object)
+	if err != nil {
+		return nil, fmt.Errorf("digest %s %s/%s: %w", u.GetKind(), u.GetNamespace(), u.GetName(), err)
+	}
+	sum := sha256.Sum256(raw)
+	annotations := u.GetAnnotations()
+	if annotations == nil {
+		annotations = map[string]string{}
+	}
+	annotations[DigestAnnotation] = hex.EncodeToString(sum[:16])
+	u.SetAnnotations(annotations)
+	return u, nil
+}
+
+// UpToDate says whether live, an object as the API server holds it, already is what
+// applying desired would make it: it carries desired's digest, so it was applied from the
+// same plan, and every field desired sets still has that value, so nobody has edited it
+// since. Fields live has beyond desired (defaults, other writers' fields) do not matter:
+// applying desired would not change them either.
+func UpToDate(desired, live map[string]any) bool {
+	want, _, _ := unstructured.NestedString(desired, "metadata", "annotations", DigestAnnotation)
+	got, _, _ := unstructured.NestedString(live, "metadata", "annotations", DigestAnnotation)
+	return want != "" && want == got && covers(desired, live)
+}
+
+// covers says whether every value set in desired is in live. Lists must have the same
+// length and cover item by item; an empty or null desired value is covered by an absent
+// one; numbers compare by value whatever their Go type.
+func covers(desired, live any) bool {
+	switch d := desired.(type) {
+	case nil:
+		return live == nil || isEmpty(live)
+	case map[string]any:
+		l, ok := live.(map[string]any)
+		if !ok {
+			return len(d) == 0 && live == nil
+		}
+		for k, v := range d {
+			lv, present := l[k]
+			if !present {
+				if v == nil || isEmpty(v) {
+					continue
+				}
+				return false
+			}
+			if !covers(v, lv) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		l, ok := live.([]any)
+		if !ok {
+			return len(d) == 0 && live == nil
+		}
+		if len(d) != len(l) {
+			return false
+		}
+		for i := range d {
+			if !covers(d[i], l[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	if dn, ok := number(desired); ok {
+		ln, ok := number(live)
+		return ok && dn == ln
+	}
+	return desired == live
+}
+
+func isEmpty(v any) bool {
+	switch x := v.(type) {
+	case map[string]any:
+		return len(x) == 0
+	case []any:
+		return len(x) == 0
+	}
+	return false
+}
+
+func number(v any) (float64, bool) {
+	switch x := v.(type) {
+	case int:
+		return float64(x), true
+	case int32:
+		return float64(x), true
+	case int64:
+		return float64(x), true
+	case float64:
+		return x, true
+	}
+	return 0, false
+}

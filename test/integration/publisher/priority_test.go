@@ -1,0 +1,160 @@
+package publisher
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrlconfig "sigs.k8s.io/controller-runtime/pkg/config"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/controllers"
+	"github.com/ome-routing/operator/pkg/publish"
+	"github.com/ome-routing/operator/test/framework"
+)
+
+// fleetMaps is how many maps the priority spec publishes.
+const fleetMaps = 16
+
+var _ = Describe("A gate among many maps", func() {
+	It("reaches its route before the refreshes queued ahead of it", func(ctx context.Context) {
+		// The publisher runs alone here, so that the spec writes the maps itself: the
+		// routing reconciler would write them again.
+		if running != nil {
+			running.stop()
+			running = nil
+		}
+		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "many-"}}
+		Expect(fleet.ControlPlane.Client.Create(ctx, ns)).To(Succeed())
+		c := fleet.ControlPlane.Client
+		names := make([]string, fleetMaps)
+		for i := range names {
+			names[i] = fmt.Sprintf("svc-%02d", i)
+			key := client.ObjectKey{Namespace: ns.Name, Name: names[i]}
+			isvc := framework.SourceService(key, []string{"worker-a", "worker-b"}, nil)
+			Expect(c.Create(ctx, isvc)).To(Succeed())
+			tm := &omev1beta1.TrafficMap{
+				ObjectMeta: metav1.ObjectMeta{Name: key.Name, Namespace: key.Namespace},
+				Spec: omev1beta1.TrafficMapSpec{Service: key.Name, ObservedISVCGeneration: isvc.Generation, Entries: []omev1beta1.TrafficMapEntry{
+					{Cluster: "worker-a", Endpoint: "http://worker-a.example.test", Weight: 1, Healthy: true},
+					{Cluster: "worker-b", Endpoint: "http://worker-b.example.test", Weight: 1, Healthy: true},
+				}},
+			}
+			Expect(controllerutil.SetControllerReference(isvc, tm, framework.Scheme)).To(Succeed())
+			Expect(c.Create(ctx, tm)).To(Succeed())
+		}
+		stop := startPublisherOnly(ctx)
+		defer stop()
+		published := func(g Gomega) {
+			for _, name := range names {
+				tm := &omev1beta1.TrafficMap{}
+				g.Expect(c.Get(ctx, client.ObjectKey{Namespace: ns.Name, Name: name}, tm)).To(Succeed())
+				g.Expect(tm.Status.Published).To(BeTrue(), name)
+				g.Expect(tm.Status.ObservedTrafficMapGeneration).To(Equal(tm.Generation), name)
+			}
+		}
+		Eventually(published).WithTimeout(timeout).WithPolling(interval).Should(Succeed())
+
+		// Keep every worker of the publisher on a map's status write (a refresh: a new
+		// generation, the same route), queue a refresh for every other map but the last,
+		// then a gate for the last.
+		held := requests.Hold(publisherStatusWrite(ns.Name))
+		defer held.Release()
+		edit := func(name string, mutate func(*omev1beta1.TrafficMap)) {
+			tm := &omev1beta1.TrafficMap{}
+			Expect(c.Get(ctx, client.ObjectKey{Namespace: ns.Name, Name: name}, tm)).To(Succeed())
+			mutate(tm)
+			Expect(c.Update(ctx, tm)).To(Succeed())
+		}
+		refresh := func(tm *omev1beta1.TrafficMap) { tm.Spec.Entries[0].Healthy = !tm.Spec.Entries[0].Healthy }
+		busy := names[:controllers.PublisherWorkers]
+		for _, name := range busy {
+			edit(name, refresh)
+		}
+		Eventually(held.Waiting).WithTimeout(timeout).WithPolling(interval).Should(BeEquivalentTo(controllers.PublisherWorkers))
+		depth0 := publisherQueueDepth()
+		requests.Reset()
+		queued := names[controllers.PublisherWorkers : fleetMaps-1]
+		for _, name := range queued {
+			edit(name, refresh)
+		}
+		gated := names[fleetMaps-1]
+		edit(gated, func(tm *omev1beta1.TrafficMap) { tm.Spec.Entries[1].Weight, tm.Spec.Entries[1].Healthy = 0, false })
+		Eventually(publisherQueueDepth).WithTimeout(timeout).WithPolling(interval / 10).
+			Should(BeNumerically(">=", depth0+float64(len(queued)+1)))
+		Expect(held.Waiting()).To(BeEquivalentTo(controllers.PublisherWorkers), "a worker got free before the gate was queued")
+		held.Release()
+		Eventually(published).WithTimeout(timeout).WithPolling(interval).Should(Succeed())
+
+		// After the held writes (sent before the log was reset), the gated map is the
+		// first one a worker takes: the other workers, freed at the same moment, may each
+		// write one refresh meanwhile, and no more.
+		routeName := publish.RouteName(ns.Name, gated, "")
+		var before []string
+		for _, r := range requests.Log() {
+			if r.Verb == "PATCH" && r.Resource == "httproutes" && r.Name == routeName {
+				break
+			}
+			if publisherStatusWrite(ns.Name)(r) {
+				before = append(before, r.Name)
+			}
+		}
+		Expect(len(before)).To(BeNumerically("<", controllers.PublisherWorkers), "status writes sent before the gated route: %v", before)
+	})
+})
+
+// startPublisherOnly runs a manager with the publisher alone, as the chart's
+// ServiceAccount, its requests recorded; it returns its stop.
+func startPublisherOnly(ctx context.Context) func() {
+	mgr, err := ctrl.NewManager(requests.Wrap(managerConfig), ctrl.Options{
+		Scheme:                 framework.Scheme,
+		Cache:                  controllers.CacheOptions(framework.SecretNamespace),
+		Logger:                 zap.New(zap.WriteTo(io.MultiWriter(GinkgoWriter)), zap.UseDevMode(true)),
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+		Controller:             ctrlconfig.Controller{SkipNameValidation: ptr.To(true)},
+	})
+	Expect(err).NotTo(HaveOccurred())
+	Expect(controllers.SetupPublisher(mgr, controllers.Options{RoutingEnabled: true, Endpoint: guideEndpoint()})).To(Succeed())
+	mctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer GinkgoRecover()
+		defer close(done)
+		Expect(mgr.Start(mctx)).To(Succeed())
+	}()
+	return func() { cancel(); <-done }
+}
+
+// publisherQueueDepth is the publisher's queue depth, from controller-runtime's
+// workqueue metrics (summed over priorities; queues of earlier managers named publisher
+// add what they left, which the spec reads as a base).
+func publisherQueueDepth() float64 {
+	families, err := metrics.Registry.Gather()
+	Expect(err).NotTo(HaveOccurred())
+	var depth float64
+	for _, f := range families {
+		if f.GetName() != "workqueue_depth" {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "name" && l.GetValue() == "publisher" {
+					depth += m.GetGauge().GetValue()
+				}
+			}
+		}
+	}
+	return depth
+}

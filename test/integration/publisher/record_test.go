@@ -1,0 +1,68 @@
+package publisher
+
+import (
+	"context"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"k8s.io/apimachinery/pkg/watch"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/pkg/config"
+	"github.com/ome-routing/operator/test/framework"
+)
+
+// recordInterval is the spec's routing.observer.recordInterval: five probe periods.
+const recordInterval = 5 * period
+
+var _ = Describe("routing.observer.recordInterval", func() {
+	BeforeEach(func() {
+		useManagerWith(managerSettings{endpoint: guideEndpoint(), publisher: config.Publisher{}, recordInterval: recordInterval})
+	})
+
+	It("writes quiet rounds only once the interval has passed, and a change at once", func(ctx context.Context) {
+		s := newService(ctx, "quiet", nil, nil)
+		s.settled(ctx)
+		routingSpecWrite := func(r framework.Request) bool {
+			return r.Verb == "PATCH" && r.Resource == "trafficmaps" && r.Namespace == s.key.Namespace
+		}
+		// Ten rounds of worker-a's probes, counted where they arrive.
+		requests.Reset()
+		probes0 := s.endpoints["worker-a"].Requests()
+		Eventually(s.endpoints["worker-a"].Requests).WithTimeout(timeout).WithPolling(interval).Should(BeNumerically(">=", probes0+10))
+		rounds := s.endpoints["worker-a"].Requests() - probes0
+		writes := requests.Count(routingSpecWrite)
+		// One write per five rounds, give or take the rounds at either end.
+		Expect(writes).To(BeNumerically(">=", 1), "no quiet round was written in %d rounds", rounds)
+		Expect(int64(writes)).To(BeNumerically("<=", rounds/5+1), "spec writes in %d quiet rounds", rounds)
+
+		// A failure is a change: the first version of the map that shows it counts one.
+		wc, err := client.NewWithWatch(fleet.ControlPlane.Config, client.Options{Scheme: framework.Scheme})
+		Expect(err).NotTo(HaveOccurred())
+		w, err := wc.Watch(ctx, &omev1beta1.TrafficMapList{}, client.InNamespace(s.key.Namespace))
+		Expect(err).NotTo(HaveOccurred())
+		defer w.Stop()
+		s.set("worker-b", framework.Unavailable)
+		first := make(chan int32, 1)
+		go func() {
+			defer GinkgoRecover()
+			for ev := range w.ResultChan() {
+				tm, ok := ev.Object.(*omev1beta1.TrafficMap)
+				if !ok || ev.Type == watch.Deleted {
+					continue
+				}
+				for _, e := range tm.Spec.Entries {
+					if e.Cluster == "worker-b" && e.Probe != nil && e.Probe.Result == omev1beta1.ProbeFailing {
+						first <- e.Probe.ConsecutiveFailures
+						return
+					}
+				}
+			}
+		}()
+		Eventually(first).WithTimeout(timeout).Should(Receive(Equal(int32(1))))
+		// And the gate reaches the route.
+		Eventually(s.weights).WithTimeout(timeout).WithPolling(interval).
+			Should(Equal([]string{"worker-a 1", "worker-b 0"}))
+	})
+})
