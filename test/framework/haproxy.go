@@ -122,11 +122,12 @@ type HAProxyIngress struct {
 	cmd      *exec.Cmd
 	done     chan struct{}
 	dir      string
+	log      io.Writer
 }
 
 // haproxyStopTimeout is how long the controller may take to stop itself and haproxy
 // after SIGTERM (2-3 s when measured) before the process group is killed.
-const haproxyStopTimeout = 30 * time.Second
+const haproxyStopTimeout = 10 * time.Second
 
 // StartHAProxyIngress starts HAProxy Ingress against the cluster, with every listener of it
 // and of its haproxy on 127.0.0.1, and waits until haproxy answers HTTP. Call Stop.
@@ -172,7 +173,7 @@ func StartHAProxyIngress(ctx context.Context, c *Cluster, opts HAProxyOptions) (
 	if log == nil {
 		log = io.Discard
 	}
-	h.cmd.Stdout, h.cmd.Stderr = log, log
+	h.cmd.Stdout, h.cmd.Stderr, h.log = log, log, log
 	// A group of its own, so that Stop can reach haproxy too if the controller dies first.
 	h.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := h.cmd.Start(); err != nil {
@@ -287,8 +288,11 @@ func (h *HAProxyIngress) PIDs() []int {
 	return processGroup(h.cmd.Process.Pid)
 }
 
-// Stop stops the controller with SIGTERM, which stops haproxy too; past a timeout the
-// process group is killed. It removes the controller's files.
+// Stop stops the controller with SIGTERM, which stops haproxy too, and removes the
+// controller's files. A SIGTERM that comes while v0.14.0 reloads haproxy stops haproxy's
+// master and then waits forever for the new worker that master would have started (its
+// goroutines show it waiting in waitWorker): past a timeout the process group is killed,
+// which is not a failure of the test; the log says so.
 func (h *HAProxyIngress) Stop() error {
 	if h == nil || h.cmd == nil || h.cmd.Process == nil {
 		return nil
@@ -308,7 +312,8 @@ func (h *HAProxyIngress) Stop() error {
 		}
 		_ = syscall.Kill(-pid, syscall.SIGKILL)
 		<-h.done
-		return fmt.Errorf("HAProxy Ingress did not stop within %s of SIGTERM and was killed", haproxyStopTimeout)
+		fmt.Fprintf(h.log, "test/framework: HAProxy Ingress did not stop within %s of SIGTERM, so it was killed "+
+			"(stopped during a reload, v0.14.0 waits for a haproxy worker that never comes; see the goroutines above)\n", haproxyStopTimeout)
 	}
 	// haproxy's workers may outlive the controller by a moment; they are in its group.
 	_ = syscall.Kill(-pid, syscall.SIGTERM)

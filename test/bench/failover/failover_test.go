@@ -56,9 +56,10 @@ var service = client.ObjectKey{Namespace: "bench-failover", Name: "chat"}
 //   - failover: worker-b's first failing answer to a request, to the last request that
 //     reached it, which is the sum of the five above; failover_minus_detection is the
 //     same less detection;
-//   - failed: requests across the transition that failed through the gateway (its own
-//     errors, or no answer), which the design wants at 0; refused: the failing cluster's
-//     own 503s before its gate, counted apart;
+//   - failed: requests sent between the flip and the recovery that failed through the
+//     gateway (its own errors, or no answer), which the design wants at 0; refused: the
+//     failing cluster's own 503s before its gate, counted apart; failed_return: requests
+//     sent from the recovery to the next flip that failed through the gateway;
 //   - return: worker-b answering 200 again to the first request the gateway sends it.
 //
 // It runs only with OME_BENCH=1 (make bench-failover sets it) and reports, never asserts,
@@ -106,25 +107,36 @@ func TestFailover(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := &bench{t: t, ctx: ctx, env: env, rec: rec}
+	// The load starts once haproxy serves the route to both clusters.
+	b.waitFor("haproxy to send to both clusters", func() bool {
+		before := env.Servers.Received()
+		env.Traffic.Batch(ctx, 10)
+		got := env.Servers.Delta(before)
+		return got["worker-a"] > 0 && got["worker-b"] > 0
+	}, rec.summary)
 	load := env.Traffic.StartLoad(ctx, rate, rate*int(stepTimeout.Seconds())*2*n)
-	b.waitFor("worker-b to take traffic", func() bool { return env.Servers.Received()["worker-b"] > 0 }, rec.summary)
 	var runs []run
 	for i := range n {
 		runs = append(runs, b.flip(i, load))
 	}
 	results := load.Stop()
+	phases(runs, results)
 	report(t, runs)
-	// The rate the load reached: on a busy machine the sender falls behind its ticker.
+	// The rate the load reached (on a busy machine the sender falls behind its ticker), and
+	// every request of the run by who answered it.
 	span := results[len(results)-1].Sent.Sub(results[0].Sent)
-	fmt.Printf("failover figure=load requests=%d sent_rps=%.0f failed=%d\n", len(results),
-		float64(len(results)-1)/span.Seconds(), framework.TallyOf(results).Failed())
+	fmt.Printf("failover figure=load requests=%d sent_rps=%.0f tally=%q\n", len(results),
+		float64(len(results)-1)/span.Seconds(), framework.TallyOf(results).String())
 }
 
 // run is one flip's moments and counts.
 type run struct {
 	flip, firstFailAnswer, firstFailProbe, decision, mapZero, routeZero, lastToB time.Time
 	recover, backOnB                                                             time.Time
-	failed, refused                                                              int
+	// failed and refused count the requests sent from the flip to the recovery that failed
+	// through the gateway and that worker-b answered 503 itself; failedReturn those sent
+	// from the recovery to the next flip that failed through the gateway.
+	failed, refused, failedReturn int
 }
 
 type bench struct {
@@ -139,17 +151,12 @@ type bench struct {
 func (b *bench) flip(i int, load *framework.Load) run {
 	servers := b.env.Servers
 	r := run{flip: time.Now()}
-	sent := len(load.Results())
 	must(b.t, servers.Set("worker-b", framework.Unavailable))
 	// Out once quiet requests in a row after the route's change reached worker-a alone.
 	b.waitFor(fmt.Sprintf("flip %d: the gateway to stop sending to worker-b", i+1), func() bool {
 		zero, ok := b.rec.routeAt(r.flip, 0)
 		return ok && b.rec.quietSince(zero) >= quiet
 	}, b.rec.summary)
-	results := load.Results()[sent:]
-	tally := framework.TallyOf(results)
-	r.failed, r.refused = tally.Failed(), tally.Refused["worker-b"]
-
 	r.recover = time.Now()
 	must(b.t, servers.Set("worker-b", framework.Serve))
 	b.waitFor(fmt.Sprintf("flip %d: worker-b to get requests again", i+1), func() bool {
@@ -184,6 +191,27 @@ func (b *bench) flip(i int, load *framework.Load) run {
 		}
 	}
 	return r
+}
+
+// phases counts each run's requests by when they were sent: from its flip to its recovery,
+// and from its recovery to the next flip (or the end of the load).
+func phases(runs []run, results []framework.Result) {
+	for i := range runs {
+		end := time.Now()
+		if i+1 < len(runs) {
+			end = runs[i+1].flip
+		}
+		var failover, back framework.Tally
+		for _, res := range results {
+			switch {
+			case !res.Sent.Before(runs[i].flip) && res.Sent.Before(runs[i].recover):
+				failover.Add(res)
+			case !res.Sent.Before(runs[i].recover) && res.Sent.Before(end):
+				back.Add(res)
+			}
+		}
+		runs[i].failed, runs[i].refused, runs[i].failedReturn = failover.Failed(), failover.Refused["worker-b"], back.Failed()
+	}
 }
 
 // waitFor polls cond until it holds, failing the run after stepTimeout.
@@ -235,6 +263,7 @@ func report(t *testing.T, runs []run) {
 	})
 	count("failed", func(r run) int { return r.failed })
 	count("refused", func(r run) int { return r.refused })
+	count("failed_return", func(r run) int { return r.failedReturn })
 	figure("return", func(r run) time.Duration { return r.backOnB.Sub(r.recover) })
 }
 
