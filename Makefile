@@ -19,6 +19,7 @@ PROMETHEUS_VERSION := $(call modversion,hack/promql/go.mod,github.com/prometheus
 PROMETHEUS_OPERATOR_VERSION := $(call modversion,hack/prometheus-operator/go.mod,github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring)
 GGCR_VERSION := $(call modversion,hack/image/go.mod,github.com/google/go-containerregistry)
 EGCTL_VERSION := $(call modversion,hack/egctl/go.mod,github.com/envoyproxy/gateway)
+HAPROXY_INGRESS_VERSION := $(call modversion,hack/haproxy-ingress/go.mod,github.com/jcmoraisjr/haproxy-ingress)
 
 KUBE_APISERVER := $(BIN)/kube-apiserver-$(KUBE_VERSION)
 KUBECTL := $(BIN)/kubectl-$(KUBE_VERSION)
@@ -30,6 +31,7 @@ PROMQL := $(BIN)/promql-metrics-$(PROMETHEUS_VERSION)
 PROMETHEUS_OPERATOR_CRDS := $(BIN)/prometheus-operator-crds-$(PROMETHEUS_OPERATOR_VERSION)
 IMAGE_BUILDER := $(BIN)/image-builder-$(GGCR_VERSION)
 EGCTL := $(BIN)/egctl-$(EGCTL_VERSION)
+HAPROXY_INGRESS := $(BIN)/haproxy-ingress-$(HAPROXY_INGRESS_VERSION)
 # envtest looks for binaries named kube-apiserver, etcd and kubectl in KUBEBUILDER_ASSETS.
 ENVTEST_ASSETS := $(BIN)/envtest-$(KUBE_VERSION)
 
@@ -83,10 +85,10 @@ lint: $(GOLANGCI_LINT) ## Run golangci-lint with .golangci.yml.
 UNIT_PKGS := ./pkg/... ./controllers/...
 
 .PHONY: test
-test: envtest helm image egctl $(PROMQL) $(PROMETHEUS_OPERATOR_CRDS) vet ## Run the unit tests (with -race) and the envtest suites (builds the toolchain on first run).
+test: envtest helm image egctl haproxy-ingress haproxy $(PROMQL) $(PROMETHEUS_OPERATOR_CRDS) vet ## Run the unit tests (with -race) and the envtest suites (builds the toolchain on first run).
 	$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) $(TEST_FLAGS) $(UNIT_PKGS)
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" HELM="$(HELM)" KUBECTL="$(ENVTEST_ASSETS)/kubectl" OME_IMAGE_LAYOUT="$(IMAGE_OUT)/oci" EGCTL="$(EGCTL)" PROMQL="$(PROMQL)" \
-		PROMETHEUS_OPERATOR_CRDS="$(PROMETHEUS_OPERATOR_CRDS)" \
+		PROMETHEUS_OPERATOR_CRDS="$(PROMETHEUS_OPERATOR_CRDS)" HAPROXY_INGRESS="$(HAPROXY_INGRESS)" \
 		$(GO) test -count=1 -timeout $(TEST_TIMEOUT) $(TEST_FLAGS) $$($(GO) list ./... | grep -v -e '/pkg/' -e '/controllers$$')
 
 .PHONY: verify
@@ -154,6 +156,16 @@ controller-gen: $(CONTROLLER_GEN) ## Build the controller-gen binary.
 .PHONY: egctl
 egctl: $(EGCTL) ## Build Envoy Gateway's egctl, whose offline translator the publisher's tests check routes with.
 
+.PHONY: haproxy-ingress
+haproxy-ingress: $(HAPROXY_INGRESS) ## Build HAProxy Ingress, the Gateway API controller that drives haproxy in the data-plane suite, the demo and the failover bench.
+
+# The data plane's haproxy comes from Debian, not from a Go module. As root with apt-get
+# (CI, this project's machines) it is installed when missing; elsewhere this only says what
+# is missing, and the data-plane suite skips (it fails under .ci/run).
+.PHONY: haproxy
+haproxy: ## Install Debian's haproxy and lua-json with apt-get when missing (needs root).
+	@hack/haproxy-ingress/install-haproxy.sh
+
 $(ENVTEST_ASSETS)/%: $(BIN)/%-$(KUBE_VERSION)
 	@mkdir -p $(ENVTEST_ASSETS)
 	ln -sf $< $@
@@ -210,6 +222,11 @@ $(EGCTL):
 	@echo ">> the first time, a 333 MB binary); it is kept in bin/ and reused."
 	cd hack/egctl && $(GO) build -o $@ github.com/envoyproxy/gateway/cmd/egctl
 
+$(HAPROXY_INGRESS):
+	@echo ">> Building HAProxy Ingress $(HAPROXY_INGRESS_VERSION) from github.com/jcmoraisjr/haproxy-ingress"
+	@echo ">> (about three minutes the first time, a 61 MB binary); it is kept in bin/ and reused."
+	hack/haproxy-ingress/build.sh $@
+
 ##@ Demo (cmd/demo: the operator at work on this machine, with no cluster)
 
 DEMO_ARGS ?=
@@ -218,10 +235,10 @@ DEMO_ARGS ?=
 # without passing it on, which would leave the demo and its API servers running.
 # DEMO_KEEP=1 (`make demo DEMO_KEEP=1`) keeps everything running at the end until Ctrl-C.
 .PHONY: demo
-demo: envtest build egctl ## Watch the operator gate and restore a cluster on local API servers, and the gateway's view (about a minute).
+demo: envtest build egctl haproxy-ingress haproxy ## Watch the operator gate and restore a cluster on local API servers, with real requests through haproxy and the translator's view (about a minute).
 	$(GO) build -o $(BIN)/demo ./cmd/demo
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" KUBECTL="$(ENVTEST_ASSETS)/kubectl" \
-		$(BIN)/demo --manager $(BIN)/manager --plugin $(BIN)/kubectl-ome --egctl $(EGCTL) $(DEMO_ARGS)
+		$(BIN)/demo --manager $(BIN)/manager --plugin $(BIN)/kubectl-ome --egctl $(EGCTL) --haproxy-ingress $(HAPROXY_INGRESS) $(DEMO_ARGS)
 
 ##@ Benchmarks (make bench: one line per figure set; raw output in _out/bench/)
 
@@ -231,11 +248,11 @@ demo: envtest build egctl ## Watch the operator gate and restore a cluster on lo
 BENCH_TIMEOUT ?= 30m
 BENCH_OUT := $(CURDIR)/_out/bench
 BENCH_LOAD = echo "load part=$(1) load_average=$$(cut -d' ' -f1-3 /proc/loadavg | tr ' ' ,) cpus=$$(nproc)"
-BENCH_FIGURES = tee $(BENCH_OUT)/$(1).log | awk '/^(prober|capacity|e2e|publish) /{print; fflush()} /^(--- FAIL|FAIL|panic:)/{print; bad=1} END{exit bad}'
+BENCH_FIGURES = tee $(BENCH_OUT)/$(1).log | awk '/^(prober|capacity|e2e|publish|failover) /{print; fflush()} /^(--- FAIL|FAIL|panic:)/{print; bad=1} END{exit bad}'
 
-.PHONY: bench bench-observer bench-prober bench-capacity bench-e2e bench-publish
-bench: ## Measure the observer's overhead, the prober at 1k/10k/50k homes, polls with probes at 10k, 200 services end to end and the publish latency (about 7 minutes).
-	@$(MAKE) --no-print-directory -j1 bench-observer bench-prober bench-capacity bench-e2e bench-publish
+.PHONY: bench bench-observer bench-prober bench-capacity bench-e2e bench-publish bench-failover
+bench: ## Measure the observer's overhead, the prober at 1k/10k/50k homes, polls with probes at 10k, 200 services end to end, the publish latency and failover through haproxy (about 9 minutes).
+	@$(MAKE) --no-print-directory -j1 bench-observer bench-prober bench-capacity bench-e2e bench-publish bench-failover
 
 bench-observer: ## Observer vs a bare net/http client: ns/op, allocs/op and their ratios.
 	@mkdir -p $(BENCH_OUT); $(call BENCH_LOAD,observer)
@@ -271,3 +288,9 @@ bench-publish: envtest ## TrafficMap write to HTTPRoute update: median and max o
 	@OME_BENCH=1 KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" \
 		$(GO) test -count=1 -v -run '^TestPublishLatency$$' -timeout $(BENCH_TIMEOUT) ./test/bench/ \
 		| $(call BENCH_FIGURES,publish)
+
+bench-failover: envtest helm haproxy-ingress haproxy ## Failover through haproxy at 100 requests/s: detection, operator, publish and gateway times, requests failed, over 8 flips (about 2 minutes).
+	@mkdir -p $(BENCH_OUT); $(call BENCH_LOAD,failover)
+	@OME_BENCH=1 KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" HELM="$(HELM)" HAPROXY_INGRESS="$(HAPROXY_INGRESS)" OME_BENCH_DIR=$(BENCH_OUT)/failover \
+		$(GO) test -count=1 -v -run '^TestFailover$$' -timeout $(BENCH_TIMEOUT) ./test/bench/failover/ \
+		| $(call BENCH_FIGURES,failover)

@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/test/framework"
 )
 
 // testTiming is the demo's timing halved, so that the story runs in about 20 seconds once
@@ -107,6 +108,15 @@ func TestDemoStory(t *testing.T) {
 			"Envoy Gateway's translator (egctl x translate; its view, not measured traffic): worker-a 50%  worker-b 50%",
 			"Envoy Gateway's translator (egctl x translate; its view, not measured traffic): worker-a 100%  worker-b 0%",
 			"Envoy Gateway's translator (egctl x translate; its view, not measured traffic): no backend left; the route answers 500 itself")
+	}
+	// And so do the real requests through haproxy, where it can run.
+	if framework.DataPlaneMissing() == nil {
+		gateway = append(gateway,
+			"requests: worker-a 50  worker-b 50\n",
+			"requests: worker-a 100  worker-b 0\n",
+			"requests: worker-a 50 (answered 503 itself)  worker-b 50 (answered 503 itself)\n",
+			"requests: worker-a 0  worker-b 0  haproxy 100 (its own 503, no server left)\n",
+			"requests: worker-a 0  worker-b 100\n")
 	}
 	for _, want := range gateway {
 		if !strings.Contains(transcript.String(), want) {

@@ -3,14 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
-	"net/netip"
+	"os"
 	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -19,56 +17,79 @@ import (
 	"github.com/ome-routing/operator/test/framework"
 )
 
-// The global gateway of the demo: the Gateway the publisher attaches routes to, run (in
-// the translator's view) by Envoy Gateway.
+// The global gateway of the demo: the Gateway the publisher attaches routes to, run by
+// HAProxy Ingress (real requests) and, in the translator's view, by Envoy Gateway.
 const (
 	gatewayNS   = "gateway-system"
 	gatewayName = "global"
 	gatewayPort = 80
 	// hostDomain names each worker's model server, worker-a.demo.test and so on: a gateway
-	// needs a two-label name, and the manager resolves them to loopback itself.
+	// needs a two-label name; the manager and HAProxy Ingress resolve them themselves.
 	hostDomain = "demo.test"
+	// haproxyClass and envoyClass are the Gateway's class, and the one the translator is
+	// told it has.
+	haproxyClass = "haproxy"
+	envoyClass   = "envoy"
 )
 
-// workerHost is a worker's host name for its model server.
-func workerHost(worker string) string { return worker + "." + hostDomain }
-
-// demoHosts map each worker's host name to loopback, where its model server listens.
-func demoHosts() map[string]netip.Addr {
-	hosts := map[string]netip.Addr{}
-	for _, w := range workers {
-		hosts[workerHost(w)] = netip.MustParseAddr("127.0.0.1")
-	}
-	return hosts
-}
-
-// setupGateway installs the Gateway API and Envoy Gateway Backend CRDs on the control
-// plane and creates an Envoy Gateway GatewayClass and the global Gateway.
+// setupGateway installs the Gateway API CRDs on the control plane, with the v1alpha2 copies
+// HAProxy Ingress reads, creates the global Gateway, and starts HAProxy Ingress for it when
+// it can run here.
 func (d *Demo) setupGateway(ctx context.Context) error {
 	d.out.Heading("Installing the Gateway API CRDs and the global Gateway on the control plane")
 	cp := d.fleet.ControlPlane
 	if err := cp.InstallGatewayCRDs(); err != nil {
 		return fmt.Errorf("install the Gateway API CRDs: %w", err)
 	}
-	objs := []client.Object{
-		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: gatewayNS}},
-		&gatewayv1.GatewayClass{ObjectMeta: metav1.ObjectMeta{Name: "envoy"},
-			Spec: gatewayv1.GatewayClassSpec{ControllerName: framework.GatewayClassController}},
-		&gatewayv1.Gateway{ObjectMeta: metav1.ObjectMeta{Name: gatewayName, Namespace: gatewayNS},
-			Spec: gatewayv1.GatewaySpec{GatewayClassName: "envoy", Listeners: []gatewayv1.Listener{{
-				Name: "http", Protocol: gatewayv1.HTTPProtocolType, Port: gatewayPort,
-				AllowedRoutes: &gatewayv1.AllowedRoutes{Namespaces: &gatewayv1.RouteNamespaces{From: ptr.To(gatewayv1.NamespacesFromAll)}},
-			}}}},
+	// HAProxy Ingress v0.14.0 reads Gateway API at v1alpha2 only: copies of v1 named
+	// v1alpha2 make the objects written at v1 visible to it.
+	if err := cp.ServeGatewayV1alpha2(ctx); err != nil {
+		return err
 	}
-	for _, obj := range objs {
-		if err := cp.Client.Create(ctx, obj); err != nil {
-			return err
-		}
+	if err := framework.InstallHAProxyGateway(ctx, cp.Client, haproxyClass, gatewayNS, gatewayName); err != nil {
+		return err
 	}
-	d.out.Event("Gateway %s/%s (class envoy, controller %s), port %d", gatewayNS, gatewayName, framework.GatewayClassController, gatewayPort)
+	d.out.Event("Gateway %s/%s (class %s, controller %s)", gatewayNS, gatewayName, haproxyClass, framework.HAProxyController)
+	if err := d.startHAProxy(ctx); err != nil {
+		return err
+	}
 	if d.cfg.Egctl == "" {
-		d.out.Say("No --egctl given: the story shows the route's weights but not Envoy Gateway's view of them.")
+		d.out.Say("No --egctl given: the story leaves out Envoy Gateway's view of the route.")
+	} else {
+		d.out.Say("Envoy Gateway's translator (egctl) also reads each route, as Envoy Gateway would program")
+		d.out.Say("Envoy: it is given the same route and Gateway, with each ExternalName Service as the")
+		d.out.Say("equivalent Envoy Gateway Backend, since Envoy Gateway refuses ExternalName Services.")
 	}
+	return nil
+}
+
+// startHAProxy starts HAProxy Ingress and haproxy, on 127.0.0.1, or says why it cannot.
+func (d *Demo) startHAProxy(ctx context.Context) error {
+	if err := framework.DataPlaneMissing(); err != nil {
+		d.out.Say("No real gateway here, so no request is sent: %v", err)
+		return nil
+	}
+	log, err := os.Create(d.path("haproxy-ingress.log"))
+	if err != nil {
+		return err
+	}
+	hosts := map[string]string{}
+	for name, addr := range d.servers.Hosts() {
+		hosts[name] = addr.String()
+	}
+	gw, err := framework.StartHAProxyIngress(ctx, d.fleet.ControlPlane, framework.HAProxyOptions{Namespace: "haproxy-ingress", Hosts: hosts, Log: log})
+	if err != nil {
+		log.Close()
+		return fmt.Errorf("start HAProxy Ingress (its log is %s): %w", rel(log.Name()), err)
+	}
+	d.onClose("HAProxy Ingress and haproxy", func() error { defer log.Close(); return gw.Stop() })
+	host := serviceName + "." + serviceNS + ".global.example.com"
+	d.traffic = framework.NewTraffic(gw.HTTPAddr, host)
+	d.onClose("the requests' connections to haproxy", func() error { d.traffic.Close(); return nil })
+	d.out.Event("HAProxy Ingress runs haproxy on %s; its log is %s", gw.HTTPAddr, rel(log.Name()))
+	d.out.Say("It resolves the workers' names itself, through an /etc/hosts of its own. At each step")
+	d.out.Say("the story sends %d real requests through haproxy with Host %s and counts", requestBatch, host)
+	d.out.Say("which model server answered each.")
 	return nil
 }
 
@@ -109,41 +130,51 @@ func (d *Demo) showGateway(ctx context.Context) error {
 		parts = append(parts, fmt.Sprintf("%s weight=%d", w, weights[w]))
 	}
 	d.out.Say("HTTPRoute %s (the publisher's): %s", key, strings.Join(parts, "  "))
-	if d.cfg.Egctl == "" {
-		return nil
+	if d.cfg.Egctl != "" {
+		objs, err := d.gatewayObjects(ctx, route)
+		if err != nil {
+			return err
+		}
+		view, err := framework.Translate(ctx, d.cfg.Egctl, objs, key)
+		if err != nil {
+			return err
+		}
+		d.out.Say("Envoy Gateway's translator (egctl x translate; its view, not measured traffic): %s", shares(view))
 	}
-	objs, err := d.gatewayObjects(ctx, route)
-	if err != nil {
-		return err
-	}
-	view, err := framework.Translate(ctx, d.cfg.Egctl, objs, key)
-	if err != nil {
-		return err
-	}
-	d.out.Say("Envoy Gateway's translator (egctl x translate; its view, not measured traffic): %s", shares(view))
-	return nil
+	return d.showRequests(ctx, weights)
 }
 
-// gatewayObjects are the live objects the translator needs: the class, the Gateway, the
-// route and its backends.
+// gatewayObjects are what the translator needs: the class, the Gateway and the route, with
+// each ExternalName Service the route names given as the equivalent Envoy Gateway Backend,
+// the backend kind Envoy Gateway takes.
 func (d *Demo) gatewayObjects(ctx context.Context, route *gatewayv1.HTTPRoute) ([]client.Object, error) {
 	cp := d.fleet.ControlPlane.Client
-	class := &gatewayv1.GatewayClass{}
 	gw := &gatewayv1.Gateway{}
-	if err := cp.Get(ctx, client.ObjectKey{Name: "envoy"}, class); err != nil {
-		return nil, err
-	}
 	if err := cp.Get(ctx, client.ObjectKey{Namespace: gatewayNS, Name: gatewayName}, gw); err != nil {
 		return nil, err
 	}
-	backends := &unstructured.UnstructuredList{}
-	backends.SetGroupVersionKind(schema.GroupVersionKind{Group: publish.EnvoyGatewayGroup, Version: publish.EnvoyGatewayVersion, Kind: "BackendList"})
-	if err := cp.List(ctx, backends, client.MatchingLabels(publish.Labels(serviceNS, serviceName))); err != nil {
+	gw.Spec.GatewayClassName = envoyClass
+	class := &gatewayv1.GatewayClass{ObjectMeta: metav1.ObjectMeta{Name: envoyClass},
+		Spec: gatewayv1.GatewayClassSpec{ControllerName: framework.GatewayClassController}}
+	services := &corev1.ServiceList{}
+	if err := cp.List(ctx, services, client.InNamespace(route.Namespace), client.MatchingLabels(publish.Labels(serviceNS, serviceName))); err != nil {
 		return nil, err
 	}
+	route = route.DeepCopy()
+	for i := range route.Spec.Rules {
+		for j := range route.Spec.Rules[i].BackendRefs {
+			ref := &route.Spec.Rules[i].BackendRefs[j].BackendObjectReference
+			ref.Group = ptr.To(gatewayv1.Group(publish.EnvoyGatewayGroup))
+			ref.Kind = ptr.To(gatewayv1.Kind("Backend"))
+		}
+	}
 	objs := []client.Object{class, gw, route}
-	for i := range backends.Items {
-		objs = append(objs, &backends.Items[i])
+	for _, svc := range services.Items {
+		if svc.Spec.Type != corev1.ServiceTypeExternalName || len(svc.Spec.Ports) == 0 {
+			continue
+		}
+		b := publish.Backend{Name: svc.Name, Namespace: svc.Namespace, Host: svc.Spec.ExternalName, Port: svc.Spec.Ports[0].Port, Labels: svc.Labels}
+		objs = append(objs, b.EnvoyBackend())
 	}
 	return objs, nil
 }

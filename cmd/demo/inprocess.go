@@ -35,7 +35,7 @@ func (d *Demo) startInProcess(settings, logPath string) (<-chan error, error) {
 		MaxResponseBytes:      r.Observer.MaxResponseBytes,
 		AllowLoopback:         r.Observer.AllowLoopback,
 		AllowPrivateNetworks:  r.Observer.AllowPrivateNetworks,
-		Hosts:                 demoHosts(),
+		Hosts:                 d.servers.Hosts(),
 	})
 	if err != nil {
 		logFile.Close()

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
+	"net/netip"
 	"os"
 	"os/exec"
 	"slices"
@@ -29,7 +31,7 @@ const managerStopTimeout = 10 * time.Second
 func (d *Demo) StartManager(ctx context.Context) error {
 	d.out.Heading("Starting the routing operator against the control plane")
 	settings := d.path("multicluster.json")
-	if err := os.WriteFile(settings, []byte(managerSettings(d.cfg.Timing)), 0o644); err != nil {
+	if err := os.WriteFile(settings, []byte(managerSettings(d.cfg.Timing, d.servers.Port)), 0o644); err != nil {
 		return err
 	}
 	d.out.Say("Settings: %s, the spec's Step 1 probe with period %s and timeout %s,", rel(settings), d.cfg.Timing.Period, d.cfg.Timing.Timeout)
@@ -54,17 +56,19 @@ func (d *Demo) StartManager(ctx context.Context) error {
 
 // managerArgs are the flags the chart gives the manager on a control plane; metrics and
 // health endpoints are off so that the demo binds no fixed port that could be taken.
-func managerArgs(settings string) []string {
-	return []string{
+func managerArgs(settings string, hosts map[string]netip.Addr) []string {
+	args := []string{
 		"--multicluster-config=" + settings,
 		"--enable-multicluster",
 		"--multicluster-role=control-plane",
 		"--operator-namespace=" + framework.SecretNamespace,
 		"--metrics-bind-address=0",
 		"--health-probe-bind-address=0",
-		"--observer-host=" + workerHost(workers[0]) + "=127.0.0.1",
-		"--observer-host=" + workerHost(workers[1]) + "=127.0.0.1",
 	}
+	for _, name := range slices.Sorted(maps.Keys(hosts)) {
+		args = append(args, "--observer-host="+name+"="+hosts[name].String())
+	}
+	return args
 }
 
 // startBinary runs the manager binary as a child process, the way it runs in a cluster,
@@ -75,7 +79,7 @@ func (d *Demo) startBinary(settings, logPath string) (<-chan error, error) {
 	if err != nil {
 		return nil, err
 	}
-	args := managerArgs(settings)
+	args := managerArgs(settings, d.servers.Hosts())
 	cmd := exec.Command(d.cfg.Manager, args...)
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+d.kubectl.KubeConfig)
 	cmd.Stdout, cmd.Stderr = logFile, logFile

@@ -35,9 +35,10 @@ var demoTiming = Timing{Period: 2 * time.Second, Timeout: time.Second, Step: 60 
 // managerSettings is the multi-cluster settings file the manager reads: the spec's Step 1
 // probe with the demo's timing, a capacity poll on /capacity with a quorum of two, an
 // observer that may dial loopback, since the demo's model servers listen there (production
-// keeps allowLoopback false), and the publisher's endpoint: the global Gateway, with Envoy
-// Gateway Backends.
-func managerSettings(t Timing) string {
+// keeps allowLoopback false), and the publisher's endpoint: the global Gateway, with the
+// default backends, ExternalName Services, which HAProxy Ingress resolves and sends to on
+// backendPort, the model servers' port.
+func managerSettings(t Timing, backendPort int) string {
 	return fmt.Sprintf(`{
   "routing": {
     "enabled": true,
@@ -74,12 +75,11 @@ func managerSettings(t Timing) string {
   },
   "endpoint": {
     "globalGateway": "gateway-system/global",
-    "backendPort": 80,
-    "globalHostTemplate": "{{ .Name }}.{{ .Namespace }}.global.example.com",
-    "gatewayBackend": {"kind": "EnvoyGatewayBackend"}
+    "backendPort": %[4]d,
+    "globalHostTemplate": "{{ .Name }}.{{ .Namespace }}.global.example.com"
   }
 }
-`, t.Period, t.Timeout, 3*t.Period)
+`, t.Period, t.Timeout, 3*t.Period, backendPort)
 }
 
 // isvcManifest is the spec's Step 2 isvc.yaml with the demo's timing and the given

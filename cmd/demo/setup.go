@@ -35,11 +35,14 @@ type Config struct {
 // Demo is one run: the fleet and the model servers it started, the files it wrote, and
 // what to stop when it ends.
 type Demo struct {
-	cfg       Config
-	out       *Printer
-	fleet     *framework.Fleet
-	endpoints map[string]*framework.Endpoint
-	kubectl   *Kubectl
+	cfg   Config
+	out   *Printer
+	fleet *framework.Fleet
+	// servers are the model servers, one per worker on its own loopback address.
+	servers *framework.Servers
+	// traffic sends real requests through haproxy; nil when the data plane cannot run here.
+	traffic *framework.Traffic
+	kubectl *Kubectl
 	// stops are undone in reverse by Close: the manager before the API servers it
 	// watches, so that it does not log a storm of connection errors on the way out.
 	stops []stop
@@ -52,7 +55,7 @@ type stop struct {
 
 // New prepares a run that narrates to out. Nothing starts until Setup.
 func New(cfg Config, out *Printer) *Demo {
-	return &Demo{cfg: cfg, out: out, endpoints: map[string]*framework.Endpoint{}}
+	return &Demo{cfg: cfg, out: out}
 }
 
 func (d *Demo) onClose(what string, fn func() error) {
@@ -86,10 +89,11 @@ func (d *Demo) Setup(ctx context.Context) error {
 	if err := d.startFleet(ctx); err != nil {
 		return err
 	}
-	if err := d.setupGateway(ctx); err != nil {
+	// The gateway resolves the model servers' names, so they come first.
+	if err := d.startModelServers(); err != nil {
 		return err
 	}
-	if err := d.startModelServers(); err != nil {
+	if err := d.setupGateway(ctx); err != nil {
 		return err
 	}
 	return d.placeCopies(ctx)
@@ -125,17 +129,20 @@ func (d *Demo) startFleet(ctx context.Context) error {
 
 func (d *Demo) startModelServers() error {
 	d.out.Heading("Starting two stand-ins for the model servers, one per workload cluster")
-	for _, w := range workers {
-		ep, err := framework.StartEndpoint(nil)
-		if err != nil {
-			return fmt.Errorf("start %s's model server: %w", w, err)
-		}
-		d.endpoints[w] = ep
-		d.onClose(w+"'s model server", func() error { ep.Close(); return nil })
-		// A reporter beside the model server, as an operator adds with its own route.
-		ep.SetServable(1)
-		d.out.Event("%s's model server at %s answers 200 on /v1/models, and {\"servable\": 1} on %s", w, ep.URL(), framework.ReportPath)
+	servers, err := framework.StartServers(hostDomain, workers)
+	if err != nil {
+		return fmt.Errorf("start the model servers: %w", err)
 	}
+	d.servers = servers
+	d.onClose("the model servers", func() error { servers.Close(); return nil })
+	for _, w := range workers {
+		// A reporter beside the model server, as an operator adds with its own route.
+		servers.Endpoints[w].SetServable(1)
+		d.out.Event("%s's model server at %s:%d (%s) answers 200 on /v1/models, and {\"servable\": 1} on %s",
+			w, servers.Addrs[w], servers.Port, servers.Host(w), framework.ReportPath)
+	}
+	d.out.Say("Each listens on a loopback address of its own, all on port %d: the publisher's backendPort,", servers.Port)
+	d.out.Say("which every backend of a route shares, so the names must lead to different addresses.")
 	return nil
 }
 
@@ -145,9 +152,9 @@ func (d *Demo) startModelServers() error {
 func (d *Demo) placeCopies(ctx context.Context) error {
 	d.out.Heading("Placing the copies of %s on the workers (namespace %s)", serviceName, serviceNS)
 	for _, w := range workers {
-		// The URL names the worker's host, which the manager resolves to loopback, on
-		// the model server's port.
-		url := "http://" + workerHost(w) + d.endpoints[w].URL()[strings.LastIndex(d.endpoints[w].URL(), ":"):]
+		// The URL names the worker's host, which the manager and the gateway resolve to
+		// its server's loopback address.
+		url := d.servers.URL(w)
 		if err := framework.PlaceCopy(ctx, d.fleet.Workers[w].Client, client.ObjectKey{Namespace: serviceNS, Name: serviceName}, url, 1, 1); err != nil {
 			return fmt.Errorf("place the copy on %s: %w", w, err)
 		}

@@ -205,13 +205,13 @@ func (d *Demo) applyService(ctx context.Context, policy omev1beta1.AllFailedPoli
 func (d *Demo) setModelServer(worker string, mode framework.Mode) error {
 	what := map[framework.Mode]string{framework.Serve: "200", framework.Unavailable: "503"}[mode]
 	d.out.Event("%s's model server now answers %s", worker, what)
-	return d.endpoints[worker].Set(mode)
+	return d.servers.Set(worker, mode)
 }
 
 // setServable changes what a worker's capacity reporter answers.
 func (d *Demo) setServable(worker string, n int32) {
 	d.out.Event("%s's capacity reporter now answers {\"servable\": %d}", worker, n)
-	d.endpoints[worker].SetServable(n)
+	d.servers.Endpoints[worker].SetServable(n)
 }
 
 // digestOf is the policy digest of a cluster's probe record, or "" when it has none.

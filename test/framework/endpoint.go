@@ -37,6 +37,9 @@ const ProbePath = "/v1/models"
 // and how many were in flight at once.
 type Endpoint struct {
 	addr string
+	// name, when set, is sent back in ServedByHeader with every answer, so that a client
+	// behind a gateway can tell which server answered.
+	name string
 
 	mu       sync.Mutex
 	mode     Mode
@@ -45,6 +48,8 @@ type Endpoint struct {
 	release  chan struct{}
 
 	delay time.Duration
+	// onAnswer, when set, is told of every answer (answer.go).
+	onAnswer func(Answer)
 	// report is how the endpoint answers capacity polls on ReportPath (report.go).
 	report report
 
@@ -78,14 +83,20 @@ func (g *InFlight) leave() { g.now.Add(-1) }
 // StartEndpoint starts an endpoint on a free loopback port, answering 200. Every request
 // is counted in inFlight, which endpoints may share; nil gives the endpoint its own.
 func StartEndpoint(inFlight *InFlight) (*Endpoint, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	return StartEndpointAt("127.0.0.1:0", "", inFlight)
+}
+
+// StartEndpointAt starts an endpoint listening on addr (a loopback address; port 0 picks a
+// free one), answering 200. A non-empty name is sent back in ServedByHeader.
+func StartEndpointAt(addr, name string, inFlight *InFlight) (*Endpoint, error) {
+	l, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, err
 	}
 	if inFlight == nil {
 		inFlight = &InFlight{}
 	}
-	e := &Endpoint{addr: l.Addr().String(), mode: Serve, release: make(chan struct{}), inFlight: inFlight}
+	e := &Endpoint{addr: l.Addr().String(), name: name, mode: Serve, release: make(chan struct{}), inFlight: inFlight}
 	e.serve(l)
 	return e, nil
 }
@@ -149,14 +160,23 @@ func (e *Endpoint) serve(l net.Listener) {
 	}()
 }
 
-func (e *Endpoint) handle(w http.ResponseWriter, r *http.Request) {
+func (e *Endpoint) handle(rw http.ResponseWriter, r *http.Request) {
 	e.requests.Add(1)
 	e.inFlight.enter()
 	defer e.inFlight.leave()
 	e.mu.Lock()
 	e.seen = append(e.seen, r.Method+" "+r.URL.Path)
-	mode, release, delay, report := e.mode, e.release, e.delay, e.report
+	mode, release, delay, report, onAnswer := e.mode, e.release, e.delay, e.report, e.onAnswer
 	e.mu.Unlock()
+	if e.name != "" {
+		rw.Header().Set(ServedByHeader, e.name)
+	}
+	w := rw
+	if onAnswer != nil {
+		rec := &statusRecorder{ResponseWriter: rw, status: http.StatusOK}
+		w = rec
+		defer func() { onAnswer(Answer{At: time.Now(), Request: r, Status: rec.status}) }()
+	}
 	if delay > 0 {
 		time.Sleep(delay)
 	}

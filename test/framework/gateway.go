@@ -1,12 +1,21 @@
 package framework
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"time"
 
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/util/retry"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
 
 // moduleDir is where the Go module path is in the module cache, as the module in dir
@@ -54,4 +63,61 @@ func (c *Cluster) InstallGatewayCRDs() error {
 	}
 	_, err = envtest.InstallCRDs(c.Config, envtest.CRDInstallOptions{Paths: paths, ErrorIfPathMissing: true})
 	return err
+}
+
+// v1alpha2Kinds are the Gateway API resources HAProxy Ingress reads, and only at v1alpha2.
+var v1alpha2Kinds = []string{"gatewayclasses", "gateways", "httproutes"}
+
+// ServeGatewayV1alpha2 adds to the GatewayClass, Gateway and HTTPRoute CRDs a version
+// v1alpha2 that is a copy of v1: served, not stored. HAProxy Ingress v0.14.0 reads Gateway
+// API at v1alpha2 only, which the standard channel no longer serves; with the copy, the
+// objects the tests and the publisher write at v1 are visible to it. The schemas are the
+// same, so the API server converts by changing the apiVersion alone.
+func (c *Cluster) ServeGatewayV1alpha2(ctx context.Context) error {
+	for _, plural := range v1alpha2Kinds {
+		name := plural + "." + gatewayv1.GroupName
+		err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			crd := &apiextensionsv1.CustomResourceDefinition{}
+			if err := c.Client.Get(ctx, client.ObjectKey{Name: name}, crd); err != nil {
+				return err
+			}
+			var v1 *apiextensionsv1.CustomResourceDefinitionVersion
+			for i, v := range crd.Spec.Versions {
+				if v.Name == "v1alpha2" {
+					return nil
+				}
+				if v.Name == "v1" {
+					v1 = &crd.Spec.Versions[i]
+				}
+			}
+			if v1 == nil {
+				return fmt.Errorf("CRD %s has no v1 version to copy", name)
+			}
+			copied := *v1.DeepCopy()
+			copied.Name, copied.Served, copied.Storage = "v1alpha2", true, false
+			crd.Spec.Versions = append(crd.Spec.Versions, copied)
+			return c.Client.Update(ctx, crd)
+		})
+		if err != nil {
+			return fmt.Errorf("serve %s at v1alpha2: %w", name, err)
+		}
+	}
+	// Served once discovery lists them, which is what the controller checks at start.
+	dc, err := discovery.NewDiscoveryClientForConfig(c.Config)
+	if err != nil {
+		return err
+	}
+	return wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
+		list, err := dc.ServerResourcesForGroupVersion(gatewayv1.GroupName + "/v1alpha2")
+		if err != nil {
+			return false, nil //nolint:nilerr // not served yet: poll again
+		}
+		found := 0
+		for _, r := range list.APIResources {
+			if slices.Contains(v1alpha2Kinds, r.Name) {
+				found++
+			}
+		}
+		return found == len(v1alpha2Kinds), nil
+	})
 }

@@ -1,0 +1,81 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ome-routing/operator/test/framework"
+)
+
+// requestBatch is how many requests the story sends through haproxy at each step.
+const requestBatch = 100
+
+// showRequests sends a batch of real requests through haproxy, once haproxy follows the
+// route's weights, and prints how many each model server received:
+//
+//	requests: worker-a 100  worker-b 0
+//
+// A server's own errors and haproxy's own answers are named beside the counts.
+func (d *Demo) showRequests(ctx context.Context, weights map[string]int32) error {
+	if d.traffic == nil {
+		return nil
+	}
+	// haproxy follows the route a moment after it changes: probe with small batches until
+	// the servers of weight 0 get none and the others some.
+	deadline := time.Now().Add(d.cfg.Timing.Step)
+	for {
+		before := d.servers.Received()
+		d.traffic.Batch(ctx, 20)
+		if follows(d.servers.Delta(before), weights) {
+			break
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("haproxy did not send by the route's weights %v within %s (its log: %s)", weights, d.cfg.Timing.Step, rel(d.path("haproxy-ingress.log")))
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(d.cfg.Timing.Poll):
+		}
+	}
+	before := d.servers.Received()
+	t := d.traffic.Batch(ctx, requestBatch)
+	d.out.Say("%s", requestsLine(t, d.servers.Delta(before)))
+	d.out.Say("    (%d real requests sent through haproxy just now, counted by the model server that got each)", t.Total)
+	return nil
+}
+
+// follows says whether the servers received requests as the weights say: none where the
+// weight is 0, some elsewhere.
+func follows(received map[string]int64, weights map[string]int32) bool {
+	for _, w := range workers {
+		if (weights[w] == 0) != (received[w] == 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// requestsLine is "requests: worker-a 50  worker-b 50", each count followed by the status
+// when the server answered with an error itself, and then what haproxy answered itself.
+func requestsLine(t framework.Tally, received map[string]int64) string {
+	parts := []string{}
+	for _, w := range workers {
+		p := fmt.Sprintf("%s %d", w, received[w])
+		if t.Refused[w] > 0 {
+			p += " (answered 503 itself)"
+		}
+		parts = append(parts, p)
+	}
+	for _, status := range slices.Sorted(maps.Keys(t.Gateway)) {
+		parts = append(parts, fmt.Sprintf("haproxy %d (its own %d, no server left)", t.Gateway[status], status))
+	}
+	if t.Errors > 0 {
+		parts = append(parts, fmt.Sprintf("no answer %d", t.Errors))
+	}
+	return "requests: " + strings.Join(parts, "  ")
+}

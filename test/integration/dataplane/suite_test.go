@@ -1,0 +1,82 @@
+package dataplane
+
+import (
+	"context"
+	"os"
+	"testing"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+
+	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/test/dataplane"
+	"github.com/ome-routing/operator/test/framework"
+)
+
+const (
+	// timeout bounds every wait: a gate closes in about three probe periods of a second,
+	// and haproxy follows a changed route within about a second.
+	timeout  = 45 * time.Second
+	interval = 200 * time.Millisecond
+)
+
+var (
+	env *dataplane.Env
+	// workers are the workload clusters, and ready their ready replicas: the service's
+	// weights are 3, 2 and 1.
+	workers = []string{"worker-a", "worker-b", "worker-c"}
+	ready   = map[string]int32{"worker-a": 3, "worker-b": 2, "worker-c": 1}
+	service = client.ObjectKey{Namespace: "dataplane", Name: "chat"}
+)
+
+func TestDataPlane(t *testing.T) {
+	if err := framework.DataPlaneMissing(); err != nil {
+		if os.Getenv(framework.RequireDataPlaneEnv) != "" {
+			t.Fatalf("the data plane must run here (%s is set, as .ci/run sets it), but it cannot: %v", framework.RequireDataPlaneEnv, err)
+		}
+		t.Skipf("no data plane on this machine, so no request is sent through a gateway: %v", err)
+	}
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "Data plane suite")
+}
+
+var _ = BeforeSuite(func(ctx context.Context) {
+	ctrl.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
+	var err error
+	env, err = dataplane.Start(ctx, dataplane.Options{
+		Workers: workers, Ready: ready, Service: service, Probe: probeSpec(omev1beta1.AllFailedPreserveTraffic),
+		Timing: dataplane.DefaultTiming, Dir: GinkgoT().TempDir(),
+	})
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(env.Stop)
+}, NodeTimeout(5*time.Minute))
+
+// After a failed spec, the ends of the manager's and the gateway's logs say what they did.
+var _ = ReportAfterEach(func(r SpecReport) {
+	if r.Failed() && env != nil {
+		AddReportEntry("logs", env.Logs())
+	}
+})
+
+// probeSpec is the routing guide's Step 1 probe with the fixture's timing and the given
+// all-failed policy, as the service's own probe.
+func probeSpec(policy omev1beta1.AllFailedPolicy) *omev1beta1.RoutingProbe {
+	t := dataplane.DefaultTiming
+	return &omev1beta1.RoutingProbe{
+		Path:             "/v1/models",
+		Method:           omev1beta1.ProbeMethodGet,
+		AcceptStatuses:   []omev1beta1.HTTPStatus{200},
+		GateStatuses:     []omev1beta1.HTTPStatus{404, 500, 502, 503, 504},
+		Period:           &metav1.Duration{Duration: t.Period},
+		Timeout:          &metav1.Duration{Duration: t.Timeout},
+		FailureThreshold: ptr.To(int32(t.FailureThreshold)),
+		SuccessThreshold: ptr.To(int32(t.SuccessThreshold)),
+		AllFailedPolicy:  policy,
+	}
+}
