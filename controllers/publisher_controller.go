@@ -98,7 +98,7 @@ func (r *PublisherReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 	isvc, err := r.owner(ctx, tm)
 	var behind *ownerBehind
 	if errors.As(err, &behind) {
-		if wait := r.memory.behind(req.NamespacedName, behind.generation, r.clock(), ownerCatchUpGrace); wait > 0 {
+		if wait := r.memory.behind(req.NamespacedName, behind.generation, r.clock()); wait > 0 {
 			// The routing reconciler has not written the service's new generation yet: the
 			// last publication stands until it has, and the map's write brings it here.
 			ctrl.LoggerFrom(ctx).V(1).Info("Waiting for the TrafficMap to catch up with its InferenceService",

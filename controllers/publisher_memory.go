@@ -89,8 +89,9 @@ func (p *publications) pruned(key types.NamespacedName, objects map[objectRef]bo
 }
 
 // behind notes that the map lags behind generation of its service, and says how much
-// longer that may last before it is a failure (zero: no longer).
-func (p *publications) behind(key types.NamespacedName, generation int64, now time.Time, grace time.Duration) time.Duration {
+// longer that may last (ownerCatchUpGrace in all) before it is a failure (zero: no longer).
+func (p *publications) behind(key types.NamespacedName, generation int64, now time.Time) time.Duration {
+	grace := ownerCatchUpGrace
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	e := p.entry(key)

@@ -37,6 +37,9 @@ func isClaimRejected(err error) bool {
 	return errors.As(err, &c)
 }
 
+// httpRouteGVK is the kind of the routes the publisher writes.
+var httpRouteGVK = schema.GroupVersionKind{Group: gatewayv1.GroupName, Version: gatewayv1.GroupVersion.Version, Kind: "HTTPRoute"}
+
 // envoyBackendGVK is Envoy Gateway's Backend, which the operator writes unstructured.
 var envoyBackendGVK = schema.GroupVersionKind{Group: publish.EnvoyGatewayGroup, Version: publish.EnvoyGatewayVersion, Kind: "Backend"}
 
@@ -115,7 +118,7 @@ func (r *PublisherReconciler) read(ctx context.Context, readers publishedReaders
 	var obj client.Object
 	reader := readers.objects
 	switch gvk {
-	case gatewayv1.SchemeGroupVersion.WithKind("HTTPRoute"):
+	case httpRouteGVK:
 		obj = &gatewayv1.HTTPRoute{}
 	case corev1.SchemeGroupVersion.WithKind("Service"):
 		obj = &corev1.Service{}
@@ -269,7 +272,7 @@ func listObjects(list client.ObjectList) ([]client.Object, error) {
 	var kind schema.GroupVersionKind
 	switch list.(type) {
 	case *gatewayv1.HTTPRouteList:
-		kind = gatewayv1.SchemeGroupVersion.WithKind("HTTPRoute")
+		kind = httpRouteGVK
 	case *corev1.ServiceList:
 		kind = corev1.SchemeGroupVersion.WithKind("Service")
 	}

@@ -18,7 +18,7 @@ import (
 // publisherTestMap is a published map of two homes, at a resourceVersion and generation.
 func publisherTestMap(name string, version int64, weightB int32) *omev1beta1.TrafficMap {
 	return &omev1beta1.TrafficMap{
-		Status: omev1beta1.TrafficMapStatus{Published: true},
+		Status:     omev1beta1.TrafficMapStatus{Published: true},
 		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, Generation: version, ResourceVersion: string(rune('0' + version))},
 		Spec: omev1beta1.TrafficMapSpec{Service: name, Entries: []omev1beta1.TrafficMapEntry{
 			{Cluster: "a", Endpoint: "http://a.example.com", Weight: 1},
@@ -117,21 +117,21 @@ func TestPublicationsBehind(t *testing.T) {
 	var p publications
 	key := types.NamespacedName{Namespace: "ns", Name: "m"}
 	t0 := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
-	if got := p.behind(key, 3, t0, 15*time.Second); got != 15*time.Second {
+	if got := p.behind(key, 3, t0); got != 15*time.Second {
 		t.Errorf("first seen behind: wait %s, want 15s", got)
 	}
-	if got := p.behind(key, 3, t0.Add(10*time.Second), 15*time.Second); got != 5*time.Second {
+	if got := p.behind(key, 3, t0.Add(10*time.Second)); got != 5*time.Second {
 		t.Errorf("10s later: wait %s, want 5s", got)
 	}
-	if got := p.behind(key, 3, t0.Add(16*time.Second), 15*time.Second); got != 0 {
+	if got := p.behind(key, 3, t0.Add(16*time.Second)); got != 0 {
 		t.Errorf("past the grace: wait %s, want 0", got)
 	}
 	// Another edit of the service starts the wait again.
-	if got := p.behind(key, 4, t0.Add(16*time.Second), 15*time.Second); got != 15*time.Second {
+	if got := p.behind(key, 4, t0.Add(16*time.Second)); got != 15*time.Second {
 		t.Errorf("a newer generation: wait %s, want 15s", got)
 	}
 	p.caughtUp(key)
-	if got := p.behind(key, 4, t0.Add(20*time.Second), 15*time.Second); got != 15*time.Second {
+	if got := p.behind(key, 4, t0.Add(20*time.Second)); got != 15*time.Second {
 		t.Errorf("behind again after catching up: wait %s, want 15s", got)
 	}
 }

@@ -128,7 +128,7 @@ func TestEndToEnd(t *testing.T) {
 	r.errors, stop = startManager(ctx, t, fleet, r.cost, settings)
 	waitFor(t, "every map is published", 10*time.Minute, func() bool { return routes.allPublished() && r.maps.published() },
 		func() string {
-			return fmt.Sprintf("%d routes with every worker, %d maps published", routes.complete(), r.maps.publishedCount())
+			return fmt.Sprintf("%d routes with every worker, %d maps published; %s", routes.complete(), r.maps.publishedCount(), r.maps.unpublished())
 		})
 	fmt.Printf("e2e publish_setup backend=%s restart_to_all_published=%s\n", backend, time.Since(restarted).Round(100*time.Millisecond))
 	on := r.window("publisher=on backend="+backend, measured, os.Getenv("OME_BENCH_APISERVER_PROFILE"))

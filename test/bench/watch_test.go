@@ -3,10 +3,10 @@ package bench
 import (
 	"context"
 	"fmt"
-	"strings"
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
