@@ -92,11 +92,12 @@ test: envtest helm image egctl haproxy-ingress haproxy $(PROMQL) $(PROMETHEUS_OP
 		$(GO) test -count=1 -timeout $(TEST_TIMEOUT) $(TEST_FLAGS) $$($(GO) list ./... | grep -v -e '/pkg/' -e '/controllers$$')
 
 .PHONY: verify
-verify: manifests generate ## Regenerate everything and fail if the tree changed.
-	@if [ -n "$$(git status --porcelain -- api config charts)" ]; then \
+verify: manifests generate ## Regenerate everything and fail if the tree changed (untracked files too), a tracked file is over 1 MiB, a Go module is not tidy or a Go file not gofmt'ed.
+	@if [ -n "$$(git status --porcelain --untracked-files=all -- api config charts)" ]; then \
 		echo "Generated files are out of date; run 'make manifests generate' and commit:"; \
-		git status --porcelain -- api config charts; git diff -- api config charts | head -50; exit 1; \
+		git status --porcelain --untracked-files=all -- api config charts; git diff -- api config charts | head -50; exit 1; \
 	fi
+	@hack/verify-tree.sh
 
 ##@ Build
 

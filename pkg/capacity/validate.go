@@ -27,14 +27,15 @@ var validMethods = []string{
 // (format registry, minPeriod, maxSamples) are Check's.
 //
 // A disabled service spec with no other field is valid: Validate returns the zero Policy
-// and the caller reads spec.Disabled.
+// and the caller reads spec.Disabled. So is an empty installation block, which sets no
+// poll (as OME reads it): the zero Policy, which has no path.
 func Validate(spec Spec, path string) (Policy, []error) {
 	v := &shape{path: path, installation: path == InstallationPath}
 	v.check(spec)
 	if len(v.errs) > 0 {
 		return Policy{}, v.errs
 	}
-	if spec.Disabled {
+	if spec.Disabled || spec.Path == nil {
 		return Policy{}, nil
 	}
 	return Policy{
