@@ -53,7 +53,7 @@ type Options struct {
 type Observer struct {
 	slots     *slots
 	maxBody   int64
-	guard     guard
+	guard     Guard
 	metrics   *Metrics
 	dialer    *net.Dialer
 	transport *http.Transport
@@ -75,9 +75,12 @@ func New(opts Options) (*Observer, error) {
 	}
 
 	o := &Observer{
-		slots:    newSlots(opts.MaxConcurrentRequests),
-		maxBody:  opts.MaxResponseBytes,
-		guard:    guard{allowLoopback: opts.AllowLoopback, allowPrivate: opts.AllowPrivateNetworks},
+		slots:   newSlots(opts.MaxConcurrentRequests),
+		maxBody: opts.MaxResponseBytes,
+		guard: Guard{
+			Loopback: Allowance{Allowed: opts.AllowLoopback, Setting: LoopbackSetting},
+			Private:  Allowance{Allowed: opts.AllowPrivateNetworks, Setting: PrivateSetting},
+		},
 		metrics:  opts.Metrics,
 		dialer:   &net.Dialer{KeepAlive: 30 * time.Second},
 		lookupIP: lookupIP,
