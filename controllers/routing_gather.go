@@ -42,6 +42,10 @@ func (r *RoutingReconciler) gather(ctx context.Context, isvc *omev1beta1.Inferen
 	if err := r.Client.List(ctx, clusters); err != nil {
 		return gathered{}, fmt.Errorf("list WorkloadClusters: %w", err)
 	}
+	domains := map[string][]omev1beta1.EndpointDomain{}
+	for i := range clusters.Items {
+		domains[clusters.Items[i].Name] = clusters.Items[i].Spec.AllowedEndpointDomains
+	}
 	var g gathered
 	for _, name := range placement.Candidates(isvc.Spec.Placement, clusters.Items) {
 		cand := omev1beta1.PlacementCandidate{Cluster: name}
@@ -63,9 +67,12 @@ func (r *RoutingReconciler) gather(ctx context.Context, isvc *omev1beta1.Inferen
 			}
 			reps := placement.CopyReplicas(copy)
 			cand.Endpoint, cand.AdmittedReplicas, cand.ReadyReplicas = copy.Status.URL, reps.Allocated, reps.Ready
-			g.homes = append(g.homes, trafficmap.Home{
-				Cluster: name, Endpoint: copy.Status.URL, Allocated: reps.Allocated, Ready: reps.Ready,
-			})
+			home := trafficmap.Home{Cluster: name, Endpoint: copy.Status.URL, Allocated: reps.Allocated, Ready: reps.Ready}
+			if err := placement.CheckEndpointDomain(copy.Status.URL, domains[name]); err != nil {
+				// In the map at weight 0, saying why; neither probed nor polled.
+				home.Refused = err.Error()
+			}
+			g.homes = append(g.homes, home)
 		}
 		g.placement.Candidates = append(g.placement.Candidates, cand)
 	}
@@ -92,7 +99,7 @@ func (g *gathered) held(current *omev1beta1.TrafficMap) []trafficmap.Home {
 					continue
 				}
 				held = append(held, trafficmap.Home{Cluster: name, Endpoint: e.Endpoint,
-					Allocated: e.Capacity.Allocated, Ready: e.Capacity.Ready, Probe: e.Probe.DeepCopy()})
+					Allocated: e.Capacity.Allocated, Ready: e.Capacity.Ready, Probe: e.Probe.DeepCopy(), Refused: e.Refused})
 				cand.Endpoint, cand.AdmittedReplicas, cand.ReadyReplicas = e.Endpoint, e.Capacity.Allocated, e.Capacity.Ready
 			}
 		}
