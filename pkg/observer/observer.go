@@ -141,3 +141,18 @@ func New(opts Options) (*Observer, error) {
 func (o *Observer) Close() {
 	o.transport.CloseIdleConnections()
 }
+
+// Guard is the network guard the observer dials with, for others that must refuse what
+// the probes refuse (the publisher). A nil Observer has DefaultGuard.
+func (o *Observer) Guard() Guard {
+	if o == nil {
+		return DefaultGuard()
+	}
+	return o.guard
+}
+
+// DefaultGuard is the guard of an installation that opens nothing: loopback and private
+// networks refused, each refusal naming the setting that would open it.
+func DefaultGuard() Guard {
+	return Guard{Loopback: Allowance{Setting: LoopbackSetting}, Private: Allowance{Setting: PrivateSetting}}
+}

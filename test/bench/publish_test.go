@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"net/netip"
 	"os"
 	"slices"
 	"testing"
@@ -84,6 +85,11 @@ func TestPublishLatency(t *testing.T) {
 	must(t, controllers.SetupPublisher(mgr, controllers.Options{
 		RoutingEnabled: true,
 		Endpoint:       opconfig.Endpoint{GlobalGateway: "gateway-system/global", BackendPort: 80, GlobalHostTemplate: "{{ .Name }}.example.com"},
+		// The guard takes these names for public addresses, as a gateway's resolver would.
+		PublishHosts: map[string]netip.Addr{
+			"worker-a.example.test": netip.MustParseAddr("203.0.113.10"),
+			"worker-b.example.test": netip.MustParseAddr("203.0.113.11"),
+		},
 	}))
 	go func() { _ = mgr.Start(ctx) }()
 

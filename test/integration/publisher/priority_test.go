@@ -126,7 +126,7 @@ func startPublisherOnly(ctx context.Context) func() {
 		Controller:             ctrlconfig.Controller{SkipNameValidation: ptr.To(true)},
 	})
 	Expect(err).NotTo(HaveOccurred())
-	Expect(controllers.SetupPublisher(mgr, controllers.Options{RoutingEnabled: true, Endpoint: guideEndpoint()})).To(Succeed())
+	Expect(controllers.SetupPublisher(mgr, controllers.Options{RoutingEnabled: true, Endpoint: guideEndpoint(), PublishHosts: publishHosts})).To(Succeed())
 	mctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
