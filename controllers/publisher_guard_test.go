@@ -72,8 +72,8 @@ func newGuardFixture() *guardFixture {
 	f := &guardFixture{zone: &zoneFile{records: map[string][]netip.Addr{}, lookups: map[string]int{}}, at: epoch,
 		rec: events.NewFakeRecorder(64)}
 	f.publishGuard = newPublishGuard(observer.DefaultGuard(), nil, time.Minute)
-	f.publishGuard.lookup = f.zone.lookup
-	f.publishGuard.now = func() time.Time { return f.at }
+	f.lookup = f.zone.lookup
+	f.now = func() time.Time { return f.at }
 	return f
 }
 

@@ -95,7 +95,11 @@ var reportFields = []string{"servable", "observedAt"}
 // it). Keys are compared once unescaped, so "\u0073ervable" repeats "servable".
 func refuseDuplicateKeys(body []byte) error {
 	dec := json.NewDecoder(bytes.NewReader(body))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	if tok != json.Delim('{') {
 		return nil // null: no keys
 	}
 	seen := map[string]bool{}
