@@ -2,7 +2,6 @@ package controllers
 
 import (
 	"context"
-	"net"
 	"net/netip"
 	"net/url"
 	"strings"
@@ -67,17 +66,11 @@ type guardedHost struct {
 // lookup timeout.
 const publishLookupRetry = 10 * time.Second
 
-// newPublishGuard is the guard of routes: the probes' guard with loopback closed. hosts
-// answers for the names it holds instead of the system resolver (tests and demos, standing
-// in for what the gateway's resolver would answer).
-func newPublishGuard(probes observer.Guard, hosts map[string]netip.Addr, recheck time.Duration) *publishGuard {
-	lookup := func(ctx context.Context, host string) ([]netip.Addr, error) {
-		if a, ok := hosts[host]; ok {
-			return []netip.Addr{a}, nil
-		}
-		return net.DefaultResolver.LookupNetIP(ctx, "ip", host)
-	}
-	return &publishGuard{guard: publish.RouteGuard(probes), lookup: lookup, recheck: recheck, now: time.Now,
+// newPublishGuard judges hosts with guard, resolving them with lookup: the observer's
+// guard and resolver, so that a route refuses what a probe refuses, under the same settings
+// and the same names (the observer's Hosts included, which tests and demos use).
+func newPublishGuard(guard observer.Guard, lookup func(ctx context.Context, host string) ([]netip.Addr, error), recheck time.Duration) *publishGuard {
+	return &publishGuard{guard: guard, lookup: lookup, recheck: recheck, now: time.Now,
 		hosts: map[string]*guardedHost{}, announced: map[types.NamespacedName]map[string]string{}}
 }
 
@@ -225,11 +218,12 @@ func (g *publishGuard) forget(key types.NamespacedName) {
 }
 
 // routeGuard is the reconciler's publish guard: the one SetupPublisher made, or the
-// strictest one (private networks closed, the system resolver) for a reconciler built
-// without it.
+// strictest one (loopback and private networks closed, the system resolver) for a
+// reconciler built without it.
 func (r *PublisherReconciler) routeGuard() *publishGuard {
 	if r.guard == nil {
-		r.guard = newPublishGuard(observer.DefaultGuard(), nil, r.Publisher.Resync())
+		var none *observer.Observer
+		r.guard = newPublishGuard(none.Guard(), none.LookupHost, r.Publisher.Resync())
 	}
 	return r.guard
 }

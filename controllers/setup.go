@@ -2,7 +2,6 @@ package controllers
 
 import (
 	"errors"
-	"net/netip"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -51,11 +50,6 @@ type Options struct {
 	// Endpoint and Publisher are the publisher's settings: where it writes each map.
 	Endpoint  config.Endpoint
 	Publisher config.Publisher
-	// PublishHosts are names the publisher's guard resolves to the given address instead
-	// of asking the system's resolver, standing in for what the global gateway's resolver
-	// would answer: for tests and demos whose model servers listen on loopback (which the
-	// probes may reach, but a route never forwards to). The guard still checks the address.
-	PublishHosts map[string]netip.Addr
 	// FieldManager names the routing writes in managedFields; empty means FieldManager.
 	FieldManager string
 }

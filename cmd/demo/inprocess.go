@@ -64,7 +64,6 @@ func (d *Demo) startInProcess(settings, logPath string) (<-chan error, error) {
 	opts.RoutingWorkers = r.Observer.MaxConcurrentReconciles
 	opts.MaxProbesInFlight = int(r.Observer.MaxConcurrentRequests)
 	opts.Endpoint, opts.Publisher = cfg.Endpoint, r.Publisher
-	opts.PublishHosts = publishHosts()
 	if err := controllers.Setup(mgr, opts); err != nil {
 		logFile.Close()
 		obs.Close()

@@ -117,7 +117,6 @@ func setupControllers(mgr ctrl.Manager, o *options, cfg *config.Config) error {
 	opts.RecordInterval = obsCfg.RecordInterval
 	opts.MaxProbesInFlight = int(obsCfg.MaxConcurrentRequests)
 	opts.Endpoint, opts.Publisher = cfg.Endpoint, cfg.Routing.Publisher
-	opts.PublishHosts = o.publishHosts
 	return controllers.Setup(mgr, opts)
 }
 

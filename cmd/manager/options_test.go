@@ -144,16 +144,3 @@ func TestMulticlusterConfigHelpMatchesBehaviour(t *testing.T) {
 		t.Errorf("--multicluster-config help = %q, want %q", got, want)
 	}
 }
-
-func TestPublishHosts(t *testing.T) {
-	o, err := parse(t, "--publish-host=worker-a.demo.test=203.0.113.10")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(o.publishHosts) != 1 || o.publishHosts["worker-a.demo.test"].String() != "203.0.113.10" || len(o.observerHosts) != 0 {
-		t.Errorf("publishHosts = %v, observerHosts = %v", o.publishHosts, o.observerHosts)
-	}
-	if _, err := parse(t, "--publish-host=worker-a.demo.test"); err == nil {
-		t.Error("--publish-host without an address was accepted")
-	}
-}

@@ -156,3 +156,13 @@ func (o *Observer) Guard() Guard {
 func DefaultGuard() Guard {
 	return Guard{Loopback: Allowance{Setting: LoopbackSetting}, Private: Allowance{Setting: PrivateSetting}}
 }
+
+// LookupHost resolves host as the dialer does, Options.Hosts included, for others that
+// must judge the same addresses the probes would reach (the publisher). A nil Observer
+// asks the system's resolver.
+func (o *Observer) LookupHost(ctx context.Context, host string) ([]netip.Addr, error) {
+	if o == nil {
+		return lookupIP(ctx, host)
+	}
+	return o.lookupIP(ctx, host)
+}

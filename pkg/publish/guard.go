@@ -9,30 +9,26 @@ import (
 
 // A backend host comes from a workload cluster's status, and the global gateway sends
 // real user requests to whatever it names. The publish guard lets a host into a route only
-// if every address it resolves to at publish time passes the observer's network guard
-// (the same code the probes dial through), with loopback closed whatever the probe's
-// setting says. Which classes a route refuses:
+// if every address it resolves to at publish time passes the observer's network guard,
+// the same code and settings the probes dial through. Which classes a route refuses:
 //
-//	class                                             probe                  route
-//	metadata (169.254.169.254, fd00:ec2::254, ...)    never                  never
-//	link-local, multicast, 0.0.0.0/8, ::, 240.0.0.0/4 never                  never
-//	loopback (127.0.0.0/8, ::1)                       allowLoopback          never
-//	private (10/8, 172.16/12, 192.168/16, 100.64/10,  allowPrivateNetworks   allowPrivateNetworks
+//	class                                             probe and route
+//	metadata (169.254.169.254, fd00:ec2::254, ...)    never
+//	link-local, multicast, 0.0.0.0/8, ::, 240.0.0.0/4 never
+//	loopback (127.0.0.0/8, ::1)                       allowLoopback (tests and demos only)
+//	private (10/8, 172.16/12, 192.168/16, 100.64/10,  allowPrivateNetworks
 //	  fc00::/7)
-//	IP literals, numeric forms (127.1, 0x7f.1, 0),    the addresses decide   never (by form)
-//	  localhost
-//	public                                            yes                    yes
+//	public                                            yes
 //
-// Loopback differs because a route's backend is reached by the gateway, not by the
-// control plane: the gateway's own loopback is the gateway itself, with its admin port.
-// A private network is where an installation's ingresses may live, which
-// allowPrivateNetworks says for both.
-
-// RouteGuard is the guard a route's backends pass: the probes' guard with loopback
-// closed, naming no setting that could open it.
-func RouteGuard(probes observer.Guard) observer.Guard {
-	return observer.Guard{Private: probes.Private}
-}
+// Beyond the probe, a route refuses a host by its form alone (IP literals, numeric forms
+// such as 127.1, 0x7f.1 or 0, and localhost: see observer.CheckHostForm), since a gateway
+// may read those without asking DNS, and it wants every address to pass where the probe
+// dials the first one that does, since the gateway may pick any.
+//
+// Loopback follows allowLoopback rather than being closed for routes: the setting exists
+// for tests and demos whose gateway and model servers share one host, where a route to
+// loopback is the point; an installation that leaves it off (the default) never publishes
+// a host that resolves to loopback, so no member can aim the gateway at itself.
 
 // HostDecision is the publish guard's verdict on one backend host.
 type HostDecision struct {

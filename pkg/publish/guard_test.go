@@ -21,11 +21,11 @@ func addrs(list ...string) Lookup {
 // TestDecideHostTable has a row for every class of the route guard's table, under the
 // probes' strictest guard and under one that opens loopback and private networks.
 func TestDecideHostTable(t *testing.T) {
-	strict := RouteGuard(observer.Guard{Private: observer.Allowance{Setting: observer.PrivateSetting}})
-	open := RouteGuard(observer.Guard{
+	strict := observer.DefaultGuard()
+	open := observer.Guard{
 		Loopback: observer.Allowance{Allowed: true, Setting: observer.LoopbackSetting},
 		Private:  observer.Allowance{Allowed: true, Setting: observer.PrivateSetting},
-	})
+	}
 	const ok = ""
 	cases := []struct {
 		name         string
@@ -45,10 +45,10 @@ func TestDecideHostTable(t *testing.T) {
 		{"this network", "zero.evil.test", addrs("0.0.0.0"), "0.0.0.0/8", "0.0.0.0/8"},
 		{"unspecified IPv6, zoned", "any.evil.test", addrs("::%x"), "unspecified", "unspecified"},
 		{"reserved", "e.evil.test", addrs("240.0.0.1"), "240.0.0.0/4", "240.0.0.0/4"},
-		// Loopback is never a backend, whatever allowLoopback says for the probes.
-		{"loopback", "lo.evil.test", addrs("127.0.0.1"), "loopback and refused by the observer's network guard", "loopback and refused by the observer's network guard"},
-		{"loopback IPv6", "lo6.evil.test", addrs("::1"), "loopback", "loopback"},
-		{"loopback in 6to4", "lo4.evil.test", addrs("2002:7f00:1::"), "loopback", "loopback"},
+		// Loopback follows allowLoopback, as for the probes.
+		{"loopback", "lo.evil.test", addrs("127.0.0.1"), "loopback and refused by the observer's network guard (routing.observer.allowLoopback is off)", ok},
+		{"loopback IPv6", "lo6.evil.test", addrs("::1"), "loopback", ok},
+		{"loopback in 6to4", "lo4.evil.test", addrs("2002:7f00:1::"), "loopback", ok},
 		// Private networks follow allowPrivateNetworks.
 		{"private", "ingress.internal.example", addrs("10.0.0.7"), "in a private network and refused by the observer's network guard (routing.observer.allowPrivateNetworks is off)", ok},
 		{"the API server's service", "kubernetes.default.svc.cluster.local", addrs("10.96.0.1"), "allowPrivateNetworks is off", ok},
@@ -96,7 +96,7 @@ func TestDecideHostTable(t *testing.T) {
 // A lookup that fails keeps the last decision, accepted or refused; with none, the host
 // waits outside the route.
 func TestDecideHostKeepsTheLastDecisionWhenTheLookupFails(t *testing.T) {
-	guard := RouteGuard(observer.Guard{})
+	guard := observer.DefaultGuard()
 	accepted := DecideHost("llm.worker-a.example.com", guard, addrs("203.0.113.10"), nil)
 	refused := DecideHost("llm.worker-a.example.com", guard, addrs("169.254.169.254"), nil)
 	timeout := Lookup{Err: &net.DNSError{Err: "i/o timeout", Name: "llm.worker-a.example.com", IsTimeout: true}}

@@ -56,27 +56,10 @@ var (
 var hosts = map[string]netip.Addr{
 	"worker-a.example.test": netip.MustParseAddr("127.0.0.1"),
 	"worker-b.example.test": netip.MustParseAddr("127.0.0.1"),
-	// Names a hostile member may report; the probes reach a model server through them, so
-	// the map gives them weight, and only the publisher's guard keeps them out of the
-	// route (see guard_test.go).
-	"metadata.example.test": netip.MustParseAddr("127.0.0.1"),
-	"loopback.example.test": netip.MustParseAddr("127.0.0.1"),
-	"private.example.test":  netip.MustParseAddr("127.0.0.1"),
-	"127.1":                 netip.MustParseAddr("127.0.0.1"),
-	"0x7f.1":                netip.MustParseAddr("127.0.0.1"),
-	"2130706433":            netip.MustParseAddr("127.0.0.1"),
-	"0177.0.0.1":            netip.MustParseAddr("127.0.0.1"),
-	"0":                     netip.MustParseAddr("127.0.0.1"),
-}
-
-// publishHosts are the same names as the global gateway's resolver would answer them:
-// public (documentation) addresses, since a route never forwards to loopback. Nothing is
-// ever sent to them; the publisher's guard only checks them.
-var publishHosts = map[string]netip.Addr{
-	"worker-a.example.test": netip.MustParseAddr("203.0.113.10"),
-	"worker-b.example.test": netip.MustParseAddr("203.0.113.11"),
+	// Names a hostile member may report, for services without a probe: the map gives
+	// them weight, and only the publisher's guard keeps them out of the route (see
+	// guard_test.go). Nothing is ever sent to these addresses.
 	"metadata.example.test": netip.MustParseAddr("169.254.169.254"),
-	"loopback.example.test": netip.MustParseAddr("127.0.0.1"),
 	"private.example.test":  netip.MustParseAddr("10.0.0.7"),
 }
 
@@ -171,7 +154,6 @@ func startManager(settings managerSettings) func() {
 		Endpoint:             settings.endpoint,
 		Publisher:            settings.publisher,
 		RecordInterval:       settings.recordInterval,
-		PublishHosts:         publishHosts,
 	})).To(Succeed())
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
