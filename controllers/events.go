@@ -27,6 +27,12 @@ const (
 	// EventEndpointRefused: a cluster's copy reports a status.url with user information, a
 	// query or a fragment, or one too long for the TrafficMap; that home is left out.
 	EventEndpointRefused = "EndpointRefused"
+	// EventHomeRefused: the operator itself refuses a home (its network guard, its
+	// endpoint's form, or its cluster's allowedEndpointDomains): weight 0. The note names
+	// the setting to change. Sent again when the reason changes.
+	EventHomeRefused = "HomeRefused"
+	// EventHomeRefusalLifted: a refused home is no longer refused.
+	EventHomeRefusalLifted = "HomeRefusalLifted"
 	// EventHomeDrained: an ome.io/traffic-drain override started holding a home at weight 0.
 	EventHomeDrained = "HomeDrained"
 	// EventHomeUndrained: the last override holding a home was removed.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"regexp"
 
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -17,7 +18,7 @@ import (
 func memberConfig(data []byte) (*rest.Config, error) {
 	kc, err := clientcmd.Load(data)
 	if err != nil {
-		return nil, fmt.Errorf("parse kubeconfig: %w", err)
+		return nil, parseError(err)
 	}
 	ctxName := kc.CurrentContext
 	if ctxName == "" && len(kc.Contexts) == 1 {
@@ -103,4 +104,19 @@ func checkAuth(a *clientcmdapi.AuthInfo) error {
 		errs = append(errs, errors.New("an inline token or client-certificate-data and client-key-data are required"))
 	}
 	return errors.Join(errs...)
+}
+
+// yamlLine finds the line number a YAML parser's error starts with, when it gives one.
+var yamlLine = regexp.MustCompile(`^yaml: (?:unmarshal errors:\s*)?line (\d+):`)
+
+// parseError says that the kubeconfig does not parse without repeating the parser's
+// words: they quote what they could not read (`cannot decode !!str `+"`…`"+` as a !!int`,
+// `unknown anchor '…'`), which may be the token, and the message becomes the
+// WorkloadCluster's status. Only the line number is kept.
+func parseError(err error) error {
+	msg := "parse kubeconfig: not a valid kubeconfig (the parser's message is withheld, as it may quote a credential)"
+	if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
+		msg = fmt.Sprintf("parse kubeconfig: not a valid kubeconfig at line %s (the parser's message is withheld, as it may quote a credential)", m[1])
+	}
+	return errors.New(msg)
 }

@@ -121,3 +121,31 @@ func TestMemberConfig(t *testing.T) {
 		}
 	})
 }
+
+// A kubeconfig that does not parse is refused without quoting what the parser could not
+// read: YAML errors quote the offending value, which may be the token.
+func TestMemberConfigParseErrorsQuoteNothing(t *testing.T) {
+	cases := []struct {
+		token, want string
+	}{
+		{"*SeCrEt", "parse kubeconfig: not a valid kubeconfig (the parser's message is withheld, as it may quote a credential)"},
+		{"!!int SeCrEt", "parse kubeconfig: not a valid kubeconfig (the parser's message is withheld, as it may quote a credential)"},
+		{"!!float SeCrEt", "parse kubeconfig: not a valid kubeconfig (the parser's message is withheld, as it may quote a credential)"},
+		{"[SeCrEt", "parse kubeconfig: not a valid kubeconfig at line 10 (the parser's message is withheld, as it may quote a credential)"},
+		{"{SeCrEt", "parse kubeconfig: not a valid kubeconfig at line 10 (the parser's message is withheld, as it may quote a credential)"},
+		{`"SeCrEt`, "parse kubeconfig: not a valid kubeconfig at line 15 (the parser's message is withheld, as it may quote a credential)"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.token, func(t *testing.T) {
+			data := "apiVersion: v1\nkind: Config\nclusters:\n- name: m\n  cluster:\n    server: https://127.0.0.1\n" +
+				"users:\n- name: u\n  user:\n    token: " + tc.token + "\ncontexts:\n- name: m\n  context: {cluster: m, user: u}\ncurrent-context: m\n"
+			_, err := memberConfig([]byte(data))
+			if err == nil || err.Error() != tc.want {
+				t.Fatalf("memberConfig = %v, want %q", err, tc.want)
+			}
+			if strings.Contains(strings.ToLower(err.Error()), "secret") {
+				t.Fatalf("the error %q quotes the token", err)
+			}
+		})
+	}
+}

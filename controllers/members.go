@@ -81,6 +81,7 @@ func (m *Members) Connect(ctx context.Context, name string, kubeconfig []byte, c
 
 	cfg = rest.CopyConfig(cfg)
 	cfg.Timeout = m.timeout
+	cfg.Wrap(refuseProtocolSwitch)
 	disc, err := discovery.NewDiscoveryClientForConfig(cfg)
 	if err != nil {
 		return err
@@ -103,7 +104,12 @@ func (m *Members) Connect(ctx context.Context, name string, kubeconfig []byte, c
 	return nil
 }
 
+// ping asks the member's /version, for at most the member timeout whatever the server
+// sends: rest.Config.Timeout bounds an ordinary answer, and the wait here bounds
+// everything else, since the reconcile's own context has no deadline.
 func (m *Members) ping(ctx context.Context, mem *member) error {
+	ctx, cancel := context.WithTimeout(ctx, m.timeout)
+	defer cancel()
 	done := make(chan error, 1)
 	go func() {
 		_, err := mem.discovery.ServerVersion()
@@ -116,7 +122,7 @@ func (m *Members) ping(ctx context.Context, mem *member) error {
 		}
 		return nil
 	case <-ctx.Done():
-		return ctx.Err()
+		return fmt.Errorf("GET /version: no answer within %s", m.timeout)
 	}
 }
 

@@ -22,6 +22,11 @@ var (
 		Help: "Homes of a service that the routing probe gates now.",
 	}, []string{"namespace", "name"})
 
+	refusedHomes = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "ome_routing_refused_homes",
+		Help: "Homes of a service that the operator itself refuses (network guard, endpoint form, allowedEndpointDomains) and gives weight 0.",
+	}, []string{"namespace", "name"})
+
 	capacityFallbackHomes = prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "ome_trafficmap_capacity_fallback_homes",
 		Help: "Number of homes currently using control-plane allocation because configured endpoint capacity did not produce a usable ceiling.",
@@ -47,7 +52,7 @@ var (
 
 // RegisterMetrics registers the routing metrics with reg.
 func RegisterMetrics(reg prometheus.Registerer) error {
-	for _, c := range []prometheus.Collector{probeResults, gatedHomes, probeLateness, transitionWait, capacityFallbackHomes, workloadClusterReady} {
+	for _, c := range []prometheus.Collector{probeResults, gatedHomes, refusedHomes, probeLateness, transitionWait, capacityFallbackHomes, workloadClusterReady} {
 		if err := reg.Register(c); err != nil {
 			return err
 		}
@@ -102,6 +107,16 @@ func forgetProbeMetrics(key types.NamespacedName) {
 	labels := prometheus.Labels{"namespace": key.Namespace, "name": key.Name}
 	probeResults.DeletePartialMatch(labels)
 	gatedHomes.DeletePartialMatch(labels)
+}
+
+// setRefusedHomes records how many of a map's homes the operator refuses. The series goes
+// with the map (forgetRefusedHomes).
+func setRefusedHomes(key types.NamespacedName, n int) {
+	refusedHomes.WithLabelValues(key.Namespace, key.Name).Set(float64(n))
+}
+
+func forgetRefusedHomes(key types.NamespacedName) {
+	refusedHomes.DeleteLabelValues(key.Namespace, key.Name)
 }
 
 // setCapacityFallbackHomes records a polled map's homes without a ceiling.

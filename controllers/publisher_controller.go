@@ -69,6 +69,8 @@ type PublisherReconciler struct {
 
 	// memory is what the publisher last published for each map (publisher_memory.go).
 	memory publications
+	// guard decides which entries' hosts may be published (publisher_guard.go).
+	guard *publishGuard
 }
 
 // +kubebuilder:rbac:groups=ome.io,resources=trafficmaps,verbs=get;list;watch;patch
@@ -85,6 +87,7 @@ func (r *PublisherReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 		if apierrors.IsNotFound(err) {
 			// A map deleted before it carried the finalizer can still have left objects.
 			r.memory.forget(req.NamespacedName)
+			r.routeGuard().forget(req.NamespacedName)
 			return ctrl.Result{}, r.removeAll(ctx, r.cached(), req.NamespacedName, nil)
 		}
 		return ctrl.Result{}, err
@@ -125,7 +128,7 @@ func (r *PublisherReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 		return r.fail(ctx, tm, omev1beta1.ReasonInvalidOptions, err, false)
 	}
 	plan, err := publish.Build(publish.Input{
-		Map: tm, ServiceNamespace: isvc.Namespace, ServiceName: isvc.Name,
+		Map: r.routeGuard().admit(ctx, tm, r.Recorder), ServiceNamespace: isvc.Namespace, ServiceName: isvc.Name,
 		ServiceAnnotations: isvc.Annotations, Endpoint: r.Endpoint,
 	})
 	if err != nil {

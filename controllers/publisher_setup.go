@@ -62,6 +62,7 @@ func SetupPublisher(mgr ctrl.Manager, opts Options) error {
 		Active:    opts.RoutingEnabled,
 		Endpoint:  opts.Endpoint,
 		Publisher: opts.Publisher,
+		guard:     newPublishGuard(opts.Observer.Guard(), opts.Observer.LookupHost, opts.Publisher.Resync()),
 	}
 	if backends != nil {
 		r.Backends = backends

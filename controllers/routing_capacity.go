@@ -18,9 +18,13 @@ func (r *RoutingReconciler) attachCeilings(key types.NamespacedName, polls capac
 		r.forgetCapacity(key)
 		return time.Time{}
 	}
-	targets := make([]PollTarget, len(homes))
-	for i, h := range homes {
-		targets[i] = PollTarget{Cluster: h.Cluster, Endpoint: h.Endpoint}
+	targets := make([]PollTarget, 0, len(homes))
+	for _, h := range homes {
+		// A refused home is not polled: its endpoint is outside its cluster's allowed
+		// domains, or the observer refused its probe and would refuse the poll alike.
+		if h.Refused == "" {
+			targets = append(targets, PollTarget{Cluster: h.Cluster, Endpoint: h.Endpoint})
+		}
 	}
 	verdicts, nextExpiry := r.Poller.Sync(key, polls.Policy, polls.Digest, targets)
 	for i := range homes {

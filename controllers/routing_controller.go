@@ -105,6 +105,7 @@ func (r *RoutingReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 	if !r.routed(isvc) {
 		r.Prober.Forget(req.NamespacedName)
 		r.forgetCapacity(req.NamespacedName)
+		forgetRefusedHomes(req.NamespacedName)
 		r.written.forget(req.NamespacedName)
 		return r.retryConflict(req.NamespacedName, r.deleteMap(ctx, current))
 	}
@@ -227,18 +228,27 @@ func (r *RoutingReconciler) attachProbes(key types.NamespacedName, uid types.UID
 			persisted[e.Cluster] = e
 		}
 	}
-	targets := make([]ProbeTarget, len(homes))
-	for i, h := range homes {
-		targets[i] = ProbeTarget{Cluster: h.Cluster, Endpoint: h.Endpoint}
+	targets := make([]ProbeTarget, 0, len(homes))
+	for _, h := range homes {
+		if h.Refused != "" {
+			// Outside its cluster's allowed domains: no request goes there.
+			continue
+		}
+		t := ProbeTarget{Cluster: h.Cluster, Endpoint: h.Endpoint}
 		// A record made for another endpoint is not this one's.
 		if e, ok := persisted[h.Cluster]; ok && e.Endpoint == h.Endpoint {
-			targets[i].Persisted = e.Probe
+			t.Persisted = e.Probe
 		}
+		targets = append(targets, t)
 	}
 	states := r.Prober.Sync(key, uid, policy.Policy, policy.Digest, targets)
 	for i := range homes {
-		if st, ok := states[homes[i].Cluster]; ok {
+		if st, ok := states[homes[i].Cluster]; ok && homes[i].Refused == "" {
 			homes[i].Probe = st.Record()
+			// A probe the operator would not send leaves the home without traffic.
+			if reason, refused := probe.Refusal(homes[i].Probe); refused {
+				homes[i].Refused = reason
+			}
 		}
 	}
 }

@@ -42,6 +42,10 @@ func (r *RoutingReconciler) gather(ctx context.Context, isvc *omev1beta1.Inferen
 	if err := r.Client.List(ctx, clusters); err != nil {
 		return gathered{}, fmt.Errorf("list WorkloadClusters: %w", err)
 	}
+	domains := map[string][]omev1beta1.EndpointDomain{}
+	for i := range clusters.Items {
+		domains[clusters.Items[i].Name] = clusters.Items[i].Spec.AllowedEndpointDomains
+	}
 	var g gathered
 	for _, name := range placement.Candidates(isvc.Spec.Placement, clusters.Items) {
 		cand := omev1beta1.PlacementCandidate{Cluster: name}
@@ -54,22 +58,27 @@ func (r *RoutingReconciler) gather(ctx context.Context, isvc *omev1beta1.Inferen
 			return gathered{}, err
 		}
 		if placement.Addressable(copy) {
+			reps := placement.CopyReplicas(copy)
 			if err := placement.CheckEndpoint(copy.Status.URL); err != nil {
 				// Neither probed nor written anywhere: the candidate stays, without an
-				// endpoint, and the rest of the map is built as usual.
+				// endpoint, and its entry has none either, only weight 0 and the reason.
 				g.refused = append(g.refused, refusedEndpoint{cluster: name, reason: err})
 				g.placement.Candidates = append(g.placement.Candidates, cand)
+				g.homes = append(g.homes, trafficmap.Home{Cluster: name, Allocated: reps.Allocated, Ready: reps.Ready,
+					Refused: fmt.Sprintf("the status.url of its copy is refused because %v; fix the copy's status.url", err)})
 				continue
 			}
-			reps := placement.CopyReplicas(copy)
 			cand.Endpoint, cand.AdmittedReplicas, cand.ReadyReplicas = copy.Status.URL, reps.Allocated, reps.Ready
-			g.homes = append(g.homes, trafficmap.Home{
-				Cluster: name, Endpoint: copy.Status.URL, Allocated: reps.Allocated, Ready: reps.Ready,
-			})
+			home := trafficmap.Home{Cluster: name, Endpoint: copy.Status.URL, Allocated: reps.Allocated, Ready: reps.Ready}
+			if err := placement.CheckEndpointDomain(copy.Status.URL, domains[name]); err != nil {
+				// In the map at weight 0, saying why; neither probed nor polled.
+				home.Refused = err.Error()
+			}
+			g.homes = append(g.homes, home)
 		}
 		g.placement.Candidates = append(g.placement.Candidates, cand)
 	}
-	g.placement.Phase = placement.Phase(len(g.homes))
+	g.placement.Phase = placement.Phase(addressable(g.homes))
 	return g, nil
 }
 
@@ -92,14 +101,14 @@ func (g *gathered) held(current *omev1beta1.TrafficMap) []trafficmap.Home {
 					continue
 				}
 				held = append(held, trafficmap.Home{Cluster: name, Endpoint: e.Endpoint,
-					Allocated: e.Capacity.Allocated, Ready: e.Capacity.Ready, Probe: e.Probe.DeepCopy()})
+					Allocated: e.Capacity.Allocated, Ready: e.Capacity.Ready, Probe: e.Probe.DeepCopy(), Refused: e.Refused})
 				cand.Endpoint, cand.AdmittedReplicas, cand.ReadyReplicas = e.Endpoint, e.Capacity.Allocated, e.Capacity.Ready
 			}
 		}
 		g.placement.Candidates = append(g.placement.Candidates, cand)
 	}
 	slices.SortFunc(g.placement.Candidates, func(a, b omev1beta1.PlacementCandidate) int { return strings.Compare(a.Cluster, b.Cluster) })
-	g.placement.Phase = placement.Phase(len(g.homes) + len(held))
+	g.placement.Phase = placement.Phase(addressable(g.homes) + addressable(held))
 	return held
 }
 
@@ -129,4 +138,16 @@ func capacityFactors(isvc *omev1beta1.InferenceService) map[string]resource.Quan
 		return nil
 	}
 	return isvc.Spec.Routing.CapacityFactors
+}
+
+// addressable counts the homes with an endpoint: a home whose status.url is refused is in
+// the map, at weight 0, but the service is not placed on it for that.
+func addressable(homes []trafficmap.Home) int {
+	n := 0
+	for _, h := range homes {
+		if h.Endpoint != "" {
+			n++
+		}
+	}
+	return n
 }

@@ -50,6 +50,7 @@ func (r *RoutingReconciler) gone(ctx context.Context, key types.NamespacedName) 
 	}
 	r.Prober.Forget(key)
 	r.forgetCapacity(key)
+	forgetRefusedHomes(key)
 	r.written.forget(key)
 	return ctrl.Result{}, nil
 }

@@ -96,8 +96,11 @@ func (r *RoutingReconciler) writeMap(ctx context.Context, isvc *omev1beta1.Infer
 	}
 	r.announce(isvc, current, result, policy)
 	r.announceDrains(isvc, current, result.Entries)
+	r.announceRefusals(isvc, current, result.Entries)
 	gated := countGated(result.Entries)
 	setGatedHomes(client.ObjectKeyFromObject(isvc), gated)
+	refused := countRefused(result.Entries)
+	setRefusedHomes(client.ObjectKeyFromObject(isvc), refused)
 	fallback := capacity.FallbackCondition(polled, result.Entries)
 	if polled {
 		setCapacityFallbackHomes(client.ObjectKeyFromObject(isvc), capacity.FallbackHomes(result.Entries))
@@ -105,7 +108,7 @@ func (r *RoutingReconciler) writeMap(ctx context.Context, isvc *omev1beta1.Infer
 	fallback.ObservedGeneration = tm.Generation
 	return r.writeMapStatus(ctx, isvc, tm, []metav1.Condition{
 		routableCondition(tm, result.Routable), fallback, overrideCondition(tm, override)},
-		map[string]any{"homes": int64(len(result.Entries)), "gatedHomes": int64(gated)})
+		map[string]any{"homes": int64(len(result.Entries)), "gatedHomes": int64(gated), "refusedHomes": int64(refused)})
 }
 
 // quietRound says whether the new spec may go unwritten under routing.observer.recordInterval:

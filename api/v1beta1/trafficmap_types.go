@@ -63,6 +63,9 @@ const (
 	ReasonNoRoutableCapacity = "NoRoutableCapacity"
 	// ReasonTrafficDrain (False): manual drains hold every home that had weight.
 	ReasonTrafficDrain = "TrafficDrain"
+	// ReasonEndpointRefused (False): no home takes traffic, and some home that could serve
+	// is refused by the operator itself (see an entry's refused).
+	ReasonEndpointRefused = "EndpointRefused"
 )
 
 // Reasons of the Published and PublicationFallback conditions, which the publisher writes.
@@ -212,8 +215,8 @@ type TrafficMapEntry struct {
 	// +kubebuilder:validation:Maximum=1000000
 	Weight int32 `json:"weight"`
 
-	// healthy is true when the cluster has a ready replica and the probe does not gate it.
-	// It ignores capacity.
+	// healthy is true when the cluster has a ready replica, the probe does not gate it and
+	// the operator does not refuse it (see refused). It ignores capacity.
 	// +required
 	Healthy bool `json:"healthy"`
 
@@ -225,6 +228,15 @@ type TrafficMapEntry struct {
 	// this cluster.
 	// +optional
 	Probe *TrafficMapProbe `json:"probe,omitempty"`
+
+	// refused says why the operator itself sends this cluster no traffic: its endpoint is
+	// outside the WorkloadCluster's allowedEndpointDomains, or the operator will not send
+	// the probe there (the network guard refuses every address, or the URL or scheme is
+	// unusable). It names the setting to change. While it is set, the weight is 0 whatever
+	// the probe's allFailedPolicy, and healthy is false.
+	// +optional
+	// +kubebuilder:validation:MaxLength=1024
+	Refused string `json:"refused,omitempty"`
 
 	// drainRefs are the IDs, sorted, of the ome.io/traffic-drain overrides that hold this
 	// entry at weight 0.
@@ -314,6 +326,12 @@ type TrafficMapStatus struct {
 	// +kubebuilder:validation:Minimum=0
 	GatedHomes *int32 `json:"gatedHomes,omitempty"`
 
+	// refusedHomes is the number of entries that the operator refuses (see an entry's
+	// refused).
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	RefusedHomes *int32 `json:"refusedHomes,omitempty"`
+
 	// conditions include Routable, CapacityFallback, OverrideActive, Published and
 	// PublicationFallback.
 	// +optional
@@ -337,6 +355,7 @@ type TrafficMapStatus struct {
 // +kubebuilder:printcolumn:name="AGE",type=date,JSONPath=`.metadata.creationTimestamp`
 // +kubebuilder:printcolumn:name="HOMES",type=integer,JSONPath=`.status.homes`,priority=1
 // +kubebuilder:printcolumn:name="GATED",type=integer,JSONPath=`.status.gatedHomes`,priority=1
+// +kubebuilder:printcolumn:name="REFUSED",type=integer,JSONPath=`.status.refusedHomes`,priority=1
 // +kubebuilder:printcolumn:name="MESSAGE",type=string,JSONPath=`.status.conditions[?(@.type=="Routable")].message`,priority=1
 type TrafficMap struct {
 	metav1.TypeMeta   `json:",inline"`

@@ -68,11 +68,30 @@ type ClusterSource struct {
 	KubeConfig KubeConfigSource `json:"kubeConfig"`
 }
 
+// EndpointDomain is a DNS name under which a cluster's services may be reached: a
+// lowercase DNS-1123 subdomain, without a wildcard, whose last label is not a number.
+// +kubebuilder:validation:MinLength=1
+// +kubebuilder:validation:MaxLength=253
+// +kubebuilder:validation:XValidation:rule="self.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*$')",message="an allowed endpoint domain must be a lowercase DNS name such as worker-a.example.com, without a wildcard, scheme, port or trailing dot"
+// +kubebuilder:validation:XValidation:rule="!self.matches('(^|[.])([0-9]+|0x[0-9a-f]*)$')",message="an allowed endpoint domain must not end in a number: resolvers read such a name as an IPv4 address"
+type EndpointDomain string
+
 // WorkloadClusterSpec registers a member cluster.
 type WorkloadClusterSpec struct {
 	// clusterSource says how to connect to the member cluster.
 	// +required
 	ClusterSource ClusterSource `json:"clusterSource"`
+
+	// allowedEndpointDomains, when set, are the only names under which the services on
+	// this cluster are probed and published. An endpoint's host must be one of them or lie
+	// under one, matched on whole labels: worker-a.example.com allows
+	// llm.worker-a.example.com, not llm.evilworker-a.example.com. A home outside them
+	// takes no traffic, and its TrafficMap entry says why. Empty leaves the network guard
+	// alone to decide.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=64
+	AllowedEndpointDomains []EndpointDomain `json:"allowedEndpointDomains,omitempty"`
 }
 
 // WorkloadClusterStatus is what the control plane observed of the member cluster.
@@ -97,6 +116,7 @@ type WorkloadClusterStatus struct {
 // +kubebuilder:printcolumn:name="REASON",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`
 // +kubebuilder:printcolumn:name="AGE",type=date,JSONPath=`.metadata.creationTimestamp`
 // +kubebuilder:printcolumn:name="SECRET",type=string,JSONPath=`.spec.clusterSource.kubeConfig.secretRef.name`,priority=1
+// +kubebuilder:printcolumn:name="DOMAINS",type=string,JSONPath=`.spec.allowedEndpointDomains`,priority=1
 // +kubebuilder:printcolumn:name="MESSAGE",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].message`,priority=1
 type WorkloadCluster struct {
 	metav1.TypeMeta   `json:",inline"`

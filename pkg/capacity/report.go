@@ -1,6 +1,7 @@
 package capacity
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -54,8 +55,75 @@ func (reportFormat) Request(endpoint string, p Policy) (observer.Request, error)
 // read wider than int32 so that an out-of-range count is named, not silently wrapped.
 // Other fields are ignored, so a reporter may add its own.
 type report struct {
-	Servable   *int64  `json:"servable"`
-	ObservedAt *string `json:"observedAt"`
+	Servable   *int64
+	ObservedAt *string
+}
+
+// decodeReport reads a report with its keys matched exactly. encoding/json would match
+// "SERVABLE", "Servable" and even "ſervable" (its case folding is Unicode's) to the
+// servable field, and let the last of several win, so two reporters, or one reporter and
+// whatever sits between it and the control plane, could read one answer differently.
+// A key that appears twice, or a report field spelled in another case, is refused.
+func decodeReport(body []byte) (report, error) {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(body, &fields); err != nil {
+		return report{}, err
+	}
+	if err := refuseDuplicateKeys(body); err != nil {
+		return report{}, err
+	}
+	var r report
+	if raw, ok := fields["servable"]; ok {
+		if err := json.Unmarshal(raw, &r.Servable); err != nil {
+			return report{}, fmt.Errorf("servable: %w", err)
+		}
+	}
+	if raw, ok := fields["observedAt"]; ok {
+		if err := json.Unmarshal(raw, &r.ObservedAt); err != nil {
+			return report{}, fmt.Errorf("observedAt: %w", err)
+		}
+	}
+	return r, nil
+}
+
+// reportFields are the keys a report is read by.
+var reportFields = []string{"servable", "observedAt"}
+
+// refuseDuplicateKeys walks the top-level object of body, which json.Unmarshal has
+// already found valid, and names the first key that appears a second time, or that
+// spells a report field in another case (which a case-insensitive reader would take for
+// it). Keys are compared once unescaped, so "\u0073ervable" repeats "servable".
+func refuseDuplicateKeys(body []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	if tok != json.Delim('{') {
+		return nil // null: no keys
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		key, _ := tok.(string)
+		if seen[key] {
+			return fmt.Errorf("key %q appears more than once", key)
+		}
+		for _, field := range reportFields {
+			if key != field && strings.EqualFold(key, field) {
+				return fmt.Errorf("key %q differs from %q only in case; report keys are matched exactly", key, field)
+			}
+		}
+		seen[key] = true
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (reportFormat) Interpret(res observer.Result, now time.Time, p Policy) Outcome {
@@ -77,8 +145,8 @@ func (reportFormat) Interpret(res observer.Result, now time.Time, p Policy) Outc
 	if res.Truncated {
 		return fail(TooLarge(res.BytesRead))
 	}
-	var r report
-	if err := json.Unmarshal(res.Body, &r); err != nil {
+	r, err := decodeReport(res.Body)
+	if err != nil {
 		return fail(InvalidReport(err))
 	}
 	switch {

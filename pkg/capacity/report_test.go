@@ -123,7 +123,33 @@ func TestReportFaults(t *testing.T) {
 			func(string) string { return "capacity response is not a valid report: unexpected end of JSON input" }},
 		{"a number that is not an integer", answer(200, `{"servable": 1.5, "observedAt": "`+stamp(0)+`"}`),
 			func(string) string {
-				return "capacity response is not a valid report: json: cannot unmarshal number 1.5 into Go struct field report.servable of type int64"
+				return "capacity response is not a valid report: servable: json: cannot unmarshal number 1.5 into Go value of type int64"
+			}},
+		// Keys match exactly: encoding/json alone would read these as servable.
+		{"upper-case key", answer(200, `{"SERVABLE": 3, "observedAt": "`+stamp(0)+`"}`),
+			func(string) string { return caseRefusal("SERVABLE", "servable") }},
+		{"title-case key", answer(200, `{"Servable": 3, "observedAt": "`+stamp(0)+`"}`),
+			func(string) string { return caseRefusal("Servable", "servable") }},
+		{"long s key", answer(200, `{"ſervable": 7, "observedAt": "`+stamp(0)+`"}`),
+			func(string) string { return caseRefusal("ſervable", "servable") }},
+		{"case-folded observedAt", answer(200, `{"servable": 3, "observedat": "`+stamp(0)+`"}`),
+			func(string) string { return caseRefusal("observedat", "observedAt") }},
+		// Two spellings of one field would let the last win; a repeated key is refused.
+		{"servable and Servable", answer(200, `{"servable": 1, "Servable": 9, "observedAt": "`+stamp(0)+`"}`),
+			func(string) string { return caseRefusal("Servable", "servable") }},
+		{"a longer key is an ordinary extra field", answer(200, `{"servable": 1, "servableReplicas": 9, "observedAt": "`+stamp(0)+`"}`),
+			func(string) string { return "" }},
+		{"servable twice", answer(200, `{"servable": 1, "servable": 9, "observedAt": "`+stamp(0)+`"}`),
+			func(string) string {
+				return `capacity response is not a valid report: key "servable" appears more than once`
+			}},
+		{"servable twice, once escaped", answer(200, `{"servable": 1, "\u0073ervable": 9, "observedAt": "`+stamp(0)+`"}`),
+			func(string) string {
+				return `capacity response is not a valid report: key "servable" appears more than once`
+			}},
+		{"an ignored key twice", answer(200, `{"servable": 1, "engine": "a", "engine": "b", "observedAt": "`+stamp(0)+`"}`),
+			func(string) string {
+				return `capacity response is not a valid report: key "engine" appears more than once`
 			}},
 		{"no servable", answer(200, `{"observedAt": "`+stamp(0)+`"}`),
 			func(string) string { return "capacity report has no servable count" }},
@@ -166,6 +192,12 @@ func TestReportFaults(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			out, url := poll(t, p, tc.handler)
+			if tc.want(url) == "" {
+				if out.Failure != "" || out.Reading == nil || out.Reading.Servable != 1 {
+					t.Errorf("Interpret() = %+v, want an accepted reading of 1", out)
+				}
+				return
+			}
 			if !out.Counted || out.Reading != nil || out.Failure != tc.want(url) {
 				t.Errorf("Interpret() = %+v (reading %v)\nwant failure %q", out, out.Reading, tc.want(url))
 			}
@@ -230,4 +262,9 @@ func TestRegistry(t *testing.T) {
 	if _, ok := Lookup("report"); ok {
 		t.Errorf("Lookup is case-insensitive")
 	}
+}
+
+// caseRefusal is the reason for a report key that spells a field in another case.
+func caseRefusal(key, field string) string {
+	return fmt.Sprintf("capacity response is not a valid report: key %q differs from %q only in case; report keys are matched exactly", key, field)
 }

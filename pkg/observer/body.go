@@ -1,6 +1,7 @@
 package observer
 
 import (
+	"context"
 	"errors"
 	"io"
 	"math"
@@ -30,4 +31,30 @@ func readBody(body io.Reader, max int64, sink io.Writer) (n int64, truncated boo
 	default:
 		return n, false, err
 	}
+}
+
+// boundBody ends every read of body when ctx ends, whatever the transport does with
+// ctx: the body is closed then, which unblocks a read waiting on the connection. net/http
+// already stops the reads of an ordinary response at the request's deadline; this holds
+// for any body, so no answer can keep a slot past its timeout. A read that fails once
+// ctx has ended reports ctx's error, so the message says the deadline passed rather than
+// that the body was closed.
+func boundBody(ctx context.Context, body io.ReadCloser) io.Reader {
+	context.AfterFunc(ctx, func() { body.Close() })
+	return &ctxReader{ctx: ctx, r: body}
+}
+
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c *ctxReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	if err != nil && !errors.Is(err, io.EOF) {
+		if cerr := c.ctx.Err(); cerr != nil {
+			err = cerr
+		}
+	}
+	return n, err
 }

@@ -34,7 +34,8 @@ type Outcome string
 
 const (
 	// OutcomeResponse means a final status arrived and the body was read to its end or up to
-	// the byte cap.
+	// the byte cap. A 101 Switching Protocols is a final status too: nothing after it is
+	// read, and its connection is closed.
 	OutcomeResponse Outcome = "Response"
 	// OutcomeTransportError means no response. The URL was refused (scheme, guard), or
 	// resolving, connecting, the TLS handshake or waiting for the headers failed or ran
@@ -135,6 +136,16 @@ func (o *Observer) run(ctx context.Context, httpReq *http.Request, timeout time.
 		}
 		return Result{Outcome: OutcomeTransportError, Err: err}
 	}
+	if resp.StatusCode < http.StatusOK {
+		// net/http reads past every 1xx but 101 Switching Protocols, and hands a 101 back
+		// with the raw connection as its body: no deadline of the request applies to it
+		// any more, so reading it would hold the slot for as long as the endpoint stays
+		// silent. The status is the answer (the caller classifies it, like any other);
+		// what follows it is another protocol, which is not read. Closing the body
+		// closes the connection.
+		resp.Body.Close()
+		return Result{Outcome: OutcomeResponse, StatusCode: resp.StatusCode}
+	}
 	// A probe only counts the body; a poll keeps it to read the report.
 	var kept *bytes.Buffer
 	sink := io.Discard
@@ -142,7 +153,7 @@ func (o *Observer) run(ctx context.Context, httpReq *http.Request, timeout time.
 		kept = &bytes.Buffer{}
 		sink = kept
 	}
-	n, truncated, err := readBody(resp.Body, o.maxBody, sink)
+	n, truncated, err := readBody(boundBody(reqCtx, resp.Body), o.maxBody, sink)
 	// Closing a body that was not read to its end makes net/http close the connection
 	// instead of draining it, so a truncated body costs no further reading.
 	resp.Body.Close()

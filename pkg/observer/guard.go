@@ -54,73 +54,102 @@ var (
 	ipv4Compatible = netip.MustParsePrefix("::/96")
 )
 
-type guard struct {
-	allowLoopback bool
-	allowPrivate  bool
+// Guard decides which destination addresses may be used. The observer checks every
+// address it dials with one; the publisher checks every address a backend host resolves
+// to with another, so both refuse with the same code. The zero value allows only public
+// unicast addresses.
+type Guard struct {
+	// Loopback is what becomes of 127.0.0.0/8 and ::1.
+	Loopback Allowance
+	// Private is what becomes of 10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16,
+	// 100.64.0.0/10 and fc00::/7.
+	Private Allowance
 }
 
-// refusedError is the guard's verdict on one address.
-type refusedError struct {
-	addr netip.Addr
-	// what the address is, in words: "link-local", "loopback", ...
-	kind string
-	// option names the Options field that would permit the address; empty when none can.
-	option string
+// Allowance is a guard's rule for one class of addresses that a setting can open.
+type Allowance struct {
+	// Allowed permits the class.
+	Allowed bool
+	// Setting names what a person changes to permit the class, for a refusal to quote.
+	// Empty means that nothing can: the refusal names no setting.
+	Setting string
 }
 
-func (e *refusedError) Error() string {
-	msg := fmt.Sprintf("destination %s is %s and refused by the observer's network guard", e.addr, e.kind)
-	if e.option != "" {
-		msg += " (" + e.option + " is off)"
+// The observer settings that open loopback and private networks, as the chart and the
+// configuration file name them.
+const (
+	LoopbackSetting = "routing.observer.allowLoopback"
+	PrivateSetting  = "routing.observer.allowPrivateNetworks"
+)
+
+// RefusedError is the guard's verdict on one address.
+type RefusedError struct {
+	// Addr is the address as it was given, zone included.
+	Addr netip.Addr
+	// Kind is what the address is, in words: "link-local", "loopback", ...
+	Kind string
+	// Setting names the setting that would permit the address; empty when none can.
+	Setting string
+}
+
+func (e *RefusedError) Error() string {
+	msg := fmt.Sprintf("destination %s is %s and refused by the observer's network guard", e.Addr, e.Kind)
+	if e.Setting != "" {
+		msg += " (" + e.Setting + " is off)"
 	}
 	return msg
 }
 
-// check returns nil when addr may be dialled, and a *refusedError otherwise.
-func (g guard) check(addr netip.Addr) error {
+// Check returns nil when addr may be used, and a *RefusedError otherwise.
+func (g Guard) Check(addr netip.Addr) error {
+	// A zone says which interface to use and nothing about the destination; Linux ignores
+	// it except on link-local addresses. Every rule below judges the address without it,
+	// since netip compares zones too: [::%eth0] is not the unspecified address to it, and
+	// no prefix contains a zoned address, yet the kernel connects both as if unzoned.
 	// ::ffff:169.254.169.254 reaches the same host as 169.254.169.254. netip's IsX
 	// predicates already look through the mapping, but the prefixes below do not.
-	a := addr.Unmap()
+	a := addr.WithZone("").Unmap()
 	if embedded, via, ok := embeddedIPv4(a); ok {
-		if err := g.check(embedded); err != nil {
-			var r *refusedError
+		if err := g.Check(embedded); err != nil {
+			var r *RefusedError
 			if !errors.As(err, &r) {
 				return err
 			}
-			return &refusedError{addr: addr, kind: fmt.Sprintf("%s embedding %s, which is %s", via, embedded, r.kind), option: r.option}
+			return &RefusedError{Addr: addr, Kind: fmt.Sprintf("%s embedding %s, which is %s", via, embedded, r.Kind), Setting: r.Setting}
 		}
 		return nil
 	}
 	switch {
 	case !a.IsValid():
-		return &refusedError{addr: addr, kind: "not a valid address"}
-	case slices.Contains(metadataAddresses, a.WithZone("")):
-		return &refusedError{addr: addr, kind: "a cloud metadata address"}
+		return &RefusedError{Addr: addr, Kind: "not a valid address"}
+	case slices.Contains(metadataAddresses, a):
+		return &RefusedError{Addr: addr, Kind: "a cloud metadata address"}
 	case a.IsLinkLocalUnicast():
 		// 169.254.0.0/16 and fe80::/10: where the cloud metadata service answers. No
 		// option allows it; no model endpoint lives there.
-		return &refusedError{addr: addr, kind: "link-local"}
+		return &RefusedError{Addr: addr, Kind: "link-local"}
 	case a.IsMulticast():
-		return &refusedError{addr: addr, kind: "multicast"}
+		return &RefusedError{Addr: addr, Kind: "multicast"}
 	case thisNetwork.Contains(a):
-		return &refusedError{addr: addr, kind: "in 0.0.0.0/8 (this network)"}
+		return &RefusedError{Addr: addr, Kind: "in 0.0.0.0/8 (this network)"}
 	case a.IsUnspecified():
 		// ::, like 0.0.0.0, names no destination; a connection to it reaches the host.
-		return &refusedError{addr: addr, kind: "unspecified"}
+		return &RefusedError{Addr: addr, Kind: "unspecified"}
 	case reservedClassE.Contains(a):
-		return &refusedError{addr: addr, kind: "in the reserved 240.0.0.0/4"}
+		return &RefusedError{Addr: addr, Kind: "in the reserved 240.0.0.0/4"}
 	case a.IsLoopback():
-		if g.allowLoopback {
-			return nil
-		}
-		return &refusedError{addr: addr, kind: "loopback", option: "AllowLoopback"}
+		return g.Loopback.verdict(addr, "loopback")
 	case a.IsPrivate() || sharedAddressSpace.Contains(a):
-		if g.allowPrivate {
-			return nil
-		}
-		return &refusedError{addr: addr, kind: "in a private network", option: "AllowPrivateNetworks"}
+		return g.Private.verdict(addr, "in a private network")
 	}
 	return nil
+}
+
+func (al Allowance) verdict(addr netip.Addr, kind string) error {
+	if al.Allowed {
+		return nil
+	}
+	return &RefusedError{Addr: addr, Kind: kind, Setting: al.Setting}
 }
 
 // embeddedIPv4 returns the IPv4 address that an IPv6 address carries, and the form it is
@@ -180,19 +209,20 @@ func (o *Observer) dialContext(ctx context.Context, network, address string) (ne
 	var firstErr error
 	for _, ip := range addrs {
 		target := netip.AddrPortFrom(ip, uint16(port))
-		if err := o.guard.check(ip); err != nil {
+		if err := o.guard.Check(ip); err != nil {
 			if firstErr == nil {
 				firstErr = &net.OpError{Op: "dial", Net: network, Addr: net.TCPAddrFromAddrPort(target), Err: err}
 			}
 			continue
 		}
-		conn, err := o.dialer.DialContext(ctx, network, target.String())
+		// The guard judged the address without its zone, so it is dialled without it.
+		conn, err := o.dialer.DialContext(ctx, network, netip.AddrPortFrom(ip.WithZone(""), uint16(port)).String())
 		if err == nil {
 			return conn, nil
 		}
 		// A failed dial outranks a refusal: the endpoint was tried and did not answer,
 		// which is about its health (see NotSent).
-		var refused *refusedError
+		var refused *RefusedError
 		if firstErr == nil || errors.As(firstErr, &refused) {
 			firstErr = err
 		}

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -96,18 +97,36 @@ func TestGuardCheck(t *testing.T) {
 	}
 	guards := []struct {
 		name string
-		g    guard
+		g    Guard
 		pick func(verdict) string
 	}{
-		{"strict", guard{}, func(v verdict) string { return v.strict }},
-		{"loopback allowed", guard{allowLoopback: true}, func(v verdict) string { return v.loopback }},
-		{"private allowed", guard{allowPrivate: true}, func(v verdict) string { return v.private }},
-		{"both allowed", guard{allowLoopback: true, allowPrivate: true}, func(v verdict) string { return v.both }},
+		{"strict", Guard{}, func(v verdict) string { return v.strict }},
+		{"loopback allowed", Guard{Loopback: Allowance{Allowed: true}}, func(v verdict) string { return v.loopback }},
+		{"private allowed", Guard{Private: Allowance{Allowed: true}}, func(v verdict) string { return v.private }},
+		{"both allowed", Guard{Loopback: Allowance{Allowed: true}, Private: Allowance{Allowed: true}}, func(v verdict) string { return v.both }},
+	}
+	// Every row again with a zone, which names an interface and leaves the destination as
+	// it is: the verdict must not change. An IPv4 address takes a zone only in its
+	// IPv4-mapped form.
+	for _, tc := range slices.Clone(cases) {
+		zoned := tc.addr
+		if !strings.Contains(zoned, ":") {
+			zoned = "::ffff:" + zoned
+		}
+		if !strings.Contains(zoned, "%") {
+			cases = append(cases, struct {
+				addr string
+				want verdict
+			}{zoned + "%x", tc.want}, struct {
+				addr string
+				want verdict
+			}{zoned + "%eth0", tc.want})
+		}
 	}
 	for _, tc := range cases {
 		for _, gc := range guards {
 			t.Run(tc.addr+"/"+gc.name, func(t *testing.T) {
-				err := gc.g.check(netip.MustParseAddr(tc.addr))
+				err := gc.g.Check(netip.MustParseAddr(tc.addr))
 				wantKind := gc.pick(tc.want)
 				if wantKind == ok {
 					if err != nil {
@@ -115,12 +134,12 @@ func TestGuardCheck(t *testing.T) {
 					}
 					return
 				}
-				var refused *refusedError
+				var refused *RefusedError
 				if !errors.As(err, &refused) {
 					t.Fatalf("got %v, want a refusal (%s)", err, wantKind)
 				}
-				if !strings.Contains(refused.kind, wantKind) {
-					t.Fatalf("refused as %q, want %q", refused.kind, wantKind)
+				if !strings.Contains(refused.Kind, wantKind) {
+					t.Fatalf("refused as %q, want %q", refused.Kind, wantKind)
 				}
 			})
 		}
@@ -171,14 +190,14 @@ func TestGuardRefusesAtDial(t *testing.T) {
 			name: "loopback literal without AllowLoopback",
 			url:  "http://127.0.0.1:" + port + "/",
 			opts: func(o *Options) { o.AllowLoopback = false },
-			want: `Get "http://127.0.0.1:` + port + `/": dial tcp 127.0.0.1:` + port + `: destination 127.0.0.1 is loopback and refused by the observer's network guard (AllowLoopback is off)`,
+			want: `Get "http://127.0.0.1:` + port + `/": dial tcp 127.0.0.1:` + port + `: destination 127.0.0.1 is loopback and refused by the observer's network guard (routing.observer.allowLoopback is off)`,
 		},
 		{
 			name:   "name resolving to loopback without AllowLoopback",
 			url:    "http://model.evil.test:" + port + "/",
 			lookup: []netip.Addr{netip.MustParseAddr("::1"), netip.MustParseAddr("127.0.0.1")},
 			opts:   func(o *Options) { o.AllowLoopback = false },
-			want:   `Get "http://model.evil.test:` + port + `/": dial tcp [::1]:` + port + `: destination ::1 is loopback and refused by the observer's network guard (AllowLoopback is off)`,
+			want:   `Get "http://model.evil.test:` + port + `/": dial tcp [::1]:` + port + `: destination ::1 is loopback and refused by the observer's network guard (routing.observer.allowLoopback is off)`,
 		},
 		{
 			name: "unspecified even with AllowLoopback",
@@ -200,12 +219,40 @@ func TestGuardRefusesAtDial(t *testing.T) {
 		{
 			name: "6to4 address of a private host",
 			url:  "http://[2002:a01:203::1]:8080/",
-			want: `Get "http://[2002:a01:203::1]:8080/": dial tcp [2002:a01:203::1]:8080: destination 2002:a01:203::1 is 6to4 embedding 10.1.2.3, which is in a private network and refused by the observer's network guard (AllowPrivateNetworks is off)`,
+			want: `Get "http://[2002:a01:203::1]:8080/": dial tcp [2002:a01:203::1]:8080: destination 2002:a01:203::1 is 6to4 embedding 10.1.2.3, which is in a private network and refused by the observer's network guard (routing.observer.allowPrivateNetworks is off)`,
+		},
+		// A zone on an address that carries an IPv4 one does not hide that address.
+		{
+			name: "zoned NAT64 address of the metadata service",
+			url:  "http://[64:ff9b::a9fe:a9fe%25x]/",
+			want: `Get "http://[64:ff9b::a9fe:a9fe%25x]/": dial tcp [64:ff9b::a9fe:a9fe%x]:80: destination 64:ff9b::a9fe:a9fe%x is NAT64 embedding 169.254.169.254, which is link-local and refused by the observer's network guard`,
+		},
+		{
+			name: "zoned 6to4 address of the metadata service",
+			url:  "http://[2002:a9fe:a9fe::%25eth0]/",
+			want: `Get "http://[2002:a9fe:a9fe::%25eth0]/": dial tcp [2002:a9fe:a9fe::%eth0]:80: destination 2002:a9fe:a9fe::%eth0 is 6to4 embedding 169.254.169.254, which is link-local and refused by the observer's network guard`,
+		},
+		{
+			name: "zoned IPv4-compatible address of the metadata service",
+			url:  "http://[::a9fe:a9fe%25x]/",
+			want: `Get "http://[::a9fe:a9fe%25x]/": dial tcp [::a9fe:a9fe%x]:80: destination ::a9fe:a9fe%x is IPv4-compatible embedding 169.254.169.254, which is link-local and refused by the observer's network guard`,
+		},
+		{
+			name: "zoned NAT64 address of loopback without AllowLoopback",
+			url:  "http://[64:ff9b::7f00:1%25x]:" + port + "/",
+			opts: func(o *Options) { o.AllowLoopback = false },
+			want: `Get "http://[64:ff9b::7f00:1%25x]:` + port + `/": dial tcp [64:ff9b::7f00:1%x]:` + port + `: destination 64:ff9b::7f00:1%x is NAT64 embedding 127.0.0.1, which is loopback and refused by the observer's network guard (routing.observer.allowLoopback is off)`,
+		},
+		{
+			name:   "name resolving to a zoned unspecified address",
+			url:    "http://any.evil.test:" + port + "/",
+			lookup: []netip.Addr{netip.MustParseAddr("::%eth0")},
+			want:   `Get "http://any.evil.test:` + port + `/": dial tcp [::%eth0]:` + port + `: destination ::%eth0 is unspecified and refused by the observer's network guard`,
 		},
 		{
 			name: "private network",
 			url:  "http://10.1.2.3:8080/v1/models",
-			want: `Get "http://10.1.2.3:8080/v1/models": dial tcp 10.1.2.3:8080: destination 10.1.2.3 is in a private network and refused by the observer's network guard (AllowPrivateNetworks is off)`,
+			want: `Get "http://10.1.2.3:8080/v1/models": dial tcp 10.1.2.3:8080: destination 10.1.2.3 is in a private network and refused by the observer's network guard (routing.observer.allowPrivateNetworks is off)`,
 		},
 		{
 			name: "multicast",
@@ -229,7 +276,7 @@ func TestGuardRefusesAtDial(t *testing.T) {
 			if res.Err.Error() != tc.want {
 				t.Fatalf("error\n got %s\nwant %s", res.Err, tc.want)
 			}
-			var refused *refusedError
+			var refused *RefusedError
 			if !errors.As(res.Err, &refused) {
 				t.Fatalf("error %v does not carry the guard's refusal", res.Err)
 			}

@@ -23,7 +23,7 @@ func TestHosts(t *testing.T) {
 
 	guarded := newObserver(t, func(o *Options) { o.Hosts, o.AllowLoopback = hosts, false })
 	want(t, guarded.Do(t.Context(), Request{URL: url, Timeout: shortTimeout}), OutcomeTransportError, 0,
-		"destination 127.0.0.1 is loopback and refused by the observer's network guard (AllowLoopback is off)")
+		"destination 127.0.0.1 is loopback and refused by the observer's network guard (routing.observer.allowLoopback is off)")
 
 	// A name that is not in the map goes to the system's resolver, as before.
 	res := o.Do(t.Context(), Request{URL: "http://localhost:" + port + "/", Timeout: shortTimeout})

@@ -22,7 +22,7 @@ func NotSent(err error) (reason string, ok bool) {
 	if errors.As(err, &notSent) {
 		return notSent.Reason, true
 	}
-	var refused *refusedError
+	var refused *RefusedError
 	if errors.As(err, &refused) {
 		return refused.Error(), true
 	}

@@ -37,7 +37,7 @@ func TestNotSent(t *testing.T) {
 		{name: "no timeout", url: "http://probe:s3cret@" + host + "/", loopback: true,
 			want: "request timeout must be positive, got 0s"},
 		{name: "guard refuses the only address", url: "http://probe:s3cret@" + host + "/", timeout: longTimeout,
-			want: "destination 127.0.0.1 is loopback and refused by the observer's network guard (AllowLoopback is off)"},
+			want: "destination 127.0.0.1 is loopback and refused by the observer's network guard (routing.observer.allowLoopback is off)"},
 		{name: "link-local, always refused", url: "http://probe:s3cret@169.254.169.254/", timeout: longTimeout, loopback: true,
 			want: "destination 169.254.169.254 is link-local and refused by the observer's network guard"},
 		{name: "refused address, then one that does not answer", url: "http://mixed.example.test:" + closedPort + "/", timeout: longTimeout,

@@ -53,7 +53,7 @@ type Options struct {
 type Observer struct {
 	slots     *slots
 	maxBody   int64
-	guard     guard
+	guard     Guard
 	metrics   *Metrics
 	dialer    *net.Dialer
 	transport *http.Transport
@@ -75,9 +75,12 @@ func New(opts Options) (*Observer, error) {
 	}
 
 	o := &Observer{
-		slots:    newSlots(opts.MaxConcurrentRequests),
-		maxBody:  opts.MaxResponseBytes,
-		guard:    guard{allowLoopback: opts.AllowLoopback, allowPrivate: opts.AllowPrivateNetworks},
+		slots:   newSlots(opts.MaxConcurrentRequests),
+		maxBody: opts.MaxResponseBytes,
+		guard: Guard{
+			Loopback: Allowance{Allowed: opts.AllowLoopback, Setting: LoopbackSetting},
+			Private:  Allowance{Allowed: opts.AllowPrivateNetworks, Setting: PrivateSetting},
+		},
 		metrics:  opts.Metrics,
 		dialer:   &net.Dialer{KeepAlive: 30 * time.Second},
 		lookupIP: lookupIP,
@@ -137,4 +140,29 @@ func New(opts Options) (*Observer, error) {
 // and the Observer stays usable.
 func (o *Observer) Close() {
 	o.transport.CloseIdleConnections()
+}
+
+// Guard is the network guard the observer dials with, for others that must refuse what
+// the probes refuse (the publisher). A nil Observer has DefaultGuard.
+func (o *Observer) Guard() Guard {
+	if o == nil {
+		return DefaultGuard()
+	}
+	return o.guard
+}
+
+// DefaultGuard is the guard of an installation that opens nothing: loopback and private
+// networks refused, each refusal naming the setting that would open it.
+func DefaultGuard() Guard {
+	return Guard{Loopback: Allowance{Setting: LoopbackSetting}, Private: Allowance{Setting: PrivateSetting}}
+}
+
+// LookupHost resolves host as the dialer does, Options.Hosts included, for others that
+// must judge the same addresses the probes would reach (the publisher). A nil Observer
+// asks the system's resolver.
+func (o *Observer) LookupHost(ctx context.Context, host string) ([]netip.Addr, error) {
+	if o == nil {
+		return lookupIP(ctx, host)
+	}
+	return o.lookupIP(ctx, host)
 }

@@ -73,3 +73,17 @@ func capMessage(msg string) string {
 	}
 	return msg[:cut]
 }
+
+// Refusal says whether a home's probe record is a refusal of the operator's own (a probe
+// Classify recorded as not sent: the observer's network guard refused every address, or
+// the URL or scheme is unusable), and returns the record's message, which gives the
+// cause and names the setting to change. Such a home takes no traffic: the operator
+// cannot vouch for it, and the probe target is one it has decided is not to be reached.
+// The record is the operator's own, restored from the map after a restart, so the
+// refusal outlives one too.
+func Refusal(record *v1beta1.TrafficMapProbe) (string, bool) {
+	if record == nil || record.Result != v1beta1.ProbeUnknown || !strings.HasPrefix(record.Message, NotSentPrefix) {
+		return "", false
+	}
+	return record.Message, true
+}

@@ -84,3 +84,24 @@ func TestClassifyCapsMessage(t *testing.T) {
 		})
 	}
 }
+
+func TestRefusal(t *testing.T) {
+	notSent := NotSentPrefix + "destination 10.0.0.7 is in a private network and refused by the observer's network guard (routing.observer.allowPrivateNetworks is off)"
+	cases := []struct {
+		record *v1beta1.TrafficMapProbe
+		want   bool
+	}{
+		{nil, false},
+		{&v1beta1.TrafficMapProbe{Result: v1beta1.ProbeUnknown, Message: notSent}, true},
+		{&v1beta1.TrafficMapProbe{Result: v1beta1.ProbeUnknown, Message: "HTTP 301 (not in accept or gate list)"}, false},
+		{&v1beta1.TrafficMapProbe{Result: v1beta1.ProbeUnknown, Message: "HTTP 101 (not in accept or gate list)"}, false},
+		{&v1beta1.TrafficMapProbe{Result: v1beta1.ProbeFailing, Message: notSent}, false},
+		{&v1beta1.TrafficMapProbe{Result: v1beta1.ProbePassing, Message: "HTTP 200"}, false},
+	}
+	for _, tc := range cases {
+		reason, ok := Refusal(tc.record)
+		if ok != tc.want || (ok && reason != tc.record.Message) {
+			t.Errorf("Refusal(%+v) = %q, %v; want %v", tc.record, reason, ok, tc.want)
+		}
+	}
+}

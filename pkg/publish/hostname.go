@@ -7,7 +7,10 @@ import (
 	"strings"
 	"text/template"
 
+	"golang.org/x/net/publicsuffix"
 	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/ome-routing/operator/pkg/observer"
 )
 
 // hostTemplateData is all a globalHostTemplate can read.
@@ -43,7 +46,11 @@ func GlobalHostname(namespace, name string, annotations map[string]string, tmpl 
 }
 
 // checkHostname checks a hostname the way a Gateway API Hostname is: a lowercase DNS-1123
-// subdomain, not an IP address; the route's own hostname may start with "*.".
+// subdomain, not an IP address; the route's own hostname may start with "*.". Beyond the
+// Gateway API's rule, it refuses the forms that resolvers read as an IPv4 address
+// (01.2.3.4, 127.1: see observer.CheckHostForm), which the DNS-1123 rule lets through,
+// and a wildcard that covers a whole public suffix (*.com, *.co.uk), which would claim
+// every name under it on the gateway.
 func checkHostname(host string, allowWildcard bool) error {
 	if _, err := netip.ParseAddr(host); err == nil {
 		return fmt.Errorf("hostname %q must not be an IP address", host)
@@ -54,6 +61,14 @@ func checkHostname(host string, allowWildcard bool) error {
 	}
 	if errs := dns1123Subdomain(check); errs != "" {
 		return fmt.Errorf("hostname %q is invalid: %s", host, errs)
+	}
+	if err := observer.CheckHostForm(check); err != nil {
+		return fmt.Errorf("hostname %q is invalid: %w", host, err)
+	}
+	if check != host {
+		if suffix, _ := publicsuffix.PublicSuffix(check); suffix == check {
+			return fmt.Errorf("hostname %q is invalid: a wildcard must not cover the public suffix %q", host, check)
+		}
 	}
 	return nil
 }

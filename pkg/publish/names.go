@@ -69,8 +69,13 @@ func RouteName(namespace, name, routeNamespace string) string {
 // 54 and gets "-" and 8 hex of its own hash, and a name that does not start with a
 // lowercase letter gets an "a" in front. (OME's truncation scheme is not documented; this
 // one keeps names unique and readable.)
+//
+// The "a" alone would make 1abc and a1abc both a1abc-global, so a name that already looks
+// prefixed, a run of a's and then a digit, gets one more: 1abc -> a1abc, a1abc -> aa1abc,
+// aa1abc -> aaa1abc. Stripping one leading "a" from a name that has a run of a's and a digit
+// gives back the original, so no two names meet.
 func boundName(name string) string {
-	if name != "" && (name[0] < 'a' || name[0] > 'z') {
+	if needsLetter(name) {
 		name = "a" + name
 	}
 	if len(name) <= maxNameLength {
@@ -87,4 +92,17 @@ func boundName(name string) string {
 func BackendName(namespace, name, cluster string) string {
 	sum := sha256.Sum256([]byte(strings.Join([]string{backendHashDomain, namespace, name, cluster}, "\x00")))
 	return "tmb-" + hex.EncodeToString(sum[:])[:52]
+}
+
+// needsLetter says whether boundName puts an "a" in front of name: it does not start with
+// a lowercase letter, or it starts with a's followed by a digit, as a prefixed name does.
+func needsLetter(name string) bool {
+	if name == "" {
+		return false
+	}
+	if name[0] < 'a' || name[0] > 'z' {
+		return true
+	}
+	rest := strings.TrimLeft(name, "a")
+	return rest != "" && rest[0] >= '0' && rest[0] <= '9'
 }

@@ -3,6 +3,8 @@ package trafficmap
 import (
 	"cmp"
 	"slices"
+	"strings"
+	"unicode/utf8"
 
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -28,6 +30,11 @@ type Home struct {
 	// Ceiling is the capacity poll's verdict, nil when the service is not polled. Build
 	// lowers Allocated to it, never raises it, and records it in the entry.
 	Ceiling *capacity.Ceiling
+	// Refused says why the operator itself sends the home no traffic (its endpoint is
+	// outside the cluster's allowedEndpointDomains, or the operator will not send its
+	// probe); empty when it does not. A refused home gets weight 0, which no
+	// allFailedPolicy lifts.
+	Refused string
 }
 
 // Input is everything the routing table of one service is computed from.
@@ -89,7 +96,8 @@ func Build(in Input) Result {
 			Weight:   weights[i],
 			// Health reports what the home is, not what the all-failed policy makes of it,
 			// so a preserved home still shows its gate.
-			Healthy: h.Ready > 0 && !gated(h),
+			Healthy: h.Ready > 0 && !gated(h) && h.Refused == "",
+			Refused: capRefusal(h.Refused),
 			Capacity: omev1beta1.TrafficMapCapacity{
 				Allocated:      h.Allocated,
 				Ready:          max(h.Ready, 0),
@@ -123,13 +131,38 @@ func gated(h Home) bool {
 	return h.Probe != nil && h.Probe.Gated
 }
 
-// allGated reports whether the all-failed policy applies: there is at least one home and
-// the probe gates every one of them.
+// allGated reports whether the all-failed policy applies: there is at least one home the
+// operator does not refuse, and the probe gates every one of them. A refused home is left
+// out of the question: the policy weighs gated homes, and a refusal is not the probe's.
 func allGated(homes []Home) bool {
+	open := 0
 	for _, h := range homes {
+		if h.Refused != "" {
+			continue
+		}
 		if !gated(h) {
 			return false
 		}
+		open++
 	}
-	return len(homes) > 0
+	return open > 0
+}
+
+// MaxRefusedBytes is the longest refusal an entry carries: the CRD's maxLength for
+// refused. The CRD counts characters, so a byte cap is always within it.
+const MaxRefusedBytes = 1024
+
+// capRefusal cuts a refusal to MaxRefusedBytes on a character boundary: a long
+// allowedEndpointDomains list, quoted in full, could pass the limit and make every write
+// of the map fail.
+func capRefusal(reason string) string {
+	reason = strings.ToValidUTF8(reason, "\uFFFD")
+	if len(reason) <= MaxRefusedBytes {
+		return reason
+	}
+	cut := MaxRefusedBytes
+	for cut > 0 && !utf8.RuneStart(reason[cut]) {
+		cut--
+	}
+	return reason[:cut]
 }

@@ -67,3 +67,9 @@ func healthyOf(entries []omev1beta1.TrafficMapEntry) []bool {
 	}
 	return out
 }
+
+// refused marks the home as refused by the operator, for reason.
+func (w *homeWrapper) refused(reason string) *homeWrapper {
+	w.Refused = reason
+	return w
+}

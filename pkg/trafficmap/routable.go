@@ -2,6 +2,7 @@ package trafficmap
 
 import (
 	"fmt"
+	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -23,8 +24,9 @@ func routableCondition(candidates int, policy omev1beta1.AllFailedPolicy, entrie
 			fmt.Sprintf("%d placed cluster(s) report no endpoint", candidates)}
 	}
 
-	homes := len(entries)
-	var positive, ready, servable, gatedHomes int
+	// A home the operator refuses is not the probe's to judge: the all-failed question is
+	// asked of the others (open), and the refusals are named in every message.
+	var positive, ready, servable, gatedHomes, open, refusedServable int
 	for _, e := range entries {
 		if e.Weight > 0 {
 			positive++
@@ -32,16 +34,25 @@ func routableCondition(candidates int, policy omev1beta1.AllFailedPolicy, entrie
 		if e.Capacity.Ready > 0 {
 			ready++
 		}
-		if e.Capacity.Ready > 0 && e.Capacity.Allocated > 0 {
+		canServe := e.Capacity.Ready > 0 && e.Capacity.Allocated > 0
+		if e.Refused != "" {
+			if canServe {
+				refusedServable++
+			}
+			continue
+		}
+		open++
+		if canServe {
 			servable++
 		}
 		if e.Probe != nil && e.Probe.Gated {
 			gatedHomes++
 		}
 	}
+	refusals := refusedNote(entries)
 
 	note := ""
-	if gatedHomes == homes {
+	if open > 0 && gatedHomes == open {
 		// The gates explain the empty (or preserved) table only when lifting them would
 		// restore traffic, that is when some home could serve. Otherwise the capacity
 		// reason is the true cause, under either policy, and alerts keyed on the reason
@@ -50,28 +61,60 @@ func routableCondition(candidates int, policy omev1beta1.AllFailedPolicy, entrie
 		switch {
 		case servable > 0 && !preserve:
 			return Condition{metav1.ConditionFalse, omev1beta1.ReasonAllHomesProbeFailed,
-				fmt.Sprintf("%d home(s) have conclusive probe failures; all route weights are zero", homes)}
+				fmt.Sprintf("%d home(s) have conclusive probe failures; all route weights are zero", open) + refusals}
 		case servable > 0 && positive > 0:
 			return Condition{metav1.ConditionTrue, omev1beta1.ReasonAllHomesProbeFailed,
-				fmt.Sprintf("%d home(s) have conclusive probe failures; preserving traffic among homes with ready capacity", homes)}
+				fmt.Sprintf("%d home(s) have conclusive probe failures; preserving traffic among homes with ready capacity", open) + refusals}
 		case preserve:
-			note = fmt.Sprintf(" (all %d home(s) also fail the probe; PreserveTraffic ignores the gates)", homes)
+			note = fmt.Sprintf(" (all %d home(s) also fail the probe; PreserveTraffic ignores the gates)", open)
 		default:
-			note = fmt.Sprintf(" (all %d home(s) also fail the probe)", homes)
+			note = fmt.Sprintf(" (all %d home(s) also fail the probe)", open)
 		}
 	}
 
 	switch {
 	case positive > 0:
 		return Condition{metav1.ConditionTrue, omev1beta1.ReasonRoutable,
-			fmt.Sprintf("%d of %d home(s) take traffic", positive, homes)}
+			fmt.Sprintf("%d of %d home(s) take traffic", positive, len(entries)) + refusals}
+	case refusedServable > 0:
+		// A home that could serve is held back by the operator's own refusal: that, not
+		// capacity, is what keeps the table empty, and what the alert must name.
+		return Condition{metav1.ConditionFalse, omev1beta1.ReasonEndpointRefused,
+			fmt.Sprintf("no home takes traffic%s", note) + refusals}
 	case ready == 0:
 		return Condition{metav1.ConditionFalse, omev1beta1.ReasonAllHomesUnready,
-			fmt.Sprintf("none of %d home(s) has a ready replica", homes) + note}
+			fmt.Sprintf("none of %d home(s) has a ready replica", len(entries)) + note + refusals}
 	default:
 		return Condition{metav1.ConditionFalse, omev1beta1.ReasonNoRoutableCapacity,
-			"no home open to traffic has both allocated and ready replicas" + note}
+			"no home open to traffic has both allocated and ready replicas" + note + refusals}
 	}
+}
+
+// maxRefusalsNamed is how many refused homes a Routable message names one by one.
+const maxRefusalsNamed = 3
+
+// refusedNote names the homes the operator refuses and why, to end a Routable message
+// with; "" when there are none. The reasons name the setting to change.
+func refusedNote(entries []omev1beta1.TrafficMapEntry) string {
+	var named []string
+	n := 0
+	for _, e := range entries {
+		if e.Refused == "" {
+			continue
+		}
+		n++
+		if len(named) < maxRefusalsNamed {
+			named = append(named, e.Cluster+": "+e.Refused)
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	more := ""
+	if n > len(named) {
+		more = fmt.Sprintf("; and %d more", n-len(named))
+	}
+	return fmt.Sprintf("; %d home(s) refused by the operator, with weight 0: %s%s", n, strings.Join(named, "; "), more)
 }
 
 // AfterDrains decides Routable again once manual drains have held some entries at 0.
@@ -97,7 +140,7 @@ func AfterDrains(before Condition, entries []omev1beta1.TrafficMapEntry) Conditi
 			fmt.Sprintf("manual traffic-drain overrides set all %d route arm(s) to zero", len(entries))}
 	case before.Reason == omev1beta1.ReasonRoutable:
 		return Condition{metav1.ConditionTrue, omev1beta1.ReasonRoutable,
-			fmt.Sprintf("%d of %d home(s) take traffic", positive, len(entries))}
+			fmt.Sprintf("%d of %d home(s) take traffic", positive, len(entries)) + refusedNote(entries)}
 	default:
 		return before
 	}

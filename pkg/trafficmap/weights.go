@@ -31,12 +31,13 @@ func pow10(n int64) *big.Int {
 
 // servableCapacity returns each home's servable capacity, min(allocated, ready) times its
 // factor, in factor units. A gated home has none unless ignoreGates, which the caller sets
-// only when every home is gated and the policy is PreserveTraffic.
+// only when every home is gated and the policy is PreserveTraffic; a refused home has none
+// at all.
 func servableCapacity(homes []Home, factors map[string]resource.Quantity, ignoreGates bool) []*big.Int {
 	out := make([]*big.Int, len(homes))
 	for i, h := range homes {
 		out[i] = new(big.Int)
-		if gated(h) && !ignoreGates {
+		if h.Refused != "" || (gated(h) && !ignoreGates) {
 			continue
 		}
 		replicas := max(min(h.Allocated, h.Ready), 0)

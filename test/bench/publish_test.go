@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"net/netip"
 	"os"
 	"slices"
 	"testing"
@@ -23,6 +24,7 @@ import (
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/controllers"
 	opconfig "github.com/ome-routing/operator/pkg/config"
+	"github.com/ome-routing/operator/pkg/observer"
 	"github.com/ome-routing/operator/pkg/publish"
 	"github.com/ome-routing/operator/test/framework"
 )
@@ -81,9 +83,15 @@ func TestPublishLatency(t *testing.T) {
 		Controller:             config.Controller{SkipNameValidation: ptr.To(true)},
 	})
 	must(t, err)
+	// The observer is the publish guard's resolver and guard: the map's names are the
+	// observer's, on loopback, which it may reach.
+	obs, err := observer.New(observer.Options{MaxConcurrentRequests: 1, MaxResponseBytes: 1, AllowLoopback: true,
+		Hosts: map[string]netip.Addr{"worker-a.example.test": netip.MustParseAddr("127.0.0.1"), "worker-b.example.test": netip.MustParseAddr("127.0.0.1")}})
+	must(t, err)
 	must(t, controllers.SetupPublisher(mgr, controllers.Options{
 		RoutingEnabled: true,
 		Endpoint:       opconfig.Endpoint{GlobalGateway: "gateway-system/global", BackendPort: 80, GlobalHostTemplate: "{{ .Name }}.example.com"},
+		Observer:       obs,
 	}))
 	go func() { _ = mgr.Start(ctx) }()
 

@@ -177,7 +177,7 @@ var _ = Describe("The routing health probe guide, run with kubectl", Ordered, Co
 		It("adds homes, gated homes and the Routable message with -o wide", func(ctx context.Context) {
 			out := mustShell(ctx, "kubectl get trafficmap -n qwen3-0-6b -o wide")
 			Expect(fields(out)[0]).To(Equal([]string{"NAME", "MODE", "PUBLISHED", "ROUTABLE", "OVERRIDE", "REASON", "AGE",
-				"HOMES", "GATED", "MESSAGE"}))
+				"HOMES", "GATED", "REFUSED", "MESSAGE"}))
 			Expect(table(out)).To(ConsistOf(And(
 				HaveKeyWithValue("NAME", "qwen3-0-6b"),
 				HaveKeyWithValue("REASON", "AllHomesProbeFailed"),
@@ -206,7 +206,8 @@ var _ = Describe("The routing health probe guide, run with kubectl", Ordered, Co
 				KubeConfig: omev1beta1.KubeConfigSource{
 					SecretRef: omev1beta1.SecretReference{Name: "worker-a-kubeconfig", Namespace: docNamespace},
 				},
-			}},
+			},
+				AllowedEndpointDomains: []omev1beta1.EndpointDomain{"worker-a.example.com", "ingress.internal"}},
 		}
 		Expect(k8s.Create(ctx, wc)).To(Succeed())
 		wc.Status.Conditions = []metav1.Condition{{
@@ -230,12 +231,13 @@ var _ = Describe("The routing health probe guide, run with kubectl", Ordered, Co
 		wc.Status.Conditions[0].Message = "kubeconfig server must use https"
 		Expect(k8s.Status().Update(ctx, wc)).To(Succeed())
 		out = mustShell(ctx, "kubectl get workloadclusters -o wide")
-		Expect(fields(out)[0]).To(Equal([]string{"NAME", "READY", "REASON", "AGE", "SECRET", "MESSAGE"}))
+		Expect(fields(out)[0]).To(Equal([]string{"NAME", "READY", "REASON", "AGE", "SECRET", "DOMAINS", "MESSAGE"}))
 		Expect(table(out)).To(ContainElement(And(
 			HaveKeyWithValue("NAME", "kubectl-worker-a"),
 			HaveKeyWithValue("READY", "False"),
 			HaveKeyWithValue("REASON", "BadKubeConfig"),
 			HaveKeyWithValue("SECRET", "worker-a-kubeconfig"),
+			HaveKeyWithValue("DOMAINS", `["worker-a.example.com","ingress.internal"]`),
 			HaveKeyWithValue("MESSAGE", "kubeconfig server must use https"),
 		)))
 	})

@@ -20,6 +20,7 @@ import (
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/controllers"
+	"github.com/ome-routing/operator/pkg/observer"
 	"github.com/ome-routing/operator/pkg/publish"
 	"github.com/ome-routing/operator/test/framework"
 )
@@ -126,7 +127,10 @@ func startPublisherOnly(ctx context.Context) func() {
 		Controller:             ctrlconfig.Controller{SkipNameValidation: ptr.To(true)},
 	})
 	Expect(err).NotTo(HaveOccurred())
-	Expect(controllers.SetupPublisher(mgr, controllers.Options{RoutingEnabled: true, Endpoint: guideEndpoint()})).To(Succeed())
+	// The observer is the publish guard's resolver and guard: the suite's names, loopback open.
+	obs, err := observer.New(observer.Options{MaxConcurrentRequests: 1, MaxResponseBytes: 1, AllowLoopback: true, Hosts: hosts})
+	Expect(err).NotTo(HaveOccurred())
+	Expect(controllers.SetupPublisher(mgr, controllers.Options{RoutingEnabled: true, Endpoint: guideEndpoint(), Observer: obs})).To(Succeed())
 	mctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {

@@ -56,6 +56,11 @@ var (
 var hosts = map[string]netip.Addr{
 	"worker-a.example.test": netip.MustParseAddr("127.0.0.1"),
 	"worker-b.example.test": netip.MustParseAddr("127.0.0.1"),
+	// Names a hostile member may report, for services without a probe: the map gives
+	// them weight, and only the publisher's guard keeps them out of the route (see
+	// guard_test.go). Nothing is ever sent to these addresses.
+	"metadata.example.test": netip.MustParseAddr("169.254.169.254"),
+	"private.example.test":  netip.MustParseAddr("10.0.0.7"),
 }
 
 func TestPublisher(t *testing.T) {

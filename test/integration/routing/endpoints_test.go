@@ -26,9 +26,16 @@ var _ = Describe("A copy's status.url", func() {
 			badURL := bad(s.endpoints["worker-b"].URL())
 			placeCopy(ctx, "worker-b", s.key, badURL, 1, 1)
 
+			// worker-b stays in the map without its endpoint, at weight 0, saying why.
 			Eventually(s.table).WithTimeout(timeout).WithPolling(interval).Should(Equal([]string{
 				"worker-a 1 true Passing HTTP 200",
+				"worker-b 0 false  ",
 			}))
+			refusal := "the status.url of its copy is refused because " + reason + "; fix the copy's status.url"
+			Expect(s.entry(Default, "worker-b").Refused).To(Equal(refusal))
+			Expect(s.entry(Default, "worker-b").Endpoint).To(BeEmpty())
+			Eventually(func(g Gomega) string { return s.routable(g).Message }, timeout, interval).Should(
+				Equal("1 of 2 home(s) take traffic; 1 home(s) refused by the operator, with weight 0: worker-b: " + refusal))
 			Eventually(func(g Gomega) []string { return s.events(g, controllers.EventEndpointRefused) }, timeout, interval).Should(
 				ContainElement("Cluster worker-b left out: the status.url of its copy is refused because " + reason +
 					"; it is neither probed nor routed to"))
@@ -37,6 +44,7 @@ var _ = Describe("A copy's status.url", func() {
 			s.set("worker-a", framework.Unavailable)
 			Eventually(s.table).WithTimeout(timeout).WithPolling(interval).Should(Equal([]string{
 				"worker-a 1 false Failing HTTP 503",
+				"worker-b 0 false  ",
 			}))
 
 			isvc := &omev1beta1.InferenceService{}
@@ -45,7 +53,7 @@ var _ = Describe("A copy's status.url", func() {
 			for _, e := range s.trafficMap(Default).Spec.Entries {
 				Expect(e.Endpoint).NotTo(ContainSubstring(secret))
 			}
-			for _, msg := range s.events(Default, controllers.EventEndpointRefused) {
+			for _, msg := range append(s.events(Default, controllers.EventEndpointRefused), s.events(Default, controllers.EventHomeRefused)...) {
 				Expect(msg).NotTo(ContainSubstring(secret))
 				Expect(msg).NotTo(ContainSubstring("127.0.0.1"))
 			}

@@ -49,7 +49,16 @@ const maxReasonBytes = 256
 // credentialLike matches text that looks like a secret: an API key of the "sk-" kind, a JWT,
 // a bearer token or a PEM block. Names, IDs and reasons end up in annotations, events and
 // logs that many people read, so a pasted secret is refused rather than spread.
-var credentialLike = regexp.MustCompile(`(?i)(\bsk-[a-z0-9_-]{8,})|(\beyJ[a-z0-9_-]+\.[a-z0-9_-]+\.)|(\bbearer\s+\S{8,})|(-----BEGIN )`)
+//
+// A key or a scheme starts after anything but a letter or digit ("token_sk-…" too, where a
+// word boundary would miss it, but not "task-…"). A JWT is caught wherever it starts, by
+// its header: base64url of `{"`, which is "eyJ" in that case. After "bearer" any run of
+// non-alphanumerics separates the token (a no-break space, a colon, an equals sign).
+var credentialLike = regexp.MustCompile(`(?i)` +
+	`(?:^|[^a-z0-9])sk-[a-z0-9_-]{8,}` +
+	`|(?-i:eyJ)[a-z0-9_-]{5,}\.[a-z0-9_-]+\.` +
+	`|(?:^|[^a-z0-9])bearer[^a-z0-9]*[a-z0-9._~+/=-]{8,}` +
+	`|-----BEGIN `)
 
 func validName(s string) bool {
 	return len(validation.IsDNS1123Subdomain(s)) == 0 && !credentialLike.MatchString(s)

@@ -31,6 +31,19 @@ func TestValidReason(t *testing.T) {
 		{"key sk-abcdefghijklmnop", false},
 		{"token eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.sig", false},
 		{"Bearer abcdefghijkl", false},
+		// Other separators and prefixes a pasted credential comes with.
+		{"Bearer\u00a0abcdefghijkl", false},
+		{"bearer:abcdefghijkl", false},
+		{"authorization=Bearer=abcdefghijkl", false},
+		{"token_sk-abcdefghijklmnop", false},
+		{"jwt:eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.sig", false},
+		{"xeyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.sig", false},
+		{"token_eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.sig", false},
+		// Words that only contain the markers are fine.
+		{"task-maintenance window", true},
+		{"torchbearer abcdefghijkl", true},
+		{"bearer of bad news", true},
+		{"monkeyjump.a.b. rollout", true},
 	}
 	for _, tt := range tests {
 		if got := validReason(tt.reason); got != tt.want {
