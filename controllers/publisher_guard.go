@@ -25,7 +25,7 @@ import (
 // reason changes.
 const EventBackendRefused = "BackendRefused"
 
-// publishLookupTimeout bounds each lookup of a backend host: the publisher has one worker,
+// publishLookupTimeout bounds each lookup of a backend host: the publisher has few workers,
 // and a resolver that hangs must not stop every publication.
 const publishLookupTimeout = 2 * time.Second
 

@@ -24,7 +24,7 @@ const testDigest = "sha256:22222222222222222222222222222222222222222222222222222
 // drained and worker-b gated: entries, probe records and conditions as the operator writes
 // them.
 func writeMap(ctx context.Context, isvc *omev1beta1.InferenceService) {
-	probed := metav1.NewTime(time.Now().Add(-30 * time.Second).Truncate(time.Second))
+	probed := metav1.NewTime(time.Now().Add(-30 * time.Minute).Truncate(time.Second))
 	tm := &omev1beta1.TrafficMap{
 		ObjectMeta: metav1.ObjectMeta{Name: isvc.Name, Namespace: isvc.Namespace},
 		Spec: omev1beta1.TrafficMapSpec{Service: isvc.Name, Mode: omev1beta1.PlacementModeAll, ObservedISVCGeneration: isvc.Generation,
@@ -75,7 +75,7 @@ Endpoint origin      https://chat.worker-a.example.com
 Final weight         0; healthy=true
 Recorded probe       Passing: HTTP 200
 Probe gate           False (Reported); failures=0
-Last probed          30s ago
+Last probed          30m ago
 Route evidence       drains=1; gate=False; fallback=NotRecorded
 Drain refs           maintenance-a
 Probe policy         sha256:2222222222222222222222222222222222222222222222...
@@ -84,7 +84,7 @@ Endpoint origin      https://chat.worker-b.example.com
 Final weight         0; healthy=false
 Recorded probe       Failing: HTTP 503
 Probe gate           True (Reported); failures=3
-Last probed          30s ago
+Last probed          30m ago
 Route evidence       drains=0; gate=True; fallback=NotRecorded
 Drain refs           Validated
 Probe policy         sha256:2222222222222222222222222222222222222222222222...
