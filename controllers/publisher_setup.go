@@ -3,6 +3,7 @@ package controllers
 import (
 	"context"
 	"fmt"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -10,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -18,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -35,19 +38,58 @@ const routeHostnameIndex = "spec.hostnames"
 // for. The caches of backend Services and Envoy Gateway Backends hold only these.
 var publishedSelector = labels.SelectorFromSet(labels.Set{publish.LabelManagedBy: publish.ManagedByValue})
 
-// SetupPublisher registers the publisher alone (Setup calls it with the rest) when the control plane serves Gateway API
-// HTTPRoutes. Without them there is nothing to publish into, and a watch on them would
-// keep the manager from starting, so the maps are simply not published.
+// gatewayAPIRecheck is how often a manager that started before the Gateway API CRDs were
+// installed looks for them again.
+const gatewayAPIRecheck = 10 * time.Second
+
+// SetupPublisher registers the publisher alone (Setup calls it with the rest). Without
+// Gateway API HTTPRoutes on the control plane there is nothing to publish into, and a watch
+// on them would keep the manager from starting: the manager then looks for them every
+// gatewayAPIRecheck (opts.GatewayAPIRecheck in tests) and sets the publisher up once they
+// are served, without a restart.
 func SetupPublisher(mgr ctrl.Manager, opts Options) error {
-	log := ctrl.Log.WithName("setup")
+	served, err := httpRoutesServed(mgr)
+	switch {
+	case err != nil:
+		return err
+	case served:
+		return setupPublisher(mgr, opts)
+	}
+	every := opts.GatewayAPIRecheck
+	if every <= 0 {
+		every = gatewayAPIRecheck
+	}
+	ctrl.Log.WithName("setup").Info("Gateway API HTTPRoutes are not served here; TrafficMaps are published once they are",
+		"checkEvery", every.String())
+	return mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
+		return wait.PollUntilContextCancel(ctx, every, false, func(context.Context) (bool, error) {
+			served, err := httpRoutesServed(mgr)
+			if err != nil || !served {
+				// A failed lookup is tried again at the next check: the manager runs on
+				// without publishing meanwhile, as it did before it started looking.
+				return false, nil
+			}
+			ctrl.Log.WithName("setup").Info("Gateway API HTTPRoutes are served now")
+			return true, setupPublisher(mgr, opts)
+		})
+	}))
+}
+
+// httpRoutesServed says whether the control plane serves Gateway API HTTPRoutes.
+func httpRoutesServed(mgr ctrl.Manager) (bool, error) {
 	route := schema.GroupKind{Group: gatewayv1.GroupName, Kind: "HTTPRoute"}
 	if _, err := mgr.GetRESTMapper().RESTMapping(route, gatewayv1.GroupVersion.Version); err != nil {
 		if meta.IsNoMatchError(err) {
-			log.Info("Gateway API HTTPRoutes are not served here; TrafficMaps are not published")
-			return nil
+			return false, nil
 		}
-		return fmt.Errorf("look up Gateway API HTTPRoutes: %w", err)
+		return false, fmt.Errorf("look up Gateway API HTTPRoutes: %w", err)
 	}
+	return true, nil
+}
+
+// setupPublisher sets the publisher up on a control plane that serves HTTPRoutes.
+func setupPublisher(mgr ctrl.Manager, opts Options) error {
+	log := ctrl.Log.WithName("setup")
 	backends, err := envoyBackendCache(mgr)
 	if err != nil {
 		return err

@@ -50,6 +50,9 @@ type Options struct {
 	// Endpoint and Publisher are the publisher's settings: where it writes each map.
 	Endpoint  config.Endpoint
 	Publisher config.Publisher
+	// GatewayAPIRecheck is how often a manager started without the Gateway API CRDs looks
+	// for them; zero means every 10 seconds.
+	GatewayAPIRecheck time.Duration
 	// FieldManager names the routing writes in managedFields; empty means FieldManager.
 	FieldManager string
 }

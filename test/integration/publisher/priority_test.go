@@ -9,6 +9,7 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -118,7 +119,13 @@ var _ = Describe("A gate among many maps", func() {
 // startPublisherOnly runs a manager with the publisher alone, as the chart's
 // ServiceAccount, its requests recorded; it returns its stop.
 func startPublisherOnly(ctx context.Context) func() {
-	mgr, err := ctrl.NewManager(requests.Wrap(managerConfig), ctrl.Options{
+	return startPublisherOn(ctx, requests.Wrap(managerConfig), controllers.Options{})
+}
+
+// startPublisherOn runs a manager with the publisher alone against the API server of cfg,
+// with opts on top of the guide's endpoint settings; it returns its stop.
+func startPublisherOn(ctx context.Context, cfg *rest.Config, opts controllers.Options) func() {
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                 framework.Scheme,
 		Cache:                  controllers.CacheOptions(framework.SecretNamespace),
 		Logger:                 zap.New(zap.WriteTo(io.MultiWriter(GinkgoWriter)), zap.UseDevMode(true)),
@@ -130,7 +137,8 @@ func startPublisherOnly(ctx context.Context) func() {
 	// The observer is the publish guard's resolver and guard: the suite's names, loopback open.
 	obs, err := observer.New(observer.Options{MaxConcurrentRequests: 1, MaxResponseBytes: 1, AllowLoopback: true, Hosts: hosts})
 	Expect(err).NotTo(HaveOccurred())
-	Expect(controllers.SetupPublisher(mgr, controllers.Options{RoutingEnabled: true, Endpoint: guideEndpoint(), Observer: obs})).To(Succeed())
+	opts.RoutingEnabled, opts.Endpoint, opts.Observer = true, guideEndpoint(), obs
+	Expect(controllers.SetupPublisher(mgr, opts)).To(Succeed())
 	mctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
