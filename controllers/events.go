@@ -19,6 +19,10 @@ const (
 	// EventHomeUngated: a home's gate lifted, after successThreshold passes in a row or
 	// because the probe policy changed or was turned off.
 	EventHomeUngated = "HomeUngated"
+	// EventHomeWouldGate: a Shadow probe would have gated a home; its weight is unchanged.
+	EventHomeWouldGate = "HomeWouldGate"
+	// EventHomeWouldUngate: a Shadow probe would have lifted a home's gate.
+	EventHomeWouldUngate = "HomeWouldUngate"
 	// EventAllHomesProbeFailed: every home is gated and the allFailedPolicy applies.
 	EventAllHomesProbeFailed = "AllHomesProbeFailed"
 	// EventRoutingPolicyRefused: the service's routing settings were refused; its map is

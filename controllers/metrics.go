@@ -27,6 +27,11 @@ var (
 		Help: "Homes of a service that the operator itself refuses (network guard, endpoint form, allowedEndpointDomains) and gives weight 0.",
 	}, []string{"namespace", "name"})
 
+	shadowGatedHomes = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "ome_routing_shadow_gated_homes",
+		Help: "Homes of a service whose Shadow probe would gate them now; only while the probe is in Shadow mode.",
+	}, []string{"namespace", "name"})
+
 	capacityFallbackHomes = prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "ome_trafficmap_capacity_fallback_homes",
 		Help: "Number of homes currently using control-plane allocation because configured endpoint capacity did not produce a usable ceiling.",
@@ -52,7 +57,7 @@ var (
 
 // RegisterMetrics registers the routing metrics with reg.
 func RegisterMetrics(reg prometheus.Registerer) error {
-	for _, c := range []prometheus.Collector{probeResults, gatedHomes, refusedHomes, probeLateness, transitionWait, capacityFallbackHomes, workloadClusterReady} {
+	for _, c := range []prometheus.Collector{probeResults, gatedHomes, shadowGatedHomes, refusedHomes, probeLateness, transitionWait, capacityFallbackHomes, workloadClusterReady} {
 		if err := reg.Register(c); err != nil {
 			return err
 		}
@@ -103,10 +108,21 @@ func setGatedHomes(key types.NamespacedName, n int) {
 	gatedHomes.WithLabelValues(key.Namespace, key.Name).Set(float64(n))
 }
 
+// setShadowGatedHomes records the homes a Shadow probe would gate; a service whose probe is
+// not in Shadow mode has no series.
+func setShadowGatedHomes(key types.NamespacedName, shadow bool, n int) {
+	if !shadow {
+		shadowGatedHomes.DeleteLabelValues(key.Namespace, key.Name)
+		return
+	}
+	shadowGatedHomes.WithLabelValues(key.Namespace, key.Name).Set(float64(n))
+}
+
 func forgetProbeMetrics(key types.NamespacedName) {
 	labels := prometheus.Labels{"namespace": key.Namespace, "name": key.Name}
 	probeResults.DeletePartialMatch(labels)
 	gatedHomes.DeletePartialMatch(labels)
+	shadowGatedHomes.DeletePartialMatch(labels)
 }
 
 // setRefusedHomes records how many of a map's homes the operator refuses. The series goes

@@ -182,6 +182,9 @@ func (p *Prober) Sync(key types.NamespacedName, uid types.UID, policy probe.Poli
 			homes: map[string]*homeProbe{}}
 		p.maps[key] = mp
 	}
+	// The digest leaves the mode out, so that a switch between Shadow and Enforce keeps the
+	// counts and gates; the states follow the new mode from the next result on.
+	mp.policy.Mode = policy.Mode
 	if !mp.transitionAt.IsZero() {
 		observeTransitionWait(now.Sub(mp.transitionAt))
 		mp.transitionAt = time.Time{}

@@ -138,6 +138,12 @@ func (r *RoutingReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 		// the member; the retry below is in case it came before this reconcile read it.
 		ctrl.LoggerFrom(ctx).V(1).Info("Keeping the entries of unconnected members as last written",
 			"InferenceService", klog.KObj(isvc), "members", in.pending)
+		if policy.Mode == probe.ModePolicy {
+			// The probe's mode may have changed since they were written.
+			for i := range held {
+				held[i].Probe = probe.Recast(held[i].Probe, policy.Policy, policy.Digest)
+			}
+		}
 		homes = append(slices.Clip(homes), held...)
 	}
 	result := trafficmap.Build(trafficmap.Input{
@@ -149,7 +155,7 @@ func (r *RoutingReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 	result = drain.Apply(result, overrides)
 	err = r.writePlacement(ctx, isvc, in.placement)
 	if err == nil {
-		err = r.writeMap(ctx, isvc, current, result, allFailedPolicy(policy), polls.Enabled(),
+		err = r.writeMap(ctx, isvc, current, result, allFailedPolicy(policy), shadow(policy), polls.Enabled(),
 			drain.OverrideActive(overrides, result.Entries))
 	}
 	if err == nil && !nextExpiry.IsZero() {
@@ -244,13 +250,20 @@ func (r *RoutingReconciler) attachProbes(key types.NamespacedName, uid types.UID
 	states := r.Prober.Sync(key, uid, policy.Policy, policy.Digest, targets)
 	for i := range homes {
 		if st, ok := states[homes[i].Cluster]; ok && homes[i].Refused == "" {
-			homes[i].Probe = st.Record()
-			// A probe the operator would not send leaves the home without traffic.
-			if reason, refused := probe.Refusal(homes[i].Probe); refused {
+			homes[i].Probe = st.RecordFor(policy.Policy)
+			// A probe the operator would not send leaves the home without traffic. A Shadow
+			// probe leaves every weight as it would be without a probe, so it only records
+			// the refusal; the publisher still checks every host it puts in the route.
+			if reason, refused := probe.Refusal(homes[i].Probe); refused && !policy.Policy.Shadow() {
 				homes[i].Refused = reason
 			}
 		}
 	}
+}
+
+// shadow reports whether the service's probe is in Shadow mode.
+func shadow(res probe.Resolution) bool {
+	return res.Mode == probe.ModePolicy && res.Policy.Shadow()
 }
 
 func allFailedPolicy(res probe.Resolution) omev1beta1.AllFailedPolicy {

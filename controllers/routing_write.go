@@ -63,7 +63,7 @@ func (r *RoutingReconciler) writePlacement(ctx context.Context, isvc *omev1beta1
 // the status are each written only when they differ, so a steady service costs no writes
 // and a hand edit is put back.
 func (r *RoutingReconciler) writeMap(ctx context.Context, isvc *omev1beta1.InferenceService, current *omev1beta1.TrafficMap,
-	result trafficmap.Result, policy omev1beta1.AllFailedPolicy, polled bool, override trafficmap.Condition) error {
+	result trafficmap.Result, policy omev1beta1.AllFailedPolicy, shadow, polled bool, override trafficmap.Condition) error {
 	spec := omev1beta1.TrafficMapSpec{
 		Service:                isvc.Name,
 		Mode:                   isvc.Spec.Placement.Mode,
@@ -101,6 +101,7 @@ func (r *RoutingReconciler) writeMap(ctx context.Context, isvc *omev1beta1.Infer
 	setGatedHomes(client.ObjectKeyFromObject(isvc), gated)
 	refused := countRefused(result.Entries)
 	setRefusedHomes(client.ObjectKeyFromObject(isvc), refused)
+	setShadowGatedHomes(client.ObjectKeyFromObject(isvc), shadow, countWouldGate(result.Entries))
 	fallback := capacity.FallbackCondition(polled, result.Entries)
 	if polled {
 		setCapacityFallbackHomes(client.ObjectKeyFromObject(isvc), capacity.FallbackHomes(result.Entries))
@@ -168,34 +169,73 @@ func routableCondition(tm *omev1beta1.TrafficMap, routable trafficmap.Condition)
 }
 
 // announce emits events for the gate transitions between the current map and the new
-// entries, and when every home has just failed.
+// entries, real and (under a Shadow probe) would-be, and when every home has just failed.
 func (r *RoutingReconciler) announce(isvc *omev1beta1.InferenceService, current *omev1beta1.TrafficMap,
 	result trafficmap.Result, policy omev1beta1.AllFailedPolicy) {
-	was := map[string]bool{}
+	was := map[string]gateState{}
 	wasAllFailed := false
 	if current != nil {
 		for _, e := range current.Spec.Entries {
-			was[e.Cluster] = e.Probe != nil && e.Probe.Gated
+			was[e.Cluster] = gateStateOf(e.Probe)
 		}
 		c := meta.FindStatusCondition(current.Status.Conditions, omev1beta1.TrafficMapRoutable)
 		wasAllFailed = c != nil && c.Reason == omev1beta1.ReasonAllHomesProbeFailed
 	}
 	for _, e := range result.Entries {
-		gated := e.Probe != nil && e.Probe.Gated
-		switch {
-		case gated && !was[e.Cluster]:
-			r.Recorder.Eventf(isvc, workloadCluster(e.Cluster), corev1.EventTypeWarning, EventHomeGated, actionProbe, "Cluster %s gated after %d probe failures in a row: %s",
-				e.Cluster, e.Probe.ConsecutiveFailures, e.Probe.Message)
-		case !gated && was[e.Cluster] && e.Probe != nil:
-			r.Recorder.Eventf(isvc, workloadCluster(e.Cluster), corev1.EventTypeNormal, EventHomeUngated, actionProbe, "Cluster %s gate lifted: %s", e.Cluster, e.Probe.Message)
-		case !gated && was[e.Cluster]:
-			r.Recorder.Eventf(isvc, workloadCluster(e.Cluster), corev1.EventTypeNormal, EventHomeUngated, actionProbe, "Cluster %s gate lifted: the probe policy changed or was turned off", e.Cluster)
-		}
+		r.announceGate(isvc, e, was[e.Cluster], gateStateOf(e.Probe))
 	}
 	if result.Routable.Reason == omev1beta1.ReasonAllHomesProbeFailed && !wasAllFailed {
 		r.Recorder.Eventf(isvc, nil, corev1.EventTypeWarning, EventAllHomesProbeFailed, actionRoute, "allFailedPolicy %s applied: %s",
 			policy, result.Routable.Message)
 	}
+}
+
+// gateState is what an entry's probe record says of its gate: set (gated) or, under a
+// Shadow probe, only recorded (would).
+type gateState struct{ gated, would bool }
+
+func gateStateOf(p *omev1beta1.TrafficMapProbe) gateState {
+	if p == nil {
+		return gateState{}
+	}
+	return gateState{gated: p.Gated, would: p.WouldGate}
+}
+
+// announceGate emits the event for one entry's gate transition, if it had one.
+func (r *RoutingReconciler) announceGate(isvc *omev1beta1.InferenceService, e omev1beta1.TrafficMapEntry, was, now gateState) {
+	related := workloadCluster(e.Cluster)
+	switch {
+	case now.gated && !was.gated:
+		r.Recorder.Eventf(isvc, related, corev1.EventTypeWarning, EventHomeGated, actionProbe, "Cluster %s gated after %d probe failures in a row: %s",
+			e.Cluster, e.Probe.ConsecutiveFailures, e.Probe.Message)
+	case was.gated && now.would:
+		r.Recorder.Eventf(isvc, related, corev1.EventTypeNormal, EventHomeUngated, actionProbe,
+			"Cluster %s gate lifted: the probe is in Shadow mode, which records its gates without moving traffic", e.Cluster)
+	case !now.gated && was.gated && e.Probe != nil:
+		r.Recorder.Eventf(isvc, related, corev1.EventTypeNormal, EventHomeUngated, actionProbe, "Cluster %s gate lifted: %s", e.Cluster, e.Probe.Message)
+	case !now.gated && was.gated:
+		r.Recorder.Eventf(isvc, related, corev1.EventTypeNormal, EventHomeUngated, actionProbe, "Cluster %s gate lifted: the probe policy changed or was turned off", e.Cluster)
+	case now.would && !was.would:
+		r.Recorder.Eventf(isvc, related, corev1.EventTypeNormal, EventHomeWouldGate, actionProbe,
+			"Cluster %s would be gated after %d probe failures in a row: %s (Shadow mode: its weight is unchanged)",
+			e.Cluster, e.Probe.ConsecutiveFailures, e.Probe.Message)
+	case was.would && !now.would && !now.gated && e.Probe != nil:
+		r.Recorder.Eventf(isvc, related, corev1.EventTypeNormal, EventHomeWouldUngate, actionProbe,
+			"Cluster %s would have its gate lifted: %s (Shadow mode)", e.Cluster, e.Probe.Message)
+	case was.would && !now.would && !now.gated:
+		r.Recorder.Eventf(isvc, related, corev1.EventTypeNormal, EventHomeWouldUngate, actionProbe,
+			"Cluster %s would have its gate lifted: the probe policy changed or was turned off", e.Cluster)
+	}
+}
+
+func countWouldGate(entries []omev1beta1.TrafficMapEntry) int {
+	n := 0
+	for _, e := range entries {
+		if e.Probe != nil && e.Probe.WouldGate {
+			n++
+		}
+	}
+	return n
 }
 
 func countGated(entries []omev1beta1.TrafficMapEntry) int {

@@ -60,15 +60,21 @@ type Routing struct {
 }
 
 // RoutingProbe is an end-to-end HTTP probe of a service's endpoint on each of its homes.
-// It has no defaults: an enabled probe sets all nine fields.
+// It has no defaults: an enabled probe sets all nine fields. Three more are optional, and
+// leaving them out keeps the probe as the nine describe it: mode, flapDamping and rampUp
+// (docs/concepts/probe-extensions.md).
 //
-// +kubebuilder:validation:XValidation:rule="!(has(self.disabled) && self.disabled) || !(has(self.path) || has(self.method) || has(self.acceptStatuses) || has(self.gateStatuses) || has(self.period) || has(self.timeout) || has(self.failureThreshold) || has(self.successThreshold) || has(self.allFailedPolicy))",message="disabled must not be combined with probe configuration fields"
+// +kubebuilder:validation:XValidation:rule="!(has(self.disabled) && self.disabled) || !(has(self.path) || has(self.method) || has(self.acceptStatuses) || has(self.gateStatuses) || has(self.period) || has(self.timeout) || has(self.failureThreshold) || has(self.successThreshold) || has(self.allFailedPolicy) || has(self.mode) || has(self.flapDamping) || has(self.rampUp))",message="disabled must not be combined with probe configuration fields"
 // +kubebuilder:validation:XValidation:rule="(has(self.disabled) && self.disabled) || (has(self.path) && has(self.method) && has(self.acceptStatuses) && has(self.gateStatuses) && has(self.period) && has(self.timeout) && has(self.failureThreshold) && has(self.successThreshold) && has(self.allFailedPolicy))",message="an enabled probe must specify path, method, acceptStatuses, gateStatuses, period, timeout, failureThreshold, successThreshold, and allFailedPolicy"
 // +kubebuilder:validation:XValidation:rule="!has(self.period) || duration(self.period) > duration('0s')",message="period must be positive"
 // +kubebuilder:validation:XValidation:rule="!has(self.timeout) || duration(self.timeout) > duration('0s')",message="timeout must be positive"
 // +kubebuilder:validation:XValidation:rule="!has(self.period) || !has(self.timeout) || duration(self.timeout) < duration(self.period)",message="timeout must be shorter than period"
 // +kubebuilder:validation:XValidation:rule="!has(self.gateStatuses) || !self.gateStatuses.exists(s, s == 401 || s == 403 || s == 429)",message="gateStatuses must not contain 401, 403, or 429"
 // +kubebuilder:validation:XValidation:rule="!has(self.acceptStatuses) || !has(self.gateStatuses) || !self.acceptStatuses.exists(s, s in self.gateStatuses)",messageExpression="'status %d is in both acceptStatuses and gateStatuses'.format([self.acceptStatuses.filter(s, s in self.gateStatuses)[0]])"
+// +kubebuilder:validation:XValidation:rule="!has(self.rampUp) || duration(self.rampUp) > duration('0s')",message="rampUp must be positive"
+// +kubebuilder:validation:XValidation:rule="!has(self.rampUp) || !has(self.period) || duration(self.rampUp) >= duration(self.period)",message="rampUp must be at least period"
+// +kubebuilder:validation:XValidation:rule="!has(self.flapDamping) || !has(self.flapDamping.window) || duration(self.flapDamping.window) > duration('0s')",message="flapDamping.window must be positive"
+// +kubebuilder:validation:XValidation:rule="!has(self.flapDamping) || !has(self.flapDamping.window) || !has(self.period) || duration(self.flapDamping.window) >= duration(self.period)",message="flapDamping.window must be at least period"
 type RoutingProbe struct {
 	// disabled turns probing off for this service, whatever the installation sets. It
 	// cannot be combined with any other field.
@@ -130,4 +136,24 @@ type RoutingProbe struct {
 	// the homes as if there were no probe, Drain leaves every weight at zero.
 	// +optional
 	AllFailedPolicy AllFailedPolicy `json:"allFailedPolicy,omitempty"`
+
+	// mode is Enforce (when left out) or Shadow. A Shadow probe runs and records its
+	// results, counts and the gate it would set (wouldGate), but weights, healthy and
+	// Routable are as if there were no probe. The policy digest leaves mode out, so a
+	// switch between the two keeps the counts and gates.
+	// +optional
+	Mode ProbeMode `json:"mode,omitempty"`
+
+	// flapDamping makes a home that is gated again soon after its gate lifted need more
+	// passes to lift the next time.
+	// +optional
+	FlapDamping *ProbeFlapDamping `json:"flapDamping,omitempty"`
+
+	// rampUp is how long a home whose gate lifted takes to grow back to its full weight,
+	// one step per probe round at most, such as "1m". It must be at least period.
+	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Pattern=`^([0-9]+(\.[0-9]+)?(ns|us|ms|s|m|h))+$`
+	// +kubebuilder:validation:MaxLength=32
+	RampUp *metav1.Duration `json:"rampUp,omitempty"`
 }

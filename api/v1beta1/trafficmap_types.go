@@ -193,6 +193,30 @@ type TrafficMapProbe struct {
 	// being probed.
 	// +optional
 	LastProbeTime *metav1.Time `json:"lastProbeTime,omitempty"`
+
+	// wouldGate is true while a Shadow probe would gate the home: gated stays false and
+	// the weight is as if there were no probe.
+	// +optional
+	WouldGate bool `json:"wouldGate,omitempty"`
+
+	// dampingFactor is how many times successThreshold the home's latest gate needs to
+	// lift, under flapDamping; only while above 1.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=64
+	DampingFactor int32 `json:"dampingFactor,omitempty"`
+
+	// rampPercent is the share of its computed weight, in percent, that a home whose gate
+	// lifted gets while it ramps back up under rampUp; only while the ramp lasts.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=100
+	RampPercent int32 `json:"rampPercent,omitempty"`
+
+	// lastLiftTime is when the home's gate last lifted after passes in a row. It is
+	// recorded only under flapDamping or rampUp, which measure from it.
+	// +optional
+	LastLiftTime *metav1.Time `json:"lastLiftTime,omitempty"`
 }
 
 // TrafficMapEntry is one home of the service: a workload cluster that holds a copy.

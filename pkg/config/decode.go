@@ -36,6 +36,16 @@ type rawProbe struct {
 	acceptStatuses, gateStatuses       []int32
 	period, timeout                    json.RawMessage
 	failureThreshold, successThreshold *int32
+
+	// The optional fields.
+	mode        *string
+	rampUp      json.RawMessage
+	flapDamping *rawFlapDamping
+}
+
+type rawFlapDamping struct {
+	window    json.RawMessage
+	maxFactor *int32
 }
 
 type rawObserver struct {
@@ -104,7 +114,8 @@ func (d *decoder) probe(raw json.RawMessage, path string) *rawProbe {
 		return nil
 	}
 	fields := d.object(raw, path, "path", "method", "acceptStatuses", "gateStatuses", "period",
-		"timeout", "failureThreshold", "successThreshold", "allFailedPolicy", "disabled")
+		"timeout", "failureThreshold", "successThreshold", "allFailedPolicy", "disabled",
+		"mode", "flapDamping", "rampUp")
 	if len(fields) == 0 {
 		return nil
 	}
@@ -124,6 +135,9 @@ func (d *decoder) probe(raw json.RawMessage, path string) *rawProbe {
 		timeout:          fields["timeout"],
 		failureThreshold: decodeValue[int32](d, fields["failureThreshold"], path+".failureThreshold", "a 32-bit integer"),
 		successThreshold: decodeValue[int32](d, fields["successThreshold"], path+".successThreshold", "a 32-bit integer"),
+		mode:             decodeValue[string](d, fields["mode"], path+".mode", "a string"),
+		rampUp:           fields["rampUp"],
+		flapDamping:      d.flapDamping(fields["flapDamping"], path+".flapDamping"),
 	}
 	// The string fields are required at this stage, before the probe's own rules run.
 	for _, field := range []string{"path", "method", "allFailedPolicy"} {
@@ -137,6 +151,22 @@ func (d *decoder) probe(raw json.RawMessage, path string) *rawProbe {
 		}
 	}
 	return p
+}
+
+// flapDamping decodes a probe's flapDamping block; nil when it is absent. An empty object
+// is a block with both fields missing, which the probe's rules report.
+func (d *decoder) flapDamping(raw json.RawMessage, path string) *rawFlapDamping {
+	if raw == nil {
+		return nil
+	}
+	fields := d.object(raw, path, "window", "maxFactor")
+	if fields == nil {
+		return nil
+	}
+	return &rawFlapDamping{
+		window:    fields["window"],
+		maxFactor: decodeValue[int32](d, fields["maxFactor"], path+".maxFactor", "a 32-bit integer"),
+	}
 }
 
 // capacity decodes the installation's capacity poll. As with the probe, the chart's

@@ -132,18 +132,20 @@ func (v *validator) probe(raw *rawProbe, path string, limits Observer) *probe.Po
 		GateStatuses:     raw.gateStatuses,
 		FailureThreshold: raw.failureThreshold,
 		SuccessThreshold: raw.successThreshold,
+		Mode:             raw.mode,
 	}
 	// A duration that does not parse has been reported. The probe's rules get a stand-in
 	// for it, so that they do not also call it missing, and what they say about it is left
 	// out.
 	var unparsed []string
-	durations := []struct {
-		dst   **time.Duration
-		raw   json.RawMessage
-		field string
-	}{
+	durations := []durationField{
 		{&spec.Period, raw.period, path + ".period"},
 		{&spec.Timeout, raw.timeout, path + ".timeout"},
+		{&spec.RampUp, raw.rampUp, path + ".rampUp"},
+	}
+	if fd := raw.flapDamping; fd != nil {
+		spec.FlapDamping = &probe.FlapDampingSpec{MaxFactor: fd.maxFactor}
+		durations = append(durations, durationField{&spec.FlapDamping.Window, fd.window, path + ".flapDamping.window"})
 	}
 	for _, d := range durations {
 		value, ok := v.duration(d.raw, d.field)
@@ -184,6 +186,14 @@ func (v *validator) probe(raw *rawProbe, path string, limits Observer) *probe.Po
 	return &policy
 }
 
+// durationField is a duration setting still to parse, and where its value goes; a value
+// left out stays nil.
+type durationField struct {
+	dst   **time.Duration
+	raw   json.RawMessage
+	field string
+}
+
 // capacity checks the installation's capacity poll: its shape, then what the observer
 // allows. It returns nil when there is no poll or it breaks a rule.
 func (v *validator) capacity(raw *rawCapacity, path string, limits capacity.Limits) *capacity.Policy {
@@ -197,11 +207,7 @@ func (v *validator) capacity(raw *rawCapacity, path string, limits capacity.Limi
 	// As for the probe: a duration that does not parse has been reported, and what the
 	// rules say about its stand-in is left out.
 	var unparsed []string
-	for _, d := range []struct {
-		dst   **time.Duration
-		raw   json.RawMessage
-		field string
-	}{
+	for _, d := range []durationField{
 		{&spec.Period, raw.period, path + ".period"},
 		{&spec.Timeout, raw.timeout, path + ".timeout"},
 		{&spec.MaxAge, raw.maxAge, path + ".maxAge"},

@@ -15,7 +15,9 @@ import (
 // celMatch is how Validate words each CEL rule's failure. Most contain the CEL message;
 // the timeout rule prints both durations, which the API server's message cannot.
 var celMatch = map[string]*regexp.Regexp{
-	probecases.MsgTimeoutShorter: regexp.MustCompile(`\.timeout \([^)]+\) must be shorter than .*\.period \([^)]+\)`),
+	probecases.MsgTimeoutShorter:      regexp.MustCompile(`\.timeout \([^)]+\) must be shorter than .*\.period \([^)]+\)`),
+	probecases.MsgRampUpAtLeastPeriod: regexp.MustCompile(`\.rampUp \([^)]+\) must be at least .*\.period \([^)]+\)`),
+	probecases.MsgWindowAtLeastPeriod: regexp.MustCompile(`\.flapDamping\.window \([^)]+\) must be at least .*\.period \([^)]+\)`),
 }
 
 func matcher(celMessage string) *regexp.Regexp {
@@ -73,5 +75,16 @@ func TestSharedCasesCoverEveryRule(t *testing.T) {
 	}
 	if !slices.Equal(probecases.FieldNames, fieldNames) {
 		t.Errorf("probecases.FieldNames = %v, want %v", probecases.FieldNames, fieldNames)
+	}
+	if !slices.Equal(probecases.OptionalFieldNames, optionalFieldNames) {
+		t.Errorf("probecases.OptionalFieldNames = %v, want %v", probecases.OptionalFieldNames, optionalFieldNames)
+	}
+	for _, field := range probecases.OptionalFieldNames {
+		if !slices.ContainsFunc(probecases.Cases, func(c probecases.Case) bool {
+			return c.CELMessage == probecases.MsgDisabledCombined && strings.Contains(c.JSON, `"`+field+`"`) &&
+				strings.Contains(c.JSON, `"disabled"`)
+		}) {
+			t.Errorf("no case combines disabled with %s", field)
+		}
 	}
 }

@@ -27,6 +27,16 @@ import (
 //	successThreshold=<decimal>
 //	allFailedPolicy=<PreserveTraffic or Drain>
 //
+// followed, only when the probe sets them, by
+//
+//	flapDamping=window=<nanoseconds>,maxFactor=<decimal>
+//	rampUp=<nanoseconds>
+//
+// so that a probe without them keeps the digest it had before they existed, and changing
+// either lifts the gates as changing any other setting does. mode is left out on purpose:
+// a switch between Shadow and Enforce keeps the counts and the gates, so a probe proven in
+// shadow takes effect at once, without starting over.
+//
 // Durations in nanoseconds make "10s" and "10000ms" equal; the quoted path keeps a path
 // holding a newline from reading as another field. Changing this encoding changes every
 // digest, which lifts every gate once: bump the first line when doing so on purpose.
@@ -48,6 +58,12 @@ func Digest(p Policy) string {
 	line("failureThreshold", strconv.FormatInt(int64(p.FailureThreshold), 10))
 	line("successThreshold", strconv.FormatInt(int64(p.SuccessThreshold), 10))
 	line("allFailedPolicy", string(p.AllFailedPolicy))
+	if fd := p.FlapDamping; fd != nil {
+		line("flapDamping", "window="+strconv.FormatInt(int64(fd.Window), 10)+",maxFactor="+strconv.FormatInt(int64(fd.MaxFactor), 10))
+	}
+	if p.RampUp > 0 {
+		line("rampUp", strconv.FormatInt(int64(p.RampUp), 10))
+	}
 	sum := sha256.Sum256([]byte(b.String()))
 	return "sha256:" + hex.EncodeToString(sum[:])
 }

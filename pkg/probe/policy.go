@@ -4,6 +4,8 @@ import (
 	"slices"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/ome-routing/operator/api/v1beta1"
 )
 
@@ -36,7 +38,27 @@ type Policy struct {
 	FailureThreshold int32
 	SuccessThreshold int32
 	AllFailedPolicy  v1beta1.AllFailedPolicy
+
+	// Mode is as written: "" (left out) and Enforce both enforce; see Shadow.
+	Mode v1beta1.ProbeMode
+	// FlapDamping is nil when the probe sets none.
+	FlapDamping *FlapDamping
+	// RampUp is zero when the probe sets none.
+	RampUp time.Duration
 }
+
+// FlapDamping is a validated flapDamping block.
+type FlapDamping struct {
+	Window    time.Duration
+	MaxFactor int32
+}
+
+// Shadow reports whether the policy records its gates without moving traffic.
+func (p Policy) Shadow() bool { return p.Mode == v1beta1.ProbeModeShadow }
+
+// remembersLifts reports whether a lift's time matters to the policy: flap damping and the
+// ramp both measure from it. Without either, nothing about a lift is kept or recorded.
+func (p Policy) remembersLifts() bool { return p.FlapDamping != nil || p.RampUp > 0 }
 
 // Accepts reports whether status counts as Passing.
 func (p Policy) Accepts(status int) bool { return containsStatus(p.AcceptStatuses, status) }
@@ -48,6 +70,10 @@ func (p Policy) Gates(status int) bool { return containsStatus(p.GateStatuses, s
 func (p Policy) DeepCopy() Policy {
 	p.AcceptStatuses = slices.Clone(p.AcceptStatuses)
 	p.GateStatuses = slices.Clone(p.GateStatuses)
+	if p.FlapDamping != nil {
+		d := *p.FlapDamping
+		p.FlapDamping = &d
+	}
 	return p
 }
 
@@ -77,6 +103,17 @@ type Spec struct {
 
 	FailureThreshold *int32
 	SuccessThreshold *int32
+
+	// The optional fields; nil is left out.
+	Mode        *string
+	FlapDamping *FlapDampingSpec
+	RampUp      *time.Duration
+}
+
+// FlapDampingSpec is a flapDamping block as written; a nil field was left out.
+type FlapDampingSpec struct {
+	Window    *time.Duration
+	MaxFactor *int32
 }
 
 // SpecFromAPI converts a service's probe. The API type's string fields are omitempty, so an
@@ -111,7 +148,24 @@ func SpecFromAPI(rp *v1beta1.RoutingProbe) Spec {
 		v := *rp.SuccessThreshold
 		s.SuccessThreshold = &v
 	}
+	s.Mode = nonEmpty(string(rp.Mode))
+	s.RampUp = durationOf(rp.RampUp)
+	if fd := rp.FlapDamping; fd != nil {
+		s.FlapDamping = &FlapDampingSpec{Window: durationOf(fd.Window)}
+		if fd.MaxFactor != nil {
+			v := *fd.MaxFactor
+			s.FlapDamping.MaxFactor = &v
+		}
+	}
 	return s
+}
+
+func durationOf(d *metav1.Duration) *time.Duration {
+	if d == nil {
+		return nil
+	}
+	v := d.Duration
+	return &v
 }
 
 func nonEmpty(s string) *string {

@@ -39,7 +39,7 @@ func Validate(spec Spec, path string) (Policy, []error) {
 	w := wordingFor(path)
 	has := present(spec)
 	if spec.Disabled {
-		if len(fieldsWhere(has, true)) > 0 {
+		if len(fieldsWhere(has, true)) > 0 || hasOptional(spec) {
 			add("%s: disabled must not be combined with probe configuration fields", path)
 		}
 	} else if missing := fieldsWhere(has, false); len(missing) > 0 {
@@ -88,11 +88,12 @@ func Validate(spec Spec, path string) (Policy, []error) {
 	if spec.AllFailedPolicy != nil && !slices.Contains(validAllFailed, *spec.AllFailedPolicy) {
 		errs = append(errs, w.allFailedPolicy(*spec.AllFailedPolicy))
 	}
+	errs = append(errs, checkOptional(spec, path)...)
 
 	if len(errs) > 0 || spec.Disabled {
 		return Policy{}, errs
 	}
-	return Policy{
+	return withOptional(Policy{
 		Path:             *spec.Path,
 		Method:           *spec.Method,
 		AcceptStatuses:   slices.Clone(spec.AcceptStatuses),
@@ -102,7 +103,7 @@ func Validate(spec Spec, path string) (Policy, []error) {
 		FailureThreshold: *spec.FailureThreshold,
 		SuccessThreshold: *spec.SuccessThreshold,
 		AllFailedPolicy:  v1beta1.AllFailedPolicy(*spec.AllFailedPolicy),
-	}, nil
+	}, spec), nil
 }
 
 // CheckMinPeriod refuses a policy that would probe more often than the installation's
@@ -129,7 +130,8 @@ func CheckMaxima(p Policy, path string, maxPeriod, maxTimeout time.Duration) []e
 	return errs
 }
 
-// fieldNames lists the nine configuration fields in the order messages name them.
+// fieldNames lists the nine required configuration fields in the order messages name
+// them; optionalFieldNames has the others.
 var fieldNames = []string{
 	"path", "method", "acceptStatuses", "gateStatuses", "period", "timeout",
 	"failureThreshold", "successThreshold", "allFailedPolicy",

@@ -30,9 +30,11 @@ func pow10(n int64) *big.Int {
 }
 
 // servableCapacity returns each home's servable capacity, min(allocated, ready) times its
-// factor, in factor units. A gated home has none unless ignoreGates, which the caller sets
-// only when every home is gated and the policy is PreserveTraffic; a refused home has none
-// at all.
+// factor, in factor units, times its ramp share in percent (100 for a home that is not
+// ramping up). A gated home has none unless ignoreGates, which the caller sets only when
+// every home is gated and the policy is PreserveTraffic; a refused home has none at all.
+// Every home is scaled by a percentage, so a table without a ramp has the same ratio, and
+// the same weights, as without the scaling.
 func servableCapacity(homes []Home, factors map[string]resource.Quantity, ignoreGates bool) []*big.Int {
 	out := make([]*big.Int, len(homes))
 	for i, h := range homes {
@@ -49,8 +51,19 @@ func servableCapacity(homes []Home, factors map[string]resource.Quantity, ignore
 			factor = factorUnits(q)
 		}
 		out[i].Mul(big.NewInt(int64(replicas)), factor)
+		out[i].Mul(out[i], big.NewInt(int64(rampPercent(h))))
 	}
 	return out
+}
+
+// rampPercent is the share of its weight a home gets: its probe record's rampPercent
+// while it ramps up after a lift, 100 otherwise. A gated home's ramp is over (a gate ends
+// it), and a Shadow probe records none, so neither is ever scaled.
+func rampPercent(h Home) int32 {
+	if h.Probe == nil || h.Probe.Gated || h.Probe.RampPercent <= 0 || h.Probe.RampPercent >= 100 {
+		return 100
+	}
+	return h.Probe.RampPercent
 }
 
 // factorUnits converts a capacity factor to an integer count of 1e-9 units. It works on the

@@ -25,13 +25,24 @@ const (
 	MsgTimeoutShorter   = "timeout must be shorter than period"
 	MsgGateForbidden    = "gateStatuses must not contain 401, 403, or 429"
 	MsgOverlap503       = "status 503 is in both acceptStatuses and gateStatuses"
+
+	// The optional fields' rules (docs/concepts/probe-extensions.md).
+	MsgRampUpPositive      = "rampUp must be positive"
+	MsgRampUpAtLeastPeriod = "rampUp must be at least period"
+	MsgWindowPositive      = "flapDamping.window must be positive"
+	MsgWindowAtLeastPeriod = "flapDamping.window must be at least period"
 )
 
 // CELMessages are the messages above, for telling a CEL rejection from an OpenAPI one.
 var CELMessages = []string{
 	MsgDisabledCombined, MsgMissingField, MsgPeriodPositive, MsgTimeoutPositive,
 	MsgTimeoutShorter, MsgGateForbidden, MsgOverlap503,
+	MsgRampUpPositive, MsgRampUpAtLeastPeriod, MsgWindowPositive, MsgWindowAtLeastPeriod,
 }
+
+// OptionalFieldNames are the optional fields of an enabled probe: leaving them out keeps
+// the probe as the nine fields describe it.
+var OptionalFieldNames = []string{"mode", "flapDamping", "rampUp"}
 
 // FieldNames are the nine configuration fields of an enabled probe.
 var FieldNames = []string{
@@ -137,6 +148,7 @@ func buildCases() []Case {
 		{Name: "negative period", JSON: with(map[string]any{"period": "-10s"}), CELMessage: "should match"},
 		{Name: "period without unit", JSON: with(map[string]any{"period": "10"}), CELMessage: "should match"},
 	}
+	cases = append(cases, optionalCases()...)
 	for _, field := range FieldNames {
 		cases = append(cases, Case{
 			Name:       "missing " + field,
@@ -145,4 +157,49 @@ func buildCases() []Case {
 		})
 	}
 	return cases
+}
+
+// damping is a flapDamping block.
+func damping(window string, maxFactor int) map[string]any {
+	return map[string]any{"window": window, "maxFactor": maxFactor}
+}
+
+// optionalCases are the cases of mode, flapDamping and rampUp, on the Step 1 probe
+// (period 10s).
+func optionalCases() []Case {
+	return []Case{
+		// Accepted.
+		{Name: "mode Shadow", JSON: with(map[string]any{"mode": "Shadow"})},
+		{Name: "mode Enforce", JSON: with(map[string]any{"mode": "Enforce"})},
+		{Name: "flapDamping", JSON: with(map[string]any{"flapDamping": damping("10m", 8)})},
+		{Name: "flapDamping at its bounds", JSON: with(map[string]any{"flapDamping": damping("10s", 2)})},
+		{Name: "flapDamping maxFactor 64", JSON: with(map[string]any{"flapDamping": damping("1h", 64)})},
+		{Name: "flapDamping window 10000ms equal to period 10s", JSON: with(map[string]any{"flapDamping": damping("10000ms", 4)})},
+		{Name: "rampUp 1m", JSON: with(map[string]any{"rampUp": "1m"})},
+		{Name: "rampUp equal to period", JSON: with(map[string]any{"rampUp": "10s"})},
+		{Name: "rampUp 10000ms equal to period 10s", JSON: with(map[string]any{"rampUp": "10000ms"})},
+		{Name: "all three", JSON: with(map[string]any{"mode": "Shadow", "flapDamping": damping("5m", 4), "rampUp": "2m"})},
+
+		// Rejected by CEL rules.
+		{Name: "disabled with mode", JSON: `{"disabled": true, "mode": "Shadow"}`, CELMessage: MsgDisabledCombined},
+		{Name: "disabled with flapDamping", JSON: `{"disabled": true, "flapDamping": {"window": "10m", "maxFactor": 4}}`, CELMessage: MsgDisabledCombined},
+		{Name: "disabled with rampUp", JSON: `{"disabled": true, "rampUp": "1m"}`, CELMessage: MsgDisabledCombined},
+		{Name: "rampUp 0s", JSON: with(map[string]any{"rampUp": "0s"}), CELMessage: MsgRampUpPositive},
+		{Name: "rampUp 5s under period 10s", JSON: with(map[string]any{"rampUp": "5s"}), CELMessage: MsgRampUpAtLeastPeriod},
+		{Name: "rampUp 9999ms under period 10s", JSON: with(map[string]any{"rampUp": "9999ms"}), CELMessage: MsgRampUpAtLeastPeriod},
+		{Name: "flapDamping window 0s", JSON: with(map[string]any{"flapDamping": damping("0s", 4)}), CELMessage: MsgWindowPositive},
+		{Name: "flapDamping window 5s under period 10s", JSON: with(map[string]any{"flapDamping": damping("5s", 4)}), CELMessage: MsgWindowAtLeastPeriod},
+		{Name: "optional fields alone", JSON: `{"mode": "Shadow", "rampUp": "1m"}`, CELMessage: MsgMissingField},
+
+		// Rejected by OpenAPI rules.
+		{Name: "mode in lower case", JSON: with(map[string]any{"mode": "shadow"}), CELMessage: `Unsupported value: "shadow"`},
+		{Name: "mode DryRun", JSON: with(map[string]any{"mode": "DryRun"}), CELMessage: `Unsupported value: "DryRun"`},
+		{Name: "flapDamping maxFactor 1", JSON: with(map[string]any{"flapDamping": damping("10m", 1)}), CELMessage: "should be greater than or equal to 2"},
+		{Name: "flapDamping maxFactor 65", JSON: with(map[string]any{"flapDamping": damping("10m", 65)}), CELMessage: "should be less than or equal to 64"},
+		{Name: "flapDamping without window", JSON: with(map[string]any{"flapDamping": map[string]any{"maxFactor": 4}}), CELMessage: "Required value"},
+		{Name: "flapDamping without maxFactor", JSON: with(map[string]any{"flapDamping": map[string]any{"window": "10m"}}), CELMessage: "Required value"},
+		{Name: "flapDamping window without unit", JSON: with(map[string]any{"flapDamping": damping("600", 4)}), CELMessage: "should match"},
+		{Name: "rampUp without unit", JSON: with(map[string]any{"rampUp": "60"}), CELMessage: "should match"},
+		{Name: "negative rampUp", JSON: with(map[string]any{"rampUp": "-1m"}), CELMessage: "should match"},
+	}
 }

@@ -1,0 +1,61 @@
+package probe
+
+import (
+	"math"
+	"math/bits"
+	"time"
+)
+
+// The ramp brings a home whose gate lifted back to its full weight over RampUp, instead of
+// at once, so that a cold model server or cache is not handed its whole share in one go.
+//
+// The curve is linear in the time since the lift, in steps of one probe round: a Passing
+// result that comes elapsed after the lift sets the share to
+//
+//	ceil(100 * (elapsed + period) / (rampUp + period)) percent
+//
+// so the lift itself (elapsed 0) gives period/(rampUp+period) of the weight, each round
+// about as much again, and the share reaches 100% (the ramp ends) rampUp after the lift,
+// or at the round whose share rounds up to 100.
+// With period 10s and rampUp 1m: 15%, 29%, 43%, 58%, 72%, 86%, then the full weight. Only
+// a Passing result moves the ramp on: a Failing one that does not gate, or an Unknown,
+// holds the share where it is; a gate ends the ramp at once. The share applies to the
+// home's servable capacity before the ratio reduction (pkg/trafficmap).
+
+// rampShare is the share, 1 to 99 percent, of a ramp elapsed after its lift; 0 once the
+// ramp is over or without one.
+func rampShare(elapsed time.Duration, p Policy) int32 {
+	if p.RampUp <= 0 || p.Shadow() || elapsed >= p.RampUp {
+		return 0
+	}
+	elapsed = max(elapsed, 0)
+	period := max(p.Period, 0)
+	num, den := saturatingAdd(elapsed, period), saturatingAdd(p.RampUp, period)
+	// 100 * num / den in 128 bits: num < den, so the quotient is under 100 and fits.
+	hi, lo := bits.Mul64(100, uint64(num))
+	q, r := bits.Div64(hi, lo, uint64(den))
+	if r > 0 {
+		q++
+	}
+	if q >= 100 {
+		// Less than a percent short: the ramp is over.
+		return 0
+	}
+	return int32(max(q, 1)) //nolint:gosec // within 1..99
+}
+
+// advanceRamp moves a ramp on at a Passing result that comes elapsed after the lift. A
+// home that is not ramping (current 0) stays so.
+func advanceRamp(current int32, elapsed time.Duration, p Policy) int32 {
+	if current <= 0 {
+		return 0
+	}
+	return rampShare(elapsed, p)
+}
+
+func saturatingAdd(a, b time.Duration) time.Duration {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
+}
