@@ -34,6 +34,11 @@ type looseProbe struct {
 	AcceptStatuses, GateStatuses       []int32
 	Period, Timeout                    *string
 	FailureThreshold, SuccessThreshold *int32
+	Mode, RampUp                       *string
+	FlapDamping                        *struct {
+		Window    *string
+		MaxFactor *int32
+	}
 }
 
 // FuzzParse: Parse never panics, every error line carries a prefix, and a document that
@@ -128,11 +133,20 @@ func checkProbe(t *testing.T, raw json.RawMessage, got *probe.Policy, minPeriod 
 		Path: p.Path, Method: p.Method, AllFailedPolicy: p.AllFailedPolicy,
 		AcceptStatuses: p.AcceptStatuses, GateStatuses: p.GateStatuses,
 		FailureThreshold: p.FailureThreshold, SuccessThreshold: p.SuccessThreshold,
+		Mode: p.Mode,
 	}
-	for _, d := range []struct {
+	durations := []struct {
 		text *string
 		dst  **time.Duration
-	}{{p.Period, &spec.Period}, {p.Timeout, &spec.Timeout}} {
+	}{{p.Period, &spec.Period}, {p.Timeout, &spec.Timeout}, {p.RampUp, &spec.RampUp}}
+	if p.FlapDamping != nil {
+		spec.FlapDamping = &probe.FlapDampingSpec{MaxFactor: p.FlapDamping.MaxFactor}
+		durations = append(durations, struct {
+			text *string
+			dst  **time.Duration
+		}{p.FlapDamping.Window, &spec.FlapDamping.Window})
+	}
+	for _, d := range durations {
 		if d.text == nil {
 			continue
 		}

@@ -21,6 +21,12 @@
 // Factors are capped at 2^63-1, the largest value a Quantity documents, and anything
 // below 1e-9 counts as 1e-9, so an absurd factor cannot make the arithmetic unbounded.
 //
+// A home that ramps up after its gate lifted (probe.rampPercent, under the probe's rampUp)
+// has that percentage of its servable capacity, before the reduction; every other home
+// counts at 100 percent, which leaves a table without a ramp exactly as it was. A Shadow
+// probe's record has wouldGate instead of gated and no ramp, so Build treats it as no
+// probe at all.
+//
 // Healthy is a ready replica and no gate. It reports the home, not the policy: under
 // PreserveTraffic a gated home takes traffic and still shows healthy false.
 //

@@ -1,9 +1,9 @@
 {{/*
 The manager's rules on its multi-cluster settings that a JSON schema cannot state: rules
-between fields (a probe timeout not shorter than its period, a status in both lists, a poll
-past the observer's limits, a Gateway without a port) and a few on lists of values (the
-statuses a probe must not gate on). values.schema.json holds the rest (types, ranges,
-required fields, unknown keys).
+between fields (a probe timeout not shorter than its period, a rampUp or flapDamping window
+under it, a status in both lists, a poll past the observer's limits, a Gateway without a
+port) and a few on lists of values (the statuses a probe must not gate on).
+values.schema.json holds the rest (types, ranges, required fields, unknown keys).
 
 ome-resources.configProblems renders one line per rule the values break, in the order and
 with the words the manager logs when it refuses to start (pkg/config), so that one grep
@@ -52,6 +52,18 @@ test/chart checks each rule against the manager's own loader.
 {{- $timeout := include "ome-resources.durationNs" $probe.timeout | int64 -}}
 {{- if ge $timeout $period -}}
 {{- $p = append $p (printf "%srouting.probe.timeout (%s) must be shorter than routing.probe.period (%s)" $pre (include "ome-resources.formatDuration" $timeout) (include "ome-resources.formatDuration" $period)) -}}
+{{- end -}}
+{{- if $probe.rampUp -}}
+{{- $rampUp := include "ome-resources.durationNs" $probe.rampUp | int64 -}}
+{{- if lt $rampUp $period -}}
+{{- $p = append $p (printf "%srouting.probe.rampUp (%s) must be at least routing.probe.period (%s)" $pre (include "ome-resources.formatDuration" $rampUp) (include "ome-resources.formatDuration" $period)) -}}
+{{- end -}}
+{{- end -}}
+{{- if and (kindIs "map" $probe.flapDamping) $probe.flapDamping.window -}}
+{{- $window := include "ome-resources.durationNs" $probe.flapDamping.window | int64 -}}
+{{- if lt $window $period -}}
+{{- $p = append $p (printf "%srouting.probe.flapDamping.window (%s) must be at least routing.probe.period (%s)" $pre (include "ome-resources.formatDuration" $window) (include "ome-resources.formatDuration" $period)) -}}
+{{- end -}}
 {{- end -}}
 {{- if and (gt $minPeriod 0) (lt $period $minPeriod) -}}
 {{- $p = append $p (printf "%srouting.probe.period (%s) must be at least routing.observer.minPeriod (%s)" $pre (include "ome-resources.formatDuration" $period) (include "ome-resources.formatDuration" $minPeriod)) -}}
