@@ -88,11 +88,14 @@ func homeRows(h RouteHome, wide bool) []util.Row {
 		// its end matters most: it wraps rather than being cut, and -o wide keeps it whole.
 		{Field: "Recorded probe", Value: probe, Wrap: true, Whole: wide},
 		{Field: "Probe gate", Value: gate},
+	}
+	rows = append(rows, probeExtensionRows(h.Probe)...)
+	rows = append(rows, []util.Row{
 		{Field: "Last probed", Value: last},
 		{Field: "Route evidence", Value: fmt.Sprintf("drains=%d; gate=%s; fallback=%s", len(h.DrainRefs), gateCode, fallbackCode(h.Capacity.FallbackReason))},
 		{Field: "Drain refs", Value: drains},
 		{Field: "Probe policy", Value: policy},
-	}
+	}...)
 	if wide {
 		factor := NotRecorded
 		if h.Capacity.Factor != "" {
@@ -106,6 +109,27 @@ func homeRows(h RouteHome, wide bool) []util.Row {
 			util.Row{Field: "Reported count", Value: reported(h.Capacity.Reported)},
 			util.Row{Field: "Home cap fallback", Value: fallbackCode(h.Capacity.FallbackReason)},
 		)
+	}
+	return rows
+}
+
+// probeExtensionRows show what the probe's optional settings record for a home, each only
+// while it is set, so that a probe without them prints as it always has: the gate a
+// Shadow probe would set, the flap-damping factor of the home's gate, and its ramp.
+func probeExtensionRows(p *ProbeView) []util.Row {
+	if p == nil {
+		return nil
+	}
+	var rows []util.Row
+	if p.WouldGate {
+		rows = append(rows, util.Row{Field: "Shadow gate", Value: "True (Reported); weight unchanged"})
+	}
+	if p.DampingFactor > 1 {
+		rows = append(rows, util.Row{Field: "Damping factor",
+			Value: fmt.Sprintf("%d (Reported); lifting needs successThreshold x %d", p.DampingFactor, p.DampingFactor)})
+	}
+	if p.RampPercent > 0 {
+		rows = append(rows, util.Row{Field: "Ramp", Value: fmt.Sprintf("%d%% of its weight (Reported)", p.RampPercent)})
 	}
 	return rows
 }

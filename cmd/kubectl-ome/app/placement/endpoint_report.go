@@ -110,6 +110,12 @@ type ProbeView struct {
 	// LastProbeAge is how long before collectedAt the last probe finished.
 	LastProbeAge string `json:"lastProbeAge"`
 	PolicyDigest string `json:"policyDigest"`
+	// WouldGate, DampingFactor, RampPercent and LastLiftTime come from the probe's
+	// optional settings (mode: Shadow, flapDamping, rampUp) and are absent without them.
+	WouldGate     bool         `json:"wouldGate,omitempty"`
+	DampingFactor int32        `json:"dampingFactor,omitempty"`
+	RampPercent   int32        `json:"rampPercent,omitempty"`
+	LastLiftTime  *metav1.Time `json:"lastLiftTime,omitempty"`
 }
 
 // CapacityView is what the weight was computed from.
@@ -191,7 +197,9 @@ func buildReport(isvc *omev1beta1.InferenceService, tm *omev1beta1.TrafficMap, t
 		if p := e.Probe; p != nil {
 			home.Probe = &ProbeView{Result: string(p.Result), Message: p.Message, Gated: p.Gated,
 				ConsecutiveFailures: p.ConsecutiveFailures, LastProbeTime: p.LastProbeTime.DeepCopy(),
-				LastProbeAge: age(p.LastProbeTime, now), PolicyDigest: p.PolicyDigest}
+				LastProbeAge: age(p.LastProbeTime, now), PolicyDigest: p.PolicyDigest,
+				WouldGate: p.WouldGate, DampingFactor: p.DampingFactor, RampPercent: p.RampPercent,
+				LastLiftTime: p.LastLiftTime.DeepCopy()}
 		}
 		c.RouteHomes = append(c.RouteHomes, home)
 	}
