@@ -3,10 +3,13 @@ package controllers
 import (
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
@@ -116,5 +119,30 @@ func TestAnnounceGateTransitions(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestShadowGatedHomesGauge(t *testing.T) {
+	key := types.NamespacedName{Namespace: "qwen3-0-6b", Name: "qwen3-0-6b"}
+	enforced := types.NamespacedName{Namespace: "qwen3-0-6b", Name: "enforced"}
+	setShadowGatedHomes(key, true, 2)
+	setShadowGatedHomes(enforced, false, 0)
+	const header = `# HELP ome_routing_shadow_gated_homes Homes of a service whose Shadow probe would gate them now; only while the probe is in Shadow mode.
+# TYPE ome_routing_shadow_gated_homes gauge
+`
+	want := header + `ome_routing_shadow_gated_homes{name="qwen3-0-6b",namespace="qwen3-0-6b"} 2
+`
+	if err := testutil.CollectAndCompare(shadowGatedHomes, strings.NewReader(want)); err != nil {
+		t.Error(err)
+	}
+	// A switch to Enforce takes the series away; so does forgetting the map.
+	setShadowGatedHomes(key, false, 0)
+	if n := testutil.CollectAndCount(shadowGatedHomes); n != 0 {
+		t.Errorf("%d series after the switch to Enforce, want none", n)
+	}
+	setShadowGatedHomes(key, true, 1)
+	forgetProbeMetrics(key)
+	if n := testutil.CollectAndCount(shadowGatedHomes); n != 0 {
+		t.Errorf("%d series after forgetProbeMetrics, want none", n)
 	}
 }

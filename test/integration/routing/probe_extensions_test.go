@@ -1,0 +1,231 @@
+package routing
+
+import (
+	"context"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/controllers"
+	"github.com/ome-routing/operator/test/framework"
+)
+
+// The probe's optional settings, through the real manager: mode, flapDamping, rampUp
+// (docs/concepts/probe-extensions.md).
+var _ = Describe("The probe's optional settings", func() {
+	It("in Shadow mode records the gates it would set and never changes a weight; Enforce then keeps its counts", func(ctx context.Context) {
+		p := probeSpec(period, 500*time.Millisecond, omev1beta1.AllFailedDrain)
+		p.Mode = omev1beta1.ProbeModeShadow
+		s := newService(ctx, "shadow", withProbe(p), both(1))
+		Eventually(s.table).WithTimeout(timeout).WithPolling(interval).Should(Equal([]string{
+			"worker-a 1 true Passing HTTP 200",
+			"worker-b 1 true Passing HTTP 200",
+		}))
+
+		// unchanged checks the table a probe-less map would have: both clusters at weight
+		// 1, healthy, Routable, whatever the Shadow probe records.
+		unchanged := func(g Gomega) {
+			tm := s.trafficMap(g)
+			for _, e := range tm.Spec.Entries {
+				g.Expect(e.Weight).To(Equal(int32(1)), "a Shadow probe changed %s's weight", e.Cluster)
+				g.Expect(e.Healthy).To(BeTrue(), "a Shadow probe changed %s's health", e.Cluster)
+				g.Expect(e.Probe.Gated).To(BeFalse(), "a Shadow probe gated %s", e.Cluster)
+				g.Expect(e.Probe.RampPercent).To(BeZero())
+			}
+			g.Expect(ptr.Deref(tm.Status.GatedHomes, -1)).To(BeZero())
+		}
+		routableAsWithoutAProbe := func(g Gomega) {
+			c := s.routable(g)
+			g.Expect(c.Status).To(Equal(metav1.ConditionTrue))
+			g.Expect(c.Reason).To(Equal(omev1beta1.ReasonRoutable))
+			g.Expect(c.Message).To(Equal("2 of 2 home(s) take traffic"))
+		}
+
+		By("worker-b fails: the gate it would set is recorded, and an event says so")
+		s.set("worker-b", framework.Unavailable)
+		Eventually(func(g Gomega) {
+			unchanged(g) // on every poll, not only at the end
+			e := s.entry(g, "worker-b")
+			g.Expect(e.Probe.Result).To(Equal(omev1beta1.ProbeFailing))
+			g.Expect(e.Probe.WouldGate).To(BeTrue())
+			g.Expect(e.Probe.ConsecutiveFailures).To(BeNumerically(">=", 3))
+		}, timeout, interval/2).Should(Succeed())
+		Eventually(func(g Gomega) []string { return s.events(g, controllers.EventHomeWouldGate) }, timeout, interval).Should(ContainElement(
+			"Cluster worker-b would be gated after 3 probe failures in a row: HTTP 503 (Shadow mode: its weight is unchanged)"))
+		Expect(s.events(Default, controllers.EventHomeGated)).To(BeEmpty())
+
+		By("worker-b recovers: the would-be gate lifts after successThreshold passes")
+		s.set("worker-b", framework.Serve)
+		Eventually(func(g Gomega) {
+			unchanged(g)
+			g.Expect(s.entry(g, "worker-b").Probe.WouldGate).To(BeFalse())
+		}, timeout, interval/2).Should(Succeed())
+		Eventually(func(g Gomega) []string { return s.events(g, controllers.EventHomeWouldUngate) }, timeout, interval).Should(ContainElement(
+			"Cluster worker-b would have its gate lifted: HTTP 200 (Shadow mode)"))
+
+		By("both fail under Drain: Enforce would drain the service, Shadow leaves it as it is")
+		s.set("worker-a", framework.Unavailable)
+		s.set("worker-b", framework.Unavailable)
+		Eventually(func(g Gomega) {
+			unchanged(g)
+			routableAsWithoutAProbe(g)
+			for _, w := range []string{"worker-a", "worker-b"} {
+				pr := s.entry(g, w).Probe
+				g.Expect(pr.WouldGate).To(BeTrue(), w)
+				// Five in a row, past the threshold: a switch that started the counts over
+				// would gate at three.
+				g.Expect(pr.ConsecutiveFailures).To(BeNumerically(">=", 5), w)
+			}
+		}, timeout, interval/2).Should(Succeed())
+		Consistently(func(g Gomega) { unchanged(g); routableAsWithoutAProbe(g) }, 3*period, interval).Should(Succeed())
+		digest := s.entry(Default, "worker-a").Probe.PolicyDigest
+
+		By("switching to Enforce keeps the counts: the gates take effect at once")
+		s.update(ctx, func(isvc *omev1beta1.InferenceService) { isvc.Spec.Routing.Probe.Mode = omev1beta1.ProbeModeEnforce })
+		Eventually(func(g Gomega) {
+			tm := s.trafficMap(g)
+			g.Expect(tm.Spec.Entries).To(HaveLen(2))
+			for _, e := range tm.Spec.Entries {
+				g.Expect(e.Probe.Gated).To(BeTrue(), e.Cluster)
+				g.Expect(e.Probe.WouldGate).To(BeFalse(), e.Cluster)
+				g.Expect(e.Weight).To(BeZero(), e.Cluster)
+				g.Expect(e.Probe.PolicyDigest).To(Equal(digest), "the mode is not part of the digest")
+				g.Expect(e.Probe.ConsecutiveFailures).To(BeNumerically(">=", 5), "%s: the counts started over", e.Cluster)
+			}
+			c := s.routable(g)
+			g.Expect(c.Status).To(Equal(metav1.ConditionFalse))
+			g.Expect(c.Reason).To(Equal(omev1beta1.ReasonAllHomesProbeFailed))
+		}, timeout, interval/2).Should(Succeed())
+		Eventually(func(g Gomega) []string { return s.events(g, controllers.EventHomeGated) }, timeout, interval).Should(HaveLen(2))
+	})
+
+	It("under flapDamping needs successThreshold x 2^k passes after a quick re-gate, capped at maxFactor", func(ctx context.Context) {
+		p := probeSpec(period, 500*time.Millisecond, omev1beta1.AllFailedPreserveTraffic)
+		p.FailureThreshold, p.SuccessThreshold = ptr.To[int32](2), ptr.To[int32](1)
+		p.FlapDamping = &omev1beta1.ProbeFlapDamping{Window: &metav1.Duration{Duration: 10 * time.Minute}, MaxFactor: ptr.To[int32](2)}
+		s := newService(ctx, "damping", withProbe(p), both(1))
+		Eventually(s.table).WithTimeout(timeout).WithPolling(interval).Should(HaveLen(2))
+		Eventually(func(g Gomega) { g.Expect(s.entry(g, "worker-b").Probe).NotTo(BeNil()) }, timeout, interval).Should(Succeed())
+
+		// gate makes worker-b fail until it is gated, and returns its probe record then.
+		gate := func() *omev1beta1.TrafficMapProbe {
+			GinkgoHelper()
+			s.set("worker-b", framework.Unavailable)
+			var rec *omev1beta1.TrafficMapProbe
+			Eventually(func(g Gomega) {
+				rec = s.entry(g, "worker-b").Probe
+				g.Expect(rec.Gated).To(BeTrue())
+			}, timeout, interval/2).Should(Succeed())
+			return rec
+		}
+		// lift makes worker-b pass until its gate lifts, and reports whether a pass was
+		// recorded while the gate was still closed (a lift that needed more than one pass).
+		lift := func() (passedWhileGated bool) {
+			GinkgoHelper()
+			s.set("worker-b", framework.Serve)
+			Eventually(func(g Gomega) {
+				e := s.entry(g, "worker-b")
+				if e.Probe.Result == omev1beta1.ProbePassing && e.Probe.Gated {
+					passedWhileGated = true
+				}
+				g.Expect(e.Probe.Gated).To(BeFalse())
+				g.Expect(e.Weight).To(Equal(int32(1)))
+			}, timeout, interval/4).Should(Succeed())
+			return passedWhileGated
+		}
+
+		By("the first gate: successThreshold (1) pass lifts it")
+		first := gate()
+		Expect(first.DampingFactor).To(BeZero())
+		Expect(first.LastLiftTime).To(BeNil(), "never lifted yet")
+		Expect(lift()).To(BeFalse(), "one pass lifts the first gate")
+		Expect(s.entry(Default, "worker-b").Probe.LastLiftTime).NotTo(BeNil())
+
+		By("gated again within the window: the factor doubles, one pass is not enough")
+		second := gate()
+		Expect(second.DampingFactor).To(Equal(int32(2)))
+		Expect(lift()).To(BeTrue(), "a damped gate stays closed after one pass")
+		Expect(s.entry(Default, "worker-b").Probe.DampingFactor).To(Equal(int32(2)), "the factor shows until a quiet window")
+
+		By("gated a third time: maxFactor (2) caps the factor")
+		third := gate()
+		Expect(third.DampingFactor).To(Equal(int32(2)))
+		Expect(lift()).To(BeTrue())
+	})
+
+	It("under rampUp brings a lifted cluster back in rising steps, and a new gate stops the ramp at once", func(ctx context.Context) {
+		p := probeSpec(period, 500*time.Millisecond, omev1beta1.AllFailedPreserveTraffic)
+		p.FailureThreshold, p.SuccessThreshold = ptr.To[int32](2), ptr.To[int32](1)
+		p.RampUp = &metav1.Duration{Duration: 6 * period}
+		s := newService(ctx, "ramp", withProbe(p), both(1))
+		Eventually(s.table).WithTimeout(timeout).WithPolling(interval).Should(Equal([]string{
+			"worker-a 1 true Passing HTTP 200",
+			"worker-b 1 true Passing HTTP 200",
+		}))
+		s.set("worker-b", framework.Unavailable)
+		Eventually(func(g Gomega) int32 { return s.entry(g, "worker-b").Weight }, timeout, interval).Should(BeZero())
+
+		By("the gate lifts: worker-b's share climbs round by round to its full weight")
+		s.set("worker-b", framework.Serve)
+		var steps []rampStep // as they change
+		Eventually(func(g Gomega) {
+			a, b := s.entry(g, "worker-a"), s.entry(g, "worker-b")
+			g.Expect(b.Probe.Gated).To(BeFalse(), "not lifted yet")
+			step := rampStep{a.Weight, b.Weight, b.Probe.RampPercent}
+			if len(steps) == 0 || steps[len(steps)-1] != step {
+				steps = append(steps, step)
+			}
+			g.Expect(b.Probe.RampPercent).To(BeZero())
+			g.Expect([2]int32{a.Weight, b.Weight}).To(Equal([2]int32{1, 1}))
+		}, timeout, interval/4).Should(Succeed())
+		expectRamp(steps, 15)
+		By("a gate during a new ramp ends it at once")
+		s.set("worker-b", framework.Unavailable)
+		Eventually(func(g Gomega) int32 { return s.entry(g, "worker-b").Weight }, timeout, interval).Should(BeZero())
+		s.set("worker-b", framework.Serve)
+		Eventually(func(g Gomega) int32 { return s.entry(g, "worker-b").Probe.RampPercent }, timeout, interval/4).Should(
+			BeNumerically(">=", 29), "the ramp is under way")
+		s.set("worker-b", framework.Unavailable)
+		Eventually(func(g Gomega) {
+			e := s.entry(g, "worker-b")
+			g.Expect(e.Probe.Gated).To(BeTrue())
+			g.Expect(e.Probe.RampPercent).To(BeZero())
+			g.Expect(e.Weight).To(BeZero())
+		}, timeout, interval/4).Should(Succeed())
+	})
+})
+
+// rampStep is a ramping home's share as the map shows it: the weights of the full home and
+// of the ramping one, and the ramping one's rampPercent.
+type rampStep struct{ full, ramping, percent int32 }
+
+// expectRamp checks the steps a ramp went through, from the lift to the full weight, with
+// one full home and one ramping home of equal capacity: the first share is first (the
+// share at the lift, period/(rampUp+period)), the share rises at every step and ends at
+// 1:1, each weight pair is 100:percent reduced, and there were several steps. The exact
+// shares between depend on when each round's probe finished, so they are not fixed here.
+func expectRamp(steps []rampStep, first int32) {
+	GinkgoHelper()
+	Expect(steps).NotTo(BeEmpty())
+	Expect(steps[0].percent).To(Equal(first), "the ramp starts at the lift's share: %v", steps)
+	Expect(steps[len(steps)-1]).To(Equal(rampStep{1, 1, 0}), "the ramp ends at the full weight: %v", steps)
+	Expect(len(steps)).To(BeNumerically(">=", 5), "the weight rose in steps: %v", steps)
+	for i, st := range steps[:len(steps)-1] {
+		d := gcd(100, st.percent)
+		Expect([2]int32{st.full, st.ramping}).To(Equal([2]int32{100 / d, st.percent / d}), "step %d of %v", i, steps)
+		if i > 0 {
+			Expect(st.percent).To(BeNumerically(">", steps[i-1].percent), "the share only rises: %v", steps)
+		}
+	}
+}
+
+func gcd(a, b int32) int32 {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
+}
