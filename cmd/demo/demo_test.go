@@ -93,6 +93,9 @@ func TestDemoStory(t *testing.T) {
 		"applied       Yes",
 		"Drain refs           maintenance-a",
 		"Override count    1 -> 0",
+		// The ramp's first step, at the lift: 100 * period / (rampUp + period), rounded up.
+		"worker-b: weight 17, healthy true, Passing HTTP 200, ramping up at 17% of its weight",
+		"worker-b 17 true Passing HTTP 200",
 	} {
 		if !strings.Contains(transcript.String(), want) {
 			t.Errorf("the demo never printed %q", want)
@@ -218,5 +221,8 @@ var wantStates = []mapState{
 	{map[string]entryState{"worker-a": gatedKept, "worker-b": gatedKept}, metav1.ConditionTrue, omev1beta1.ReasonAllHomesProbeFailed, "preserving traffic"},
 	{map[string]entryState{"worker-a": gatedDrained, "worker-b": gatedDrained}, metav1.ConditionFalse, omev1beta1.ReasonAllHomesProbeFailed, "all route weights are zero"},
 	{map[string]entryState{"worker-a": heldByDrain, "worker-b": passingEntry}, metav1.ConditionTrue, omev1beta1.ReasonRoutable, "1 of 2"},
+	{map[string]entryState{"worker-a": passingEntry, "worker-b": passingEntry}, metav1.ConditionTrue, omev1beta1.ReasonRoutable, "2 of 2"},
+	// The ramp: worker-b gated under the probe with rampUp, then back at its full weight.
+	{map[string]entryState{"worker-a": passingEntry, "worker-b": gatedDrained}, metav1.ConditionTrue, omev1beta1.ReasonRoutable, "1 of 2"},
 	{map[string]entryState{"worker-a": passingEntry, "worker-b": passingEntry}, metav1.ConditionTrue, omev1beta1.ReasonRoutable, "2 of 2"},
 }

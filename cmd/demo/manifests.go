@@ -85,7 +85,12 @@ func managerSettings(t Timing, backendPort int) string {
 // isvcManifest is the spec's Step 2 isvc.yaml with the demo's timing and the given
 // allFailedPolicy. The story applies it with PreserveTraffic first, then with Drain.
 func isvcManifest(t Timing, allFailedPolicy string) string {
-	return fmt.Sprintf(`apiVersion: ome.io/v1beta1
+	return isvcManifestWithRamp(t, allFailedPolicy, 0)
+}
+
+// isvcManifestWithRamp is isvcManifest with the probe's optional rampUp, when positive.
+func isvcManifestWithRamp(t Timing, allFailedPolicy string, rampUp time.Duration) string {
+	manifest := fmt.Sprintf(`apiVersion: ome.io/v1beta1
 kind: InferenceService
 metadata:
   name: %[1]s
@@ -118,4 +123,8 @@ spec:
       successThreshold: 2
       allFailedPolicy: %[5]s
 `, serviceName, serviceNS, t.Period, t.Timeout, allFailedPolicy)
+	if rampUp > 0 {
+		manifest += fmt.Sprintf("      rampUp: %s\n", rampUp)
+	}
+	return manifest
 }

@@ -140,7 +140,8 @@ func (d *Demo) Steps() []Step {
 			"traffic until one passes its probe successThreshold times in a row.",
 		},
 	}}
-	return append(steps, d.drainSteps()...)
+	steps = append(steps, d.drainSteps()...)
+	return append(steps, d.rampSteps()...)
 }
 
 // RunStory runs every step in order and stops at the first that fails.

@@ -61,6 +61,9 @@ func describe(e omev1beta1.TrafficMapEntry) string {
 	if p.Gated {
 		s += ", gated"
 	}
+	if p.RampPercent > 0 {
+		s += fmt.Sprintf(", ramping up at %d%% of its weight", p.RampPercent)
+	}
 	return s
 }
 
