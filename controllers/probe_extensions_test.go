@@ -52,8 +52,8 @@ func TestProberKeepsStatesAcrossAModeSwitch(t *testing.T) {
 	f.stepTo(f.nextDue())
 	eventually(t, "the lifting probe is answered", func() bool { return srv.total.Load() == 3 })
 	eventually(t, "the lift is recorded", func() bool { st, _ := f.state(testKey, "worker-a"); return !st.Gated })
-	if st, _ := f.state(testKey, "worker-a"); st.RampPercent != 15 {
-		t.Fatalf("after the lift under Enforce: %+v, want a ramp at 15%%", st)
+	if st, _ := f.state(testKey, "worker-a"); st.RampPercent != 14 {
+		t.Fatalf("after the lift under Enforce: %+v, want a ramp at 14%%", st)
 	}
 }
 

@@ -228,20 +228,20 @@ func (r *RoutingReconciler) announceGate(isvc *omev1beta1.InferenceService, e om
 	}
 }
 
+// countWouldGate counts the entries a Shadow probe would gate.
 func countWouldGate(entries []omev1beta1.TrafficMapEntry) int {
-	n := 0
-	for _, e := range entries {
-		if e.Probe != nil && e.Probe.WouldGate {
-			n++
-		}
-	}
-	return n
+	return countProbes(entries, func(p *omev1beta1.TrafficMapProbe) bool { return p.WouldGate })
 }
 
 func countGated(entries []omev1beta1.TrafficMapEntry) int {
+	return countProbes(entries, func(p *omev1beta1.TrafficMapProbe) bool { return p.Gated })
+}
+
+// countProbes counts the entries with a probe record that has the property.
+func countProbes(entries []omev1beta1.TrafficMapEntry, has func(*omev1beta1.TrafficMapProbe) bool) int {
 	n := 0
 	for _, e := range entries {
-		if e.Probe != nil && e.Probe.Gated {
+		if e.Probe != nil && has(e.Probe) {
 			n++
 		}
 	}

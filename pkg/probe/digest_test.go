@@ -12,17 +12,20 @@ import (
 
 // TestDigestEncoding holds Digest to the encoding its comment documents: a change to either
 // would change every stored digest and lift every gate.
+// step1DigestText is the text Digest hashes for the Step 1 policy.
+const step1DigestText = "probe-policy/v1\n" +
+	"path=\"/v1/models\"\n" +
+	"method=GET\n" +
+	"acceptStatuses=200\n" +
+	"gateStatuses=404,500,502,503,504\n" +
+	"period=10000000000\n" +
+	"timeout=3000000000\n" +
+	"failureThreshold=3\n" +
+	"successThreshold=2\n" +
+	"allFailedPolicy=PreserveTraffic\n"
+
 func TestDigestEncoding(t *testing.T) {
-	text := "probe-policy/v1\n" +
-		"path=\"/v1/models\"\n" +
-		"method=GET\n" +
-		"acceptStatuses=200\n" +
-		"gateStatuses=404,500,502,503,504\n" +
-		"period=10000000000\n" +
-		"timeout=3000000000\n" +
-		"failureThreshold=3\n" +
-		"successThreshold=2\n" +
-		"allFailedPolicy=PreserveTraffic\n"
+	text := step1DigestText
 	sum := sha256.Sum256([]byte(text))
 	want := "sha256:" + hex.EncodeToString(sum[:])
 	if got := Digest(step1Policy()); got != want {

@@ -184,8 +184,8 @@ func TestRampSteps(t *testing.T) {
 		rampUp time.Duration
 		want   []int32 // the share at the lift and at each Passing round after it
 	}{
-		// 100 * (elapsed + 10s) / (rampUp + 10s), rounded up.
-		{"one minute", time.Minute, []int32{15, 29, 43, 58, 72, 86, 0}},
+		// 100 * (elapsed + 10s) / (rampUp + 10s), to the nearest percent.
+		{"one minute", time.Minute, []int32{14, 29, 43, 57, 71, 86, 0}},
 		{"equal to period", 10 * time.Second, []int32{50, 0}},
 		{"40s", 40 * time.Second, []int32{20, 40, 60, 80, 0}},
 	}
@@ -247,10 +247,12 @@ func TestRampShareBounds(t *testing.T) {
 		elapsed time.Duration
 		want    int32
 	}{
-		{-time.Hour, 15}, // a lift time in the future counts as now
-		{0, 15},
+		{-time.Hour, 14}, // a lift time in the future counts as now
+		{0, 14},
+		{20*time.Second + 50*time.Millisecond, 43}, // a round a little late stays on its step
+		{20*time.Second - 50*time.Millisecond, 43}, // and so does one a little early
 		{59 * time.Second, 99},
-		{59*time.Second + 500*time.Millisecond, 0}, // rounds up to 100: over
+		{59*time.Second + 700*time.Millisecond, 0}, // rounds to 100: over
 		{time.Minute, 0},
 		{time.Hour, 0},
 	} {
@@ -349,8 +351,8 @@ func TestSeedAndRecordOfTheOptionalState(t *testing.T) {
 	}
 	// The ramp carries on from the restored lift time.
 	s.Observe(P, "HTTP 200", start.Add(10*time.Second), p, digest)
-	if s.RampPercent != 58 {
-		t.Fatalf("share %d 30s after the restored lift, want 58", s.RampPercent)
+	if s.RampPercent != 57 {
+		t.Fatalf("share %d 30s after the restored lift, want 57", s.RampPercent)
 	}
 
 	shadowGate := &v1beta1.TrafficMapProbe{PolicyDigest: digest, Result: F, WouldGate: true, ConsecutiveFailures: 3}

@@ -99,16 +99,7 @@ func TestValidateReturnsTheOptionalFields(t *testing.T) {
 // The optional settings add their lines only when set, so that a probe without them keeps
 // its digest; mode never adds one.
 func TestDigestOfTheOptionalSettings(t *testing.T) {
-	base := "probe-policy/v1\n" +
-		"path=\"/v1/models\"\n" +
-		"method=GET\n" +
-		"acceptStatuses=200\n" +
-		"gateStatuses=404,500,502,503,504\n" +
-		"period=10000000000\n" +
-		"timeout=3000000000\n" +
-		"failureThreshold=3\n" +
-		"successThreshold=2\n" +
-		"allFailedPolicy=PreserveTraffic\n"
+	base := step1DigestText
 	sha := func(text string) string {
 		sum := sha256.Sum256([]byte(text))
 		return "sha256:" + hex.EncodeToString(sum[:])

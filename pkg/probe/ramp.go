@@ -12,13 +12,14 @@ import (
 // The curve is linear in the time since the lift, in steps of one probe round: a Passing
 // result that comes elapsed after the lift sets the share to
 //
-//	ceil(100 * (elapsed + period) / (rampUp + period)) percent
+//	round(100 * (elapsed + period) / (rampUp + period)) percent, halves up
 //
 // so the lift itself (elapsed 0) gives period/(rampUp+period) of the weight, each round
 // about as much again, and the share reaches 100% (the ramp ends) rampUp after the lift,
-// or at the round whose share rounds up to 100.
-// With period 10s and rampUp 1m: 15%, 29%, 43%, 58%, 72%, 86%, then the full weight. Only
-// a Passing result moves the ramp on: a Failing one that does not gate, or an Unknown,
+// or at the round whose share rounds to 100. Rounding to the nearest percent, not up,
+// keeps a round that finishes a few milliseconds late on the step it belongs to. With
+// period 10s and rampUp 1m: 14%, 29%, 43%, 57%, 71%, 86%, then the full weight. Only a
+// Passing result moves the ramp on: a Failing one that does not gate, or an Unknown,
 // holds the share where it is; a gate ends the ramp at once. The share applies to the
 // home's servable capacity before the ratio reduction (pkg/trafficmap).
 
@@ -31,14 +32,13 @@ func rampShare(elapsed time.Duration, p Policy) int32 {
 	elapsed = max(elapsed, 0)
 	period := max(p.Period, 0)
 	num, den := saturatingAdd(elapsed, period), saturatingAdd(p.RampUp, period)
-	// 100 * num / den in 128 bits: num < den, so the quotient is under 100 and fits.
-	hi, lo := bits.Mul64(100, uint64(num))
-	q, r := bits.Div64(hi, lo, uint64(den))
-	if r > 0 {
-		q++
-	}
+	// round(100 * num / den) = floor((200 * num + den) / (2 * den)), in 128 bits: num < den,
+	// so the quotient is at most 100 and fits; den < 2^63, so 2 * den fits.
+	hi, lo := bits.Mul64(200, uint64(num))
+	lo, carry := bits.Add64(lo, uint64(den), 0)
+	q, _ := bits.Div64(hi+carry, lo, 2*uint64(den))
 	if q >= 100 {
-		// Less than a percent short: the ramp is over.
+		// Less than half a percent short: the ramp is over.
 		return 0
 	}
 	return int32(max(q, 1)) //nolint:gosec // within 1..99

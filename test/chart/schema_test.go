@@ -134,15 +134,20 @@ func TestSchemaRejects(t *testing.T) {
 		want:   "- at '/ome/multicluster/role': value must be one of '', 'control-plane'",
 	}}
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			stderr := renderError(t, tc.values)
-			if !strings.Contains(stderr, "Error: "+schemaErrorHeader) {
-				t.Fatalf("helm did not refuse the values through the schema:\n%s", stderr)
-			}
-			if !strings.Contains(stderr, "\n"+tc.want+"\n") {
-				t.Errorf("helm error lacks the line\n%s\nit printed:\n%s", tc.want, stderr)
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { expectSchemaRefusal(t, tc.values, tc.want) })
+	}
+}
+
+// expectSchemaRefusal checks that helm refuses the values through the schema, with the
+// line want among the ones it prints.
+func expectSchemaRefusal(t *testing.T, values, want string) {
+	t.Helper()
+	stderr := renderError(t, values)
+	if !strings.Contains(stderr, "Error: "+schemaErrorHeader) {
+		t.Fatalf("helm did not refuse the values through the schema:\n%s", stderr)
+	}
+	if !strings.Contains(stderr, "\n"+want+"\n") {
+		t.Errorf("helm error lacks the line\n%s\nit printed:\n%s", want, stderr)
 	}
 }
 

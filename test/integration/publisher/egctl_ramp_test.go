@@ -48,7 +48,7 @@ var _ = Describe("Envoy Gateway's view of a ramp", func() {
 			g.Expect(w).To(Equal(map[string]uint32{"worker-a": 1, "worker-b": 1}))
 		}, 2*timeout, interval).Should(Succeed())
 		// The last share is the even split; before it, the share only rose, from a small
-		// first one (at the lift, 10% of worker-b's weight: a share of 1/11; each
+		// first one (at the lift, 9% of worker-b's weight: a share of 9/109; each
 		// translator run takes a while, so the first view may come a few rounds later).
 		Expect(shares[len(shares)-1]).To(Equal(0.5))
 		Expect(len(shares)).To(BeNumerically(">=", 3), "Envoy saw the weight rise in steps: %v", shares)

@@ -182,7 +182,7 @@ var _ = Describe("The probe's optional settings", func() {
 			g.Expect(b.Probe.RampPercent).To(BeZero())
 			g.Expect([2]int32{a.Weight, b.Weight}).To(Equal([2]int32{1, 1}))
 		}, timeout, interval/4).Should(Succeed())
-		expectRamp(steps, 15)
+		expectRamp(steps, 14)
 		By("a gate during a new ramp ends it at once")
 		s.set("worker-b", framework.Unavailable)
 		Eventually(func(g Gomega) int32 { return s.entry(g, "worker-b").Weight }, timeout, interval).Should(BeZero())
