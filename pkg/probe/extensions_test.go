@@ -249,10 +249,12 @@ func TestRampShareBounds(t *testing.T) {
 	}{
 		{-time.Hour, 14}, // a lift time in the future counts as now
 		{0, 14},
-		{20*time.Second + 50*time.Millisecond, 43}, // a round a little late stays on its step
-		{20*time.Second - 50*time.Millisecond, 43}, // and so does one a little early
-		{59 * time.Second, 99},
-		{59*time.Second + 700*time.Millisecond, 0}, // rounds to 100: over
+		{4900 * time.Millisecond, 14}, // the lift's round, finished late
+		{5 * time.Second, 29},         // half a period: the next round
+		{24 * time.Second, 43},        // a round four seconds late stays on its step
+		{16 * time.Second, 43},        // and so does one four seconds early
+		{54900 * time.Millisecond, 86},
+		{55 * time.Second, 0}, // the round at rampUp: over
 		{time.Minute, 0},
 		{time.Hour, 0},
 	} {

@@ -9,19 +9,19 @@ import (
 // The ramp brings a home whose gate lifted back to its full weight over RampUp, instead of
 // at once, so that a cold model server or cache is not handed its whole share in one go.
 //
-// The curve is linear in the time since the lift, in steps of one probe round: a Passing
-// result that comes elapsed after the lift sets the share to
+// The curve is linear in probe rounds: a Passing result that comes k periods after the lift
+// (the time since the lift in periods, to the nearest whole one) sets the share to
 //
-//	round(100 * (elapsed + period) / (rampUp + period)) percent, halves up
+//	round(100 * (k + 1) * period / (rampUp + period)) percent, halves up
 //
-// so the lift itself (elapsed 0) gives period/(rampUp+period) of the weight, each round
-// about as much again, and the share reaches 100% (the ramp ends) rampUp after the lift,
-// or at the round whose share rounds to 100. Rounding to the nearest percent, not up,
-// keeps a round that finishes a few milliseconds late on the step it belongs to. With
-// period 10s and rampUp 1m: 14%, 29%, 43%, 57%, 71%, 86%, then the full weight. Only a
-// Passing result moves the ramp on: a Failing one that does not gate, or an Unknown,
-// holds the share where it is; a gate ends the ramp at once. The share applies to the
-// home's servable capacity before the ratio reduction (pkg/trafficmap).
+// so the lift itself (k = 0) gives period/(rampUp+period) of the weight, each round as much
+// again, and the share reaches 100% (the ramp ends) rampUp after the lift. Counting whole
+// periods keeps a round whose probe finishes late or early (a busy observer, a slow
+// answer) on the step it belongs to, so the steps are even. With period 10s and rampUp 1m:
+// 14%, 29%, 43%, 57%, 71%, 86%, then the full weight. Only a Passing result moves the ramp
+// on: a Failing one that does not gate, or an Unknown, holds the share where it is; a gate
+// ends the ramp at once. The share applies to the home's servable capacity before the
+// ratio reduction (pkg/trafficmap).
 
 // rampShare is the share, 1 to 99 percent, of a ramp elapsed after its lift; 0 once the
 // ramp is over or without one.
@@ -30,16 +30,21 @@ func rampShare(elapsed time.Duration, p Policy) int32 {
 		return 0
 	}
 	elapsed = max(elapsed, 0)
-	period := max(p.Period, 0)
-	num, den := saturatingAdd(elapsed, period), saturatingAdd(p.RampUp, period)
-	// round(100 * num / den) = floor((200 * num + den) / (2 * den)), in 128 bits: num < den,
-	// so the quotient is at most 100 and fits; den < 2^63, so 2 * den fits.
+	period := max(p.Period, 1)
+	// Whole periods since the lift, to the nearest: a late or early round stays on its step.
+	rounds := saturatingAdd(elapsed, period/2) / period
+	if rounds > p.RampUp/period {
+		return 0 // past rampUp
+	}
+	// rounds*period is at most rampUp, so num = (rounds+1)*period is at most den.
+	num, den := saturatingAdd(rounds*period, period), saturatingAdd(p.RampUp, period)
+	// round(100 * num / den) = floor((200 * num + den) / (2 * den)), in 128 bits: the
+	// quotient is at most 100 and fits; den < 2^63, so 2 * den fits.
 	hi, lo := bits.Mul64(200, uint64(num))
 	lo, carry := bits.Add64(lo, uint64(den), 0)
 	q, _ := bits.Div64(hi+carry, lo, 2*uint64(den))
 	if q >= 100 {
-		// Less than half a percent short: the ramp is over.
-		return 0
+		return 0 // the round at rampUp, or less than half a percent short of it: over
 	}
 	return int32(max(q, 1)) //nolint:gosec // within 1..99
 }
