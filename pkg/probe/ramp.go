@@ -40,9 +40,10 @@ func rampShare(elapsed time.Duration, p Policy) int32 {
 	num, den := saturatingAdd(rounds*period, period), saturatingAdd(p.RampUp, period)
 	// round(100 * num / den) = floor((200 * num + den) / (2 * den)), in 128 bits: the
 	// quotient is at most 100 and fits; den < 2^63, so 2 * den fits.
-	hi, lo := bits.Mul64(200, uint64(num))
-	lo, carry := bits.Add64(lo, uint64(den), 0)
-	q, _ := bits.Div64(hi+carry, lo, 2*uint64(den))
+	un, ud := uint64(num), uint64(den) //nolint:gosec // both positive: elapsed, period and rampUp are
+	hi, lo := bits.Mul64(200, un)
+	lo, carry := bits.Add64(lo, ud, 0)
+	q, _ := bits.Div64(hi+carry, lo, 2*ud)
 	if q >= 100 {
 		return 0 // the round at rampUp, or less than half a percent short of it: over
 	}
