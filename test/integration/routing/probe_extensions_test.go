@@ -2,6 +2,7 @@ package routing
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -104,12 +105,23 @@ var _ = Describe("The probe's optional settings", func() {
 	})
 
 	It("under flapDamping needs successThreshold x 2^k passes after a quick re-gate, capped at maxFactor", func(ctx context.Context) {
-		p := probeSpec(period, 500*time.Millisecond, omev1beta1.AllFailedPreserveTraffic)
+		// Two-second rounds leave the test time to give worker-b exactly one pass.
+		const roundPeriod = 2 * time.Second
+		p := probeSpec(roundPeriod, 500*time.Millisecond, omev1beta1.AllFailedPreserveTraffic)
 		p.FailureThreshold, p.SuccessThreshold = ptr.To[int32](2), ptr.To[int32](1)
 		p.FlapDamping = &omev1beta1.ProbeFlapDamping{Window: &metav1.Duration{Duration: 10 * time.Minute}, MaxFactor: ptr.To[int32](2)}
 		s := newService(ctx, "damping", withProbe(p), both(1))
 		Eventually(s.table).WithTimeout(timeout).WithPolling(interval).Should(HaveLen(2))
 		Eventually(func(g Gomega) { g.Expect(s.entry(g, "worker-b").Probe).NotTo(BeNil()) }, timeout, interval).Should(Succeed())
+		versions := watchMap(ctx, s.key)
+		probeOf := func(v mapVersion) *omev1beta1.TrafficMapProbe {
+			for _, e := range v.tm.Spec.Entries {
+				if e.Cluster == "worker-b" {
+					return e.Probe
+				}
+			}
+			return nil
+		}
 
 		// gate makes worker-b fail until it is gated, and returns its probe record then.
 		gate := func() *omev1beta1.TrafficMapProbe {
@@ -122,39 +134,61 @@ var _ = Describe("The probe's optional settings", func() {
 			}, timeout, interval/2).Should(Succeed())
 			return rec
 		}
-		// lift makes worker-b pass until its gate lifts, and reports whether a pass was
-		// recorded while the gate was still closed (a lift that needed more than one pass).
-		lift := func() (passedWhileGated bool) {
+		// lift makes worker-b pass until its gate lifts.
+		lift := func() {
 			GinkgoHelper()
 			s.set("worker-b", framework.Serve)
 			Eventually(func(g Gomega) {
 				e := s.entry(g, "worker-b")
-				if e.Probe.Result == omev1beta1.ProbePassing && e.Probe.Gated {
-					passedWhileGated = true
-				}
 				g.Expect(e.Probe.Gated).To(BeFalse())
 				g.Expect(e.Weight).To(Equal(int32(1)))
-			}, timeout, interval/4).Should(Succeed())
-			return passedWhileGated
+			}, timeout, interval/2).Should(Succeed())
 		}
 
 		By("the first gate: successThreshold (1) pass lifts it")
 		first := gate()
 		Expect(first.DampingFactor).To(BeZero())
 		Expect(first.LastLiftTime).To(BeNil(), "never lifted yet")
-		Expect(lift()).To(BeFalse(), "one pass lifts the first gate")
+		lift()
 		Expect(s.entry(Default, "worker-b").Probe.LastLiftTime).NotTo(BeNil())
 
-		By("gated again within the window: the factor doubles, one pass is not enough")
+		By("gated again within the window: the factor doubles, and one pass does not lift it")
 		second := gate()
 		Expect(second.DampingFactor).To(Equal(int32(2)))
-		Expect(lift()).To(BeTrue(), "a damped gate stays closed after one pass")
+		from := len(versions())
+		// Exactly one pass: worker-b serves one probe, then fails again. The endpoint
+		// records a request in the same step as it reads how to answer it.
+		ep := s.endpoints["worker-b"]
+		seen := len(ep.Seen())
+		s.set("worker-b", framework.Serve)
+		Eventually(func() int { return len(ep.Seen()) }).WithTimeout(timeout).WithPolling(5 * time.Millisecond).Should(BeNumerically(">", seen))
+		s.set("worker-b", framework.Unavailable)
+		passAt := time.Now()
+		// Two failures after the pass: without damping the pass would have lifted the gate,
+		// and failureThreshold (2) failures closed it again, so the map would show the lift.
+		// The pass started the count over, and those failures finished after it.
+		Eventually(func(g Gomega) {
+			g.Expect(versions()[from:]).To(ContainElement(WithTransform(func(v mapVersion) bool {
+				rec := probeOf(v)
+				return rec.Result == omev1beta1.ProbeFailing && rec.ConsecutiveFailures == 2 && rec.LastProbeTime.After(passAt)
+			}, BeTrue())))
+		}, timeout, interval).Should(Succeed())
+		passedWhileGated := false
+		var seenRecords []string
+		for _, v := range versions()[from:] {
+			rec := probeOf(v)
+			seenRecords = append(seenRecords, fmt.Sprintf("%s %s gated=%t failures=%d", rec.Result, rec.Message, rec.Gated, rec.ConsecutiveFailures))
+			Expect(rec.Gated).To(BeTrue(), "a single pass lifted a damped gate: %v", seenRecords)
+			passedWhileGated = passedWhileGated || rec.Result == omev1beta1.ProbePassing
+		}
+		Expect(passedWhileGated).To(BeTrue(), "the pass was recorded, and the gate stayed closed: %v (requests %v)", seenRecords, ep.Seen()[seen:])
+		lift() // two passes in a row
 		Expect(s.entry(Default, "worker-b").Probe.DampingFactor).To(Equal(int32(2)), "the factor shows until a quiet window")
 
 		By("gated a third time: maxFactor (2) caps the factor")
 		third := gate()
 		Expect(third.DampingFactor).To(Equal(int32(2)))
-		Expect(lift()).To(BeTrue())
+		lift()
 	})
 
 	It("under rampUp brings a lifted cluster back in rising steps, and a new gate stops the ramp at once", func(ctx context.Context) {
@@ -170,18 +204,15 @@ var _ = Describe("The probe's optional settings", func() {
 		Eventually(func(g Gomega) int32 { return s.entry(g, "worker-b").Weight }, timeout, interval).Should(BeZero())
 
 		By("the gate lifts: worker-b's share climbs round by round to its full weight")
+		versions := watchMap(ctx, s.key)
 		s.set("worker-b", framework.Serve)
-		var steps []rampStep // as they change
+		// Every version of the map the watch saw, from the lift to the full weight.
+		var steps []rampStep
 		Eventually(func(g Gomega) {
-			a, b := s.entry(g, "worker-a"), s.entry(g, "worker-b")
-			g.Expect(b.Probe.Gated).To(BeFalse(), "not lifted yet")
-			step := rampStep{a.Weight, b.Weight, b.Probe.RampPercent}
-			if len(steps) == 0 || steps[len(steps)-1] != step {
-				steps = append(steps, step)
-			}
-			g.Expect(b.Probe.RampPercent).To(BeZero())
-			g.Expect([2]int32{a.Weight, b.Weight}).To(Equal([2]int32{1, 1}))
-		}, timeout, interval/4).Should(Succeed())
+			steps = rampSteps(versions())
+			g.Expect(steps).NotTo(BeEmpty())
+			g.Expect(steps[len(steps)-1]).To(Equal(rampStep{1, 1, 0}))
+		}, timeout, interval).Should(Succeed())
 		expectRamp(steps, 14)
 		By("a gate during a new ramp ends it at once")
 		s.set("worker-b", framework.Unavailable)
@@ -198,6 +229,31 @@ var _ = Describe("The probe's optional settings", func() {
 		}, timeout, interval/4).Should(Succeed())
 	})
 })
+
+// rampSteps are the shares worker-b shows in the versions of the map, from its lift on,
+// each change once.
+func rampSteps(versions []mapVersion) []rampStep {
+	var steps []rampStep
+	for _, v := range versions {
+		var a, b *omev1beta1.TrafficMapEntry
+		for i, e := range v.tm.Spec.Entries {
+			switch e.Cluster {
+			case "worker-a":
+				a = &v.tm.Spec.Entries[i]
+			case "worker-b":
+				b = &v.tm.Spec.Entries[i]
+			}
+		}
+		if a == nil || b == nil || b.Probe == nil || b.Probe.Gated {
+			continue
+		}
+		step := rampStep{a.Weight, b.Weight, b.Probe.RampPercent}
+		if len(steps) == 0 || steps[len(steps)-1] != step {
+			steps = append(steps, step)
+		}
+	}
+	return steps
+}
 
 // rampStep is a ramping home's share as the map shows it: the weights of the full home and
 // of the ramping one, and the ramping one's rampPercent.
