@@ -104,6 +104,22 @@ var _ = Describe("The probe's optional settings", func() {
 		Eventually(func(g Gomega) []string { return s.events(g, controllers.EventHomeGated) }, timeout, interval).Should(HaveLen(2))
 	})
 
+	It("in Shadow mode records a probe the operator refuses to send without taking the home's weight", func(ctx context.Context) {
+		p := probeSpec(period, 500*time.Millisecond, omev1beta1.AllFailedPreserveTraffic)
+		p.Mode = omev1beta1.ProbeModeShadow
+		s := newService(ctx, "shadow-refused", withProbe(p), both(1))
+		Eventually(s.table).WithTimeout(timeout).WithPolling(interval).Should(HaveLen(2))
+		// The suite's observer refuses private addresses (see refused_test.go); without a
+		// probe nothing would, so neither does a Shadow one: the record says why.
+		placeCopy(ctx, "worker-b", s.key, "http://10.0.0.7:8080", 4, 4)
+		Eventually(s.table).WithTimeout(timeout).WithPolling(interval).Should(Equal([]string{
+			"worker-a 1 true Passing HTTP 200",
+			"worker-b 4 true Unknown probe not sent: destination 10.0.0.7 is in a private network and refused by the observer's network guard (routing.observer.allowPrivateNetworks is off)",
+		}))
+		Expect(s.entry(Default, "worker-b").Refused).To(BeEmpty())
+		Expect(ptr.Deref(s.trafficMap(Default).Status.RefusedHomes, -1)).To(BeZero())
+	})
+
 	It("under flapDamping needs successThreshold x 2^k passes after a quick re-gate, capped at maxFactor", func(ctx context.Context) {
 		// Two-second rounds leave the test time to give worker-b exactly one pass.
 		const roundPeriod = 2 * time.Second
