@@ -64,9 +64,12 @@ func SetupPublisher(mgr ctrl.Manager, opts Options) error {
 	return mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
 		return wait.PollUntilContextCancel(ctx, every, false, func(context.Context) (bool, error) {
 			served, err := httpRoutesServed(mgr)
-			if err != nil || !served {
-				// A failed lookup is tried again at the next check: the manager runs on
-				// without publishing meanwhile, as it did before it started looking.
+			if err != nil {
+				// Tried again at the next check: the manager runs on without publishing
+				// meanwhile, as it did before it started looking.
+				ctrl.Log.WithName("setup").V(1).Info("Looking for the Gateway API failed", "error", err.Error())
+			}
+			if !served {
 				return false, nil
 			}
 			ctrl.Log.WithName("setup").Info("Gateway API HTTPRoutes are served now")
