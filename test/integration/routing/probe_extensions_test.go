@@ -66,7 +66,7 @@ var _ = Describe("The probe's optional settings", func() {
 			g.Expect(s.entry(g, "worker-b").Probe.WouldGate).To(BeFalse())
 		}, timeout, interval/2).Should(Succeed())
 		Eventually(func(g Gomega) []string { return s.events(g, controllers.EventHomeWouldUngate) }, timeout, interval).Should(ContainElement(
-			"Cluster worker-b would have its gate lifted: HTTP 200 (Shadow mode)"))
+			"Cluster worker-b would have its gate lifted: it passed successThreshold probes in a row; last probe Passing: HTTP 200 (Shadow mode)"))
 
 		By("both fail under Drain: Enforce would drain the service, Shadow leaves it as it is")
 		s.set("worker-a", framework.Unavailable)
