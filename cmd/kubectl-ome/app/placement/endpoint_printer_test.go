@@ -57,10 +57,10 @@ func drainedAndGated() *omev1beta1.TrafficMap {
 			Reason:  omev1beta1.ExcludedClusterUnreachable,
 			Message: "WorkloadCluster Ready is False (ConnectionFailed): dial tcp 10.0.0.9:6443: connect: connection refused"}},
 			Conditions: []metav1.Condition{
-			cond("Routable", "False", "TrafficDrain", "manual traffic-drain overrides set all 2 route arm(s) to zero", 5),
-			cond("OverrideActive", "True", "OverridesApplied",
-				"1 of 1 traffic-drain annotation override(s) active across 1 route arm(s); inspect spec.entries[].drainRefs", 4),
-		}},
+				cond("Routable", "False", "TrafficDrain", "manual traffic-drain overrides set all 2 route arm(s) to zero", 5),
+				cond("OverrideActive", "True", "OverridesApplied",
+					"1 of 1 traffic-drain annotation override(s) active across 1 route arm(s); inspect spec.entries[].drainRefs", 4),
+			}},
 	}
 }
 
