@@ -3,7 +3,7 @@ package v1beta1
 // WeightReason says why a TrafficMap entry's weight is what it is: the first cause that
 // holds, in the order of the constants below for a weight of 0 (see pkg/trafficmap's
 // Explain). An alert can match it; the entry's weightMessage gives the whole cause.
-// +kubebuilder:validation:Enum=Routed;PreservedTraffic;CapacityCapped;Drained;Refused;ProbeNotSent;NoReadyReplicas;NoCapacity;Gated
+// +kubebuilder:validation:Enum=Routed;PreservedTraffic;RampingUp;ShadowGated;CapacityCapped;Drained;Refused;ProbeNotSent;NoReadyReplicas;NoCapacity;Gated
 type WeightReason string
 
 // The weight reasons of a positive weight.
@@ -13,6 +13,12 @@ const (
 	// WeightPreservedTraffic: the probe gates the cluster, but every home is gated and
 	// allFailedPolicy PreserveTraffic sets the gates aside.
 	WeightPreservedTraffic WeightReason = "PreservedTraffic"
+	// WeightRampingUp: the cluster's gate lifted a short while ago, and under the probe's
+	// rampUp it gets only a share of its weight, which grows each period.
+	WeightRampingUp WeightReason = "RampingUp"
+	// WeightShadowGated: a probe in Shadow mode would gate the cluster; Shadow moves no
+	// traffic, so the weight is as without a probe.
+	WeightShadowGated WeightReason = "ShadowGated"
 )
 
 // The weight reasons of a weight of 0, in the order in which they win, and

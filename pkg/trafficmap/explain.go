@@ -28,8 +28,10 @@ const MaxWeightMessageBytes = 2048
 // a zero weight: ready replicas, the capacity report, allocated replicas, the gate. Every
 // other cause that holds follows in the message ("; also ..."), so that fixing the first
 // does not come as a surprise. A positive weight is PreservedTraffic when the probe gates
-// the home (only PreserveTraffic gives a gated home weight), CapacityCapped when a capacity
-// report lowered its allocated replicas, and Routed otherwise.
+// the home (only PreserveTraffic gives a gated home weight), RampingUp while rampUp scales
+// it after a lift, ShadowGated while a Shadow probe would gate it (which moves nothing),
+// CapacityCapped when a capacity report lowered its allocated replicas, and Routed
+// otherwise.
 func Explain(result Result, policy omev1beta1.AllFailedPolicy) Result {
 	out := Result{Entries: slices.Clone(result.Entries), Routable: result.Routable}
 	everyOpenGated := entriesAllGated(out.Entries)
@@ -53,14 +55,20 @@ func explainEntry(e omev1beta1.TrafficMapEntry, everyOpenGated bool, policy omev
 		gate = gateCause(e.Probe)
 	}
 	if e.Weight > 0 {
-		switch {
+		switch p := e.Probe; {
 		case gate != "":
 			return omev1beta1.WeightPreservedTraffic, "takes traffic although " + gate +
 				": every home is gated and allFailedPolicy PreserveTraffic sets the gates aside; " + share(e)
+		case p != nil && p.RampPercent > 0 && p.RampPercent < 100:
+			return omev1beta1.WeightRampingUp, fmt.Sprintf("ramping back up after its gate lifted: %d%% of the weight of %s",
+				p.RampPercent, strings.TrimPrefix(share(e), "takes traffic in proportion to ")) + capNote(e)
+		case p != nil && p.WouldGate:
+			return omev1beta1.WeightShadowGated, "takes traffic although a Shadow probe would gate it" + failures(p) +
+				lastProbe(p) + ": Shadow mode moves no traffic; " + share(e) + capNote(e)
 		case capped(e):
 			return omev1beta1.WeightCapacityCapped, fmt.Sprintf("capped at %d replica(s) by its capacity report; %s", e.Capacity.Allocated, share(e))
 		default:
-			return omev1beta1.WeightRouted, share(e) + fallbackNote(e)
+			return omev1beta1.WeightRouted, share(e) + fallbackNote(e) + shadowNotSentNote(e)
 		}
 	}
 	causes := zeroCauses(e, gate)
@@ -114,18 +122,44 @@ func zeroCauses(e omev1beta1.TrafficMapEntry, gate string) []cause {
 
 // gateCause says what the probe record of a gated home says.
 func gateCause(p *omev1beta1.TrafficMapProbe) string {
-	s := "gated by the routing probe"
-	if p.ConsecutiveFailures > 0 {
-		s += fmt.Sprintf(" after %d failure(s) in a row", p.ConsecutiveFailures)
-	}
+	s := "gated by the routing probe" + failures(p)
 	if p.Result == omev1beta1.ProbePassing {
 		s += "; it passes again, and the gate lifts after successThreshold passes in a row"
 	}
-	s += "; last probe " + string(p.Result)
+	return s + lastProbe(p)
+}
+
+func failures(p *omev1beta1.TrafficMapProbe) string {
+	if p.ConsecutiveFailures <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(" after %d failure(s) in a row", p.ConsecutiveFailures)
+}
+
+func lastProbe(p *omev1beta1.TrafficMapProbe) string {
+	s := "; last probe " + string(p.Result)
 	if p.Message != "" {
 		s += ": " + p.Message
 	}
 	return s
+}
+
+// capNote says that a capacity report lowers a positive weight whose reason is another.
+func capNote(e omev1beta1.TrafficMapEntry) string {
+	if !capped(e) {
+		return ""
+	}
+	return fmt.Sprintf("; capped at %d replica(s) by its capacity report", e.Capacity.Allocated)
+}
+
+// shadowNotSentNote says that a Shadow probe's probe is not sent, which under Enforce would
+// hold the home at 0 (ProbeNotSent) and under Shadow moves nothing.
+func shadowNotSentNote(e omev1beta1.TrafficMapEntry) string {
+	if notSent, ok := probe.Refusal(e.Probe); ok && e.Refused == "" {
+		return "; its last probe was not sent (" + strings.TrimPrefix(notSent, probe.NotSentPrefix) +
+			"), which a Shadow probe records without moving traffic"
+	}
+	return ""
 }
 
 // capped says whether a capacity report lowered the entry's allocated replicas.

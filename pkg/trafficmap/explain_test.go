@@ -209,6 +209,46 @@ func TestExplain(t *testing.T) {
 			},
 		},
 		{
+			name:   "ramping back up after a lift",
+			homes:  homes(makeHome("a").replicas(1, 1).passing(), makeHome("b").replicas(1, 1).ramping(43)),
+			policy: preserve,
+			want: []string{
+				"a Routed: takes traffic in proportion to min(allocated 1, ready 1)",
+				"b RampingUp: ramping back up after its gate lifted: 43% of the weight of min(allocated 1, ready 1)",
+			},
+		},
+		{
+			name: "ramping and capped",
+			homes: homes(makeHome("a").replicas(1, 1).passing(),
+				makeHome("b").replicas(3, 3).ramping(50).ceiling(capacity.Ceiling{OK: true, Value: 2})),
+			policy: preserve,
+			want: []string{
+				"a Routed: takes traffic in proportion to min(allocated 1, ready 1)",
+				"b RampingUp: ramping back up after its gate lifted: 50% of the weight of min(allocated 2, ready 3); capped at 2 replica(s) by its capacity report",
+			},
+		},
+		{
+			name:   "a Shadow probe would gate it: the weight is unchanged",
+			homes:  homes(makeHome("a").replicas(1, 1).passing(), makeHome("b").replicas(1, 1).wouldGate()),
+			policy: drain,
+			want: []string{
+				"a Routed: takes traffic in proportion to min(allocated 1, ready 1)",
+				"b ShadowGated: takes traffic although a Shadow probe would gate it after 3 failure(s) in a row; last probe Failing: HTTP 503: " +
+					"Shadow mode moves no traffic; takes traffic in proportion to min(allocated 1, ready 1)",
+			},
+		},
+		{
+			name: "a Shadow probe that is not sent moves nothing either",
+			homes: homes(makeHome("a").replicas(1, 1).passing(),
+				makeHome("b").replicas(1, 1).notSent(private).refused("")),
+			policy: preserve,
+			want: []string{
+				"a Routed: takes traffic in proportion to min(allocated 1, ready 1)",
+				"b Routed: takes traffic in proportion to min(allocated 1, ready 1); its last probe was not sent (destination 10.0.0.7 is in a " +
+					"private network and refused by the observer's network guard (routing.observer.allowPrivateNetworks is off)), which a Shadow probe records without moving traffic",
+			},
+		},
+		{
 			name:   "drained beats refused",
 			homes:  homes(makeHome("a").replicas(1, 1), makeHome("b").replicas(1, 1).refused(outside)),
 			policy: "",
@@ -238,7 +278,8 @@ func TestExplain(t *testing.T) {
 				t.Errorf("Explain() changed Routable: %+v, want %+v", got.Routable, built.Routable)
 			}
 			for _, e := range got.Entries {
-				positive := e.WeightReason == omev1beta1.WeightRouted || e.WeightReason == omev1beta1.WeightPreservedTraffic
+				positive := e.WeightReason == omev1beta1.WeightRouted || e.WeightReason == omev1beta1.WeightPreservedTraffic ||
+					e.WeightReason == omev1beta1.WeightRampingUp || e.WeightReason == omev1beta1.WeightShadowGated
 				if (e.Weight > 0 && !positive && e.WeightReason != omev1beta1.WeightCapacityCapped) || (e.Weight == 0 && positive) {
 					t.Errorf("%s: weight %d with reason %s", e.Cluster, e.Weight, e.WeightReason)
 				}
