@@ -12,12 +12,14 @@ import (
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 )
 
-// Event reasons on an InferenceService, for the transitions a person acts on.
+// Event reasons on an InferenceService, for the transitions a person acts on. The routing
+// reconciler records each on the service's TrafficMap too (see serviceEvents).
 const (
 	// EventHomeGated: a home failed failureThreshold probes in a row and lost its weight.
 	EventHomeGated = "HomeGated"
-	// EventHomeUngated: a home's gate lifted, after successThreshold passes in a row or
-	// because the probe policy changed or was turned off.
+	// EventHomeUngated: a home's gate lifted, after successThreshold passes in a row, or
+	// because the probe policy changed or was turned off, or the home's endpoint changed,
+	// or the operator refuses it now; the note says which (trafficmap.LiftCause).
 	EventHomeUngated = "HomeUngated"
 	// EventHomeWouldGate: a Shadow probe would have gated a home; its weight is unchanged.
 	EventHomeWouldGate = "HomeWouldGate"
@@ -41,6 +43,15 @@ const (
 	EventHomeDrained = "HomeDrained"
 	// EventHomeUndrained: the last override holding a home was removed.
 	EventHomeUndrained = "HomeUndrained"
+	// EventHomeLeft: a cluster's entry left the map (its backend leaves the route); the
+	// note gives the exclusion's reason and message.
+	EventHomeLeft = "HomeLeft"
+	// EventHomeJoined: a cluster got an entry in a map that already existed.
+	EventHomeJoined = "HomeJoined"
+	// EventHomeCapacityCapped: a capacity report started holding a home at 0 replicas.
+	EventHomeCapacityCapped = "HomeCapacityCapped"
+	// EventHomeCapacityRestored: a capacity report no longer holds a home at 0 replicas.
+	EventHomeCapacityRestored = "HomeCapacityRestored"
 )
 
 // Event actions (events.k8s.io/v1): what the operator was doing when the event happened.

@@ -91,9 +91,9 @@ func TestAnnounceGateTransitions(t *testing.T) {
 			want: []recordedEvent{{"Normal", EventHomeWouldGate,
 				"Cluster worker-b would be gated after 3 probe failures in a row: HTTP 503 (Shadow mode: its weight is unchanged)"}}},
 		{name: "a Shadow probe would lift", was: gateState{would: true}, probe: passing,
-			want: []recordedEvent{{"Normal", EventHomeWouldUngate, "Cluster worker-b would have its gate lifted: HTTP 200 (Shadow mode)"}}},
+			want: []recordedEvent{{"Normal", EventHomeWouldUngate, "Cluster worker-b would have its gate lifted: it passed successThreshold probes in a row; last probe Passing: HTTP 200 (Shadow mode)"}}},
 		{name: "a Shadow probe is turned off", was: gateState{would: true},
-			want: []recordedEvent{{"Normal", EventHomeWouldUngate, "Cluster worker-b would have its gate lifted: the probe policy changed or was turned off"}}},
+			want: []recordedEvent{{"Normal", EventHomeWouldUngate, "Cluster worker-b would have its gate lifted: the probe was turned off (Shadow mode)"}}},
 		{name: "Shadow to Enforce with a would-be gate", was: gateState{would: true}, now: gateState{gated: true}, probe: failing(true, false),
 			want: []recordedEvent{{"Warning", EventHomeGated, "Cluster worker-b gated after 3 probe failures in a row: HTTP 503"}}},
 		{name: "Enforce to Shadow with a gate", was: gateState{gated: true}, now: gateState{would: true}, probe: failing(false, true),
@@ -103,13 +103,13 @@ func TestAnnounceGateTransitions(t *testing.T) {
 		{name: "an Enforce gate, as before", now: gateState{gated: true}, probe: failing(true, false),
 			want: []recordedEvent{{"Warning", EventHomeGated, "Cluster worker-b gated after 3 probe failures in a row: HTTP 503"}}},
 		{name: "an Enforce lift, as before", was: gateState{gated: true}, probe: passing,
-			want: []recordedEvent{{"Normal", EventHomeUngated, "Cluster worker-b gate lifted: HTTP 200"}}},
+			want: []recordedEvent{{"Normal", EventHomeUngated, "Cluster worker-b gate lifted: it passed successThreshold probes in a row; last probe Passing: HTTP 200"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			log := &eventLog{}
 			r := &RoutingReconciler{Recorder: log}
-			r.announceGate(nil, entry(tt.probe), tt.was, tt.now)
+			r.announceGate(nil, entry(failing(tt.was.gated, tt.was.would)), entry(tt.probe), tt.was, tt.now, tt.probe != nil)
 			if len(log.got) != len(tt.want) {
 				t.Fatalf("events %+v, want %+v", log.got, tt.want)
 			}

@@ -135,7 +135,7 @@ func (r *PublisherReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 		return r.fail(ctx, tm, omev1beta1.ReasonInvalidPlan, err, false)
 	}
 	if plan.Withdraw {
-		ctrl.LoggerFrom(ctx).V(1).Info("TrafficMap publication withdrawn", "TrafficMap", klog.KObj(tm), "because", plan.WithdrawnBecause)
+		r.announceWithdrawn(ctx, tm, plan.WithdrawnBecause)
 		if err := r.removeAll(ctx, r.cached(), req.NamespacedName, nil); err != nil {
 			return r.fail(ctx, tm, omev1beta1.ReasonApplyFailed, err, true)
 		}

@@ -107,6 +107,7 @@ func (r *RoutingReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 		r.forgetCapacity(req.NamespacedName)
 		forgetRefusedHomes(req.NamespacedName)
 		r.written.forget(req.NamespacedName)
+		r.forgetMap(req.NamespacedName)
 		return r.retryConflict(req.NamespacedName, r.deleteMap(ctx, current))
 	}
 	policy, err := r.routingPolicy(isvc)
@@ -152,11 +153,11 @@ func (r *RoutingReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 		CapacityFactors: capacityFactors(isvc),
 		AllFailedPolicy: allFailedPolicy(policy),
 	})
-	result = drain.Apply(result, overrides)
+	result = trafficmap.Explain(drain.Apply(result, overrides), allFailedPolicy(policy))
 	err = r.writePlacement(ctx, isvc, in.placement)
 	if err == nil {
 		err = r.writeMap(ctx, isvc, current, result, allFailedPolicy(policy), shadow(policy), polls.Enabled(),
-			drain.OverrideActive(overrides, result.Entries))
+			drain.OverrideActive(overrides, result.Entries), in.excluded)
 	}
 	if err == nil && !nextExpiry.IsZero() {
 		// A capacity reading can expire between polls (when polls stop succeeding in

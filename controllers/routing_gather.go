@@ -26,6 +26,8 @@ type gathered struct {
 	// refused are the candidates whose copy reports a URL that is not used; see
 	// placement.CheckEndpoint.
 	refused []refusedEndpoint
+	// excluded are the clusters the placement selects that get no entry, with why.
+	excluded []omev1beta1.ExcludedCluster
 }
 
 // refusedEndpoint is a candidate left out because of its copy's status.url. The reason
@@ -46,7 +48,8 @@ func (r *RoutingReconciler) gather(ctx context.Context, isvc *omev1beta1.Inferen
 	for i := range clusters.Items {
 		domains[clusters.Items[i].Name] = clusters.Items[i].Spec.AllowedEndpointDomains
 	}
-	var g gathered
+	g := gathered{excluded: placement.Unready(isvc.Spec.Placement, clusters.Items)}
+	key := client.ObjectKeyFromObject(isvc).String()
 	for _, name := range placement.Candidates(isvc.Spec.Placement, clusters.Items) {
 		cand := omev1beta1.PlacementCandidate{Cluster: name}
 		copy, err := r.memberCopy(ctx, name, client.ObjectKeyFromObject(isvc))
@@ -75,6 +78,8 @@ func (r *RoutingReconciler) gather(ctx context.Context, isvc *omev1beta1.Inferen
 				home.Refused = err.Error()
 			}
 			g.homes = append(g.homes, home)
+		} else {
+			g.excluded = append(g.excluded, placement.Exclusion(name, key, copy))
 		}
 		g.placement.Candidates = append(g.placement.Candidates, cand)
 	}
@@ -95,6 +100,7 @@ func (g *gathered) held(current *omev1beta1.TrafficMap) []trafficmap.Home {
 	var held []trafficmap.Home
 	for _, name := range g.pending {
 		cand := omev1beta1.PlacementCandidate{Cluster: name}
+		kept := false
 		if current != nil {
 			for _, e := range current.Spec.Entries {
 				if e.Cluster != name {
@@ -103,7 +109,11 @@ func (g *gathered) held(current *omev1beta1.TrafficMap) []trafficmap.Home {
 				held = append(held, trafficmap.Home{Cluster: name, Endpoint: e.Endpoint,
 					Allocated: e.Capacity.Allocated, Ready: e.Capacity.Ready, Probe: e.Probe.DeepCopy(), Refused: e.Refused})
 				cand.Endpoint, cand.AdmittedReplicas, cand.ReadyReplicas = e.Endpoint, e.Capacity.Allocated, e.Capacity.Ready
+				kept = true
 			}
+		}
+		if !kept {
+			g.excluded = append(g.excluded, placement.NotConnected(name))
 		}
 		g.placement.Candidates = append(g.placement.Candidates, cand)
 	}

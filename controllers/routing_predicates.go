@@ -29,7 +29,9 @@ func (routingInputChanged) Update(e event.UpdateEvent) bool {
 		!equality.Semantic.DeepEqual(before.Annotations, after.Annotations) ||
 		before.Status.SourceUID != after.Status.SourceUID ||
 		!equality.Semantic.DeepEqual(before.Status.Homes, after.Status.Homes) ||
-		!equality.Semantic.DeepEqual(before.Status.GatedHomes, after.Status.GatedHomes) {
+		!equality.Semantic.DeepEqual(before.Status.GatedHomes, after.Status.GatedHomes) ||
+		!equality.Semantic.DeepEqual(before.Status.ExcludedClusters, after.Status.ExcludedClusters) ||
+		before.Status.NoTraffic != after.Status.NoTraffic {
 		return true
 	}
 	for _, t := range routingConditionTypes {

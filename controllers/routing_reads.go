@@ -52,6 +52,7 @@ func (r *RoutingReconciler) gone(ctx context.Context, key types.NamespacedName) 
 	r.forgetCapacity(key)
 	forgetRefusedHomes(key)
 	r.written.forget(key)
+	r.forgetMap(key)
 	return ctrl.Result{}, nil
 }
 

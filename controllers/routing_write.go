@@ -63,7 +63,8 @@ func (r *RoutingReconciler) writePlacement(ctx context.Context, isvc *omev1beta1
 // the status are each written only when they differ, so a steady service costs no writes
 // and a hand edit is put back.
 func (r *RoutingReconciler) writeMap(ctx context.Context, isvc *omev1beta1.InferenceService, current *omev1beta1.TrafficMap,
-	result trafficmap.Result, policy omev1beta1.AllFailedPolicy, shadow, polled bool, override trafficmap.Condition) error {
+	result trafficmap.Result, policy omev1beta1.AllFailedPolicy, shadow, polled bool, override trafficmap.Condition,
+	excluded []omev1beta1.ExcludedCluster) error {
 	spec := omev1beta1.TrafficMapSpec{
 		Service:                isvc.Name,
 		Mode:                   isvc.Spec.Placement.Mode,
@@ -94,9 +95,12 @@ func (r *RoutingReconciler) writeMap(ctx context.Context, isvc *omev1beta1.Infer
 			return err
 		}
 	}
+	r.bindMap(isvc, tm)
 	r.announce(isvc, current, result, policy)
 	r.announceDrains(isvc, current, result.Entries)
 	r.announceRefusals(isvc, current, result.Entries)
+	r.announceMembership(isvc, current, result.Entries, excluded)
+	r.announceCapacityCaps(isvc, current, result.Entries)
 	gated := countGated(result.Entries)
 	setGatedHomes(client.ObjectKeyFromObject(isvc), gated)
 	refused := countRefused(result.Entries)
@@ -109,7 +113,8 @@ func (r *RoutingReconciler) writeMap(ctx context.Context, isvc *omev1beta1.Infer
 	fallback.ObservedGeneration = tm.Generation
 	return r.writeMapStatus(ctx, isvc, tm, []metav1.Condition{
 		routableCondition(tm, result.Routable), fallback, overrideCondition(tm, override)},
-		map[string]any{"homes": int64(len(result.Entries)), "gatedHomes": int64(gated), "refusedHomes": int64(refused)})
+		withExplanations(map[string]any{"homes": int64(len(result.Entries)), "gatedHomes": int64(gated), "refusedHomes": int64(refused)},
+			result.Entries, excluded))
 }
 
 // quietRound says whether the new spec may go unwritten under routing.observer.recordInterval:
@@ -173,16 +178,18 @@ func routableCondition(tm *omev1beta1.TrafficMap, routable trafficmap.Condition)
 func (r *RoutingReconciler) announce(isvc *omev1beta1.InferenceService, current *omev1beta1.TrafficMap,
 	result trafficmap.Result, policy omev1beta1.AllFailedPolicy) {
 	was := map[string]gateState{}
+	before := map[string]omev1beta1.TrafficMapEntry{}
 	wasAllFailed := false
 	if current != nil {
 		for _, e := range current.Spec.Entries {
 			was[e.Cluster] = gateStateOf(e.Probe)
+			before[e.Cluster] = e
 		}
 		c := meta.FindStatusCondition(current.Status.Conditions, omev1beta1.TrafficMapRoutable)
 		wasAllFailed = c != nil && c.Reason == omev1beta1.ReasonAllHomesProbeFailed
 	}
 	for _, e := range result.Entries {
-		r.announceGate(isvc, e, was[e.Cluster], gateStateOf(e.Probe))
+		r.announceGate(isvc, before[e.Cluster], e, was[e.Cluster], gateStateOf(e.Probe), policy != "")
 	}
 	if result.Routable.Reason == omev1beta1.ReasonAllHomesProbeFailed && !wasAllFailed {
 		r.Recorder.Eventf(isvc, nil, corev1.EventTypeWarning, EventAllHomesProbeFailed, actionRoute, "allFailedPolicy %s applied: %s",
@@ -201,8 +208,10 @@ func gateStateOf(p *omev1beta1.TrafficMapProbe) gateState {
 	return gateState{gated: p.Gated, would: p.WouldGate}
 }
 
-// announceGate emits the event for one entry's gate transition, if it had one.
-func (r *RoutingReconciler) announceGate(isvc *omev1beta1.InferenceService, e omev1beta1.TrafficMapEntry, was, now gateState) {
+// announceGate emits the event for one entry's gate transition, if it had one. before is
+// the entry as the map held it, for the cause of a lift (trafficmap.LiftCause); probing
+// says whether a probe applies to the service now.
+func (r *RoutingReconciler) announceGate(isvc *omev1beta1.InferenceService, before, e omev1beta1.TrafficMapEntry, was, now gateState, probing bool) {
 	related := workloadCluster(e.Cluster)
 	switch {
 	case now.gated && !was.gated:
@@ -211,20 +220,16 @@ func (r *RoutingReconciler) announceGate(isvc *omev1beta1.InferenceService, e om
 	case was.gated && now.would:
 		r.Recorder.Eventf(isvc, related, corev1.EventTypeNormal, EventHomeUngated, actionProbe,
 			"Cluster %s gate lifted: the probe is in Shadow mode, which records its gates without moving traffic", e.Cluster)
-	case !now.gated && was.gated && e.Probe != nil:
-		r.Recorder.Eventf(isvc, related, corev1.EventTypeNormal, EventHomeUngated, actionProbe, "Cluster %s gate lifted: %s", e.Cluster, e.Probe.Message)
 	case !now.gated && was.gated:
-		r.Recorder.Eventf(isvc, related, corev1.EventTypeNormal, EventHomeUngated, actionProbe, "Cluster %s gate lifted: the probe policy changed or was turned off", e.Cluster)
+		r.Recorder.Eventf(isvc, related, corev1.EventTypeNormal, EventHomeUngated, actionProbe, "Cluster %s gate lifted: %s",
+			e.Cluster, trafficmap.LiftCause(before, e, probing))
 	case now.would && !was.would:
 		r.Recorder.Eventf(isvc, related, corev1.EventTypeNormal, EventHomeWouldGate, actionProbe,
 			"Cluster %s would be gated after %d probe failures in a row: %s (Shadow mode: its weight is unchanged)",
 			e.Cluster, e.Probe.ConsecutiveFailures, e.Probe.Message)
-	case was.would && !now.would && !now.gated && e.Probe != nil:
-		r.Recorder.Eventf(isvc, related, corev1.EventTypeNormal, EventHomeWouldUngate, actionProbe,
-			"Cluster %s would have its gate lifted: %s (Shadow mode)", e.Cluster, e.Probe.Message)
 	case was.would && !now.would && !now.gated:
 		r.Recorder.Eventf(isvc, related, corev1.EventTypeNormal, EventHomeWouldUngate, actionProbe,
-			"Cluster %s would have its gate lifted: the probe policy changed or was turned off", e.Cluster)
+			"Cluster %s would have its gate lifted: %s (Shadow mode)", e.Cluster, trafficmap.LiftCause(before, e, probing))
 	}
 }
 

@@ -111,7 +111,7 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 		Client:            mgr.GetClient(),
 		APIReader:         mgr.GetAPIReader(),
 		FieldManager:      opts.FieldManager,
-		Recorder:          noteCapRecorder{mgr.GetEventRecorder("ome-routing")},
+		Recorder:          newServiceEvents(noteCapRecorder{mgr.GetEventRecorder("ome-routing")}, mgr.GetLogger().WithName("routing")),
 		Members:           members,
 		Prober:            prober,
 		Poller:            poller,

@@ -267,6 +267,16 @@ type TrafficMapEntry struct {
 	// +optional
 	// +kubebuilder:validation:MaxItems=64
 	DrainRefs []string `json:"drainRefs,omitempty"`
+
+	// weightReason says why the weight is what it is, such as Routed, Gated or Drained.
+	// +optional
+	WeightReason WeightReason `json:"weightReason,omitempty"`
+
+	// weightMessage is the whole cause of the weight, with every other cause that would
+	// also hold the cluster at 0.
+	// +optional
+	// +kubebuilder:validation:MaxLength=2048
+	WeightMessage string `json:"weightMessage,omitempty"`
 }
 
 // TrafficMapSpec is the routing table. The operator writes it; a hand edit is undone.
@@ -356,6 +366,21 @@ type TrafficMapStatus struct {
 	// +kubebuilder:validation:Minimum=0
 	RefusedHomes *int32 `json:"refusedHomes,omitempty"`
 
+	// excludedClusters are the clusters the service's placement selects that have no
+	// entry, each with why: not Ready, not connected, no copy or no endpoint.
+	// +optional
+	// +listType=map
+	// +listMapKey=cluster
+	// +kubebuilder:validation:MaxItems=1024
+	ExcludedClusters []ExcludedCluster `json:"excludedClusters,omitempty"`
+
+	// noTraffic names every cluster the placement selects that takes no traffic (an entry
+	// at weight 0, or an excluded cluster), each with its reason and cause, for
+	// `kubectl get trafficmap -o wide`. Empty when every selected cluster takes traffic.
+	// +optional
+	// +kubebuilder:validation:MaxLength=4096
+	NoTraffic string `json:"noTraffic,omitempty"`
+
 	// conditions include Routable, CapacityFallback, OverrideActive, Published and
 	// PublicationFallback.
 	// +optional
@@ -381,6 +406,7 @@ type TrafficMapStatus struct {
 // +kubebuilder:printcolumn:name="GATED",type=integer,JSONPath=`.status.gatedHomes`,priority=1
 // +kubebuilder:printcolumn:name="REFUSED",type=integer,JSONPath=`.status.refusedHomes`,priority=1
 // +kubebuilder:printcolumn:name="MESSAGE",type=string,JSONPath=`.status.conditions[?(@.type=="Routable")].message`,priority=1
+// +kubebuilder:printcolumn:name="NO-TRAFFIC",type=string,JSONPath=`.status.noTraffic`,priority=1
 type TrafficMap struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`

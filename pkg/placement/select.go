@@ -22,17 +22,19 @@ func Candidates(p *omev1beta1.Placement, clusters []omev1beta1.WorkloadCluster) 
 	var names []string
 	for i := range clusters {
 		wc := &clusters[i]
-		if !IsReady(wc) {
-			continue
-		}
-		if len(p.ClusterAffinity) == 0 || slices.ContainsFunc(p.ClusterAffinity, func(t omev1beta1.ClusterAffinityTerm) bool {
-			return termMatches(t, wc)
-		}) {
+		if IsReady(wc) && selects(p, wc) {
 			names = append(names, wc.Name)
 		}
 	}
 	slices.Sort(names)
 	return names
+}
+
+// selects reports whether the placement's clusterAffinity selects the cluster, Ready or not.
+func selects(p *omev1beta1.Placement, wc *omev1beta1.WorkloadCluster) bool {
+	return len(p.ClusterAffinity) == 0 || slices.ContainsFunc(p.ClusterAffinity, func(t omev1beta1.ClusterAffinityTerm) bool {
+		return termMatches(t, wc)
+	})
 }
 
 // IsReady reports whether the control plane can reach the cluster now: its Ready

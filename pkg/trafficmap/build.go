@@ -156,13 +156,18 @@ const MaxRefusedBytes = 1024
 // allowedEndpointDomains list, quoted in full, could pass the limit and make every write
 // of the map fail.
 func capRefusal(reason string) string {
-	reason = strings.ToValidUTF8(reason, "\uFFFD")
-	if len(reason) <= MaxRefusedBytes {
-		return reason
+	return capBytes(reason, MaxRefusedBytes)
+}
+
+// capBytes makes s valid UTF-8 and cuts it to limit bytes on a character boundary.
+func capBytes(s string, limit int) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	if len(s) <= limit {
+		return s
 	}
-	cut := MaxRefusedBytes
-	for cut > 0 && !utf8.RuneStart(reason[cut]) {
+	cut := limit
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
 		cut--
 	}
-	return reason[:cut]
+	return s[:cut]
 }

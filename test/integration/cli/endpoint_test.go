@@ -32,16 +32,21 @@ func writeMap(ctx context.Context, isvc *omev1beta1.InferenceService) {
 				{Cluster: "worker-a", Endpoint: "https://chat.worker-a.example.com/v1?key=secret", Weight: 0, Healthy: true,
 					Capacity:  omev1beta1.TrafficMapCapacity{Allocated: 2, Ready: 2, Source: omev1beta1.CapacitySourceControlPlane},
 					Probe:     &omev1beta1.TrafficMapProbe{PolicyDigest: testDigest, Result: omev1beta1.ProbePassing, Message: "HTTP 200", LastProbeTime: &probed},
-					DrainRefs: []string{"maintenance-a"}},
+					DrainRefs: []string{"maintenance-a"}, WeightReason: omev1beta1.WeightDrained,
+					WeightMessage: "held at weight 0 by traffic-drain override(s) maintenance-a"},
 				{Cluster: "worker-b", Endpoint: "https://chat.worker-b.example.com", Weight: 0, Healthy: false,
 					Capacity: omev1beta1.TrafficMapCapacity{Allocated: 1, Ready: 1, Source: omev1beta1.CapacitySourceControlPlane},
 					Probe: &omev1beta1.TrafficMapProbe{PolicyDigest: testDigest, Result: omev1beta1.ProbeFailing, Message: "HTTP 503",
-						Gated: true, ConsecutiveFailures: 3, LastProbeTime: &probed}},
+						Gated: true, ConsecutiveFailures: 3, LastProbeTime: &probed},
+					WeightReason:  omev1beta1.WeightGated,
+					WeightMessage: "gated by the routing probe after 3 failure(s) in a row; last probe Failing: HTTP 503"},
 			}},
 	}
 	Expect(controllerutil.SetControllerReference(isvc, tm, k8s.Scheme())).To(Succeed())
 	Expect(k8s.Create(ctx, tm)).To(Succeed())
 	tm.Status.SourceUID = string(isvc.UID)
+	tm.Status.ExcludedClusters = []omev1beta1.ExcludedCluster{{Cluster: "worker-c", Reason: omev1beta1.ExcludedClusterUnreachable,
+		Message: "WorkloadCluster Ready is False (ConnectionFailed): dial tcp 10.0.0.9:6443: connect: connection refused"}}
 	tm.Status.Conditions = []metav1.Condition{
 		{Type: "Routable", Status: metav1.ConditionFalse, Reason: "TrafficDrain", Message: "manual traffic-drain overrides set all 2 route arm(s) to zero",
 			ObservedGeneration: tm.Generation, LastTransitionTime: probed},
@@ -73,6 +78,8 @@ Published            Unknown: NotRecorded (Unverifiable)
 Route home           worker-a
 Endpoint origin      https://chat.worker-a.example.com
 Final weight         0; healthy=true
+Weight reason        Drained: held at weight 0 by traffic-drain override(s)
+                     maintenance-a
 Recorded probe       Passing: HTTP 200
 Probe gate           False (Reported); failures=0
 Last probed          30m ago
@@ -82,12 +89,18 @@ Probe policy         sha256:2222222222222222222222222222222222222222222222...
 Route home           worker-b
 Endpoint origin      https://chat.worker-b.example.com
 Final weight         0; healthy=false
+Weight reason        Gated: gated by the routing probe after 3 failure(s) in
+                     a row; last probe Failing: HTTP 503
 Recorded probe       Failing: HTTP 503
 Probe gate           True (Reported); failures=3
 Last probed          30m ago
 Route evidence       drains=0; gate=True; fallback=NotRecorded
 Drain refs           Validated
 Probe policy         sha256:2222222222222222222222222222222222222222222222...
+Excluded cluster     worker-c
+Exclusion            ClusterUnreachable: WorkloadCluster Ready is False
+                     (ConnectionFailed): dial tcp 10.0.0.9:6443: connect:
+                     connection refused
 Hint                 Recorded probes only; no CLI network probe
 View                 Bounded cells; use -o json for complete identities
 `))
@@ -95,6 +108,8 @@ View                 Bounded cells; use -o json for complete identities
 		r = run(ctx, "placement", "endpoint", "chat", "-n", ns, "-o", "wide")
 		Expect(r.code).To(BeZero(), r.stderr)
 		Expect(r.stdout).To(ContainSubstring("Capacity proven...   ControlPlane\nAllocated count      2 (Reported)\nReady count          2 (Reported)\nCapacity factor      NotRecorded\n"))
+		Expect(r.stdout).To(ContainSubstring("Weight reason        Gated: gated by the routing probe after 3 failure(s) in a row; last probe Failing: HTTP 503\n"))
+		Expect(r.stdout).To(ContainSubstring("Exclusion            ClusterUnreachable: WorkloadCluster Ready is False (ConnectionFailed): dial tcp 10.0.0.9:6443: connect: connection refused\n"))
 
 		r = run(ctx, "placement", "endpoint", "chat", "-n", ns, "-o", "json")
 		Expect(r.code).To(BeZero(), r.stderr)
@@ -110,7 +125,13 @@ View                 Bounded cells; use -o json for complete identities
 						PolicyDigest string `json:"policyDigest"`
 						Gated        bool   `json:"gated"`
 					} `json:"probe"`
+					WeightReason  string `json:"weightReason"`
+					WeightMessage string `json:"weightMessage"`
 				} `json:"routeHomes"`
+				ExcludedClusters []struct {
+					Cluster string `json:"cluster"`
+					Reason  string `json:"reason"`
+				} `json:"excludedClusters"`
 			} `json:"content"`
 		}
 		Expect(json.Unmarshal([]byte(r.stdout), &report)).To(Succeed())
@@ -120,6 +141,10 @@ View                 Bounded cells; use -o json for complete identities
 		Expect(report.Content.RouteHomes[0].PathPresent).To(BeTrue())
 		Expect(report.Content.RouteHomes[0].DrainRefs).To(Equal([]string{"maintenance-a"}))
 		Expect(report.Content.RouteHomes[1].Probe.Gated).To(BeTrue())
+		Expect(report.Content.RouteHomes[1].WeightReason).To(Equal("Gated"))
+		Expect(report.Content.RouteHomes[0].WeightMessage).To(Equal("held at weight 0 by traffic-drain override(s) maintenance-a"))
+		Expect(report.Content.ExcludedClusters).To(HaveLen(1))
+		Expect(report.Content.ExcludedClusters[0].Reason).To(Equal("ClusterUnreachable"))
 		Expect(r.stdout).NotTo(ContainSubstring("secret"))
 
 		r = run(ctx, "placement", "endpoint", "chat", "-n", ns, "-o", "yaml")

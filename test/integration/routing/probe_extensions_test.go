@@ -54,6 +54,7 @@ var _ = Describe("The probe's optional settings", func() {
 			g.Expect(e.Probe.Result).To(Equal(omev1beta1.ProbeFailing))
 			g.Expect(e.Probe.WouldGate).To(BeTrue())
 			g.Expect(e.Probe.ConsecutiveFailures).To(BeNumerically(">=", 3))
+			g.Expect(e.WeightReason).To(Equal(omev1beta1.WeightShadowGated), "the entry says its weight ignores the would-be gate")
 		}, timeout, interval/2).Should(Succeed())
 		Eventually(func(g Gomega) []string { return s.events(g, controllers.EventHomeWouldGate) }, timeout, interval).Should(ContainElement(
 			"Cluster worker-b would be gated after 3 probe failures in a row: HTTP 503 (Shadow mode: its weight is unchanged)"))
@@ -66,7 +67,7 @@ var _ = Describe("The probe's optional settings", func() {
 			g.Expect(s.entry(g, "worker-b").Probe.WouldGate).To(BeFalse())
 		}, timeout, interval/2).Should(Succeed())
 		Eventually(func(g Gomega) []string { return s.events(g, controllers.EventHomeWouldUngate) }, timeout, interval).Should(ContainElement(
-			"Cluster worker-b would have its gate lifted: HTTP 200 (Shadow mode)"))
+			"Cluster worker-b would have its gate lifted: it passed successThreshold probes in a row; last probe Passing: HTTP 200 (Shadow mode)"))
 
 		By("both fail under Drain: Enforce would drain the service, Shadow leaves it as it is")
 		s.set("worker-a", framework.Unavailable)
@@ -118,6 +119,9 @@ var _ = Describe("The probe's optional settings", func() {
 		}))
 		Expect(s.entry(Default, "worker-b").Refused).To(BeEmpty())
 		Expect(ptr.Deref(s.trafficMap(Default).Status.RefusedHomes, -1)).To(BeZero())
+		Expect(s.entry(Default, "worker-b").WeightReason).To(Equal(omev1beta1.WeightRouted))
+		Expect(s.entry(Default, "worker-b").WeightMessage).To(HaveSuffix("; its last probe was not sent (destination 10.0.0.7 is in a private network " +
+			"and refused by the observer's network guard (routing.observer.allowPrivateNetworks is off)), which a Shadow probe records without moving traffic"))
 	})
 
 	It("under flapDamping needs successThreshold x 2^k passes after a quick re-gate, capped at maxFactor", func(ctx context.Context) {
@@ -230,6 +234,18 @@ var _ = Describe("The probe's optional settings", func() {
 			g.Expect(steps[len(steps)-1]).To(Equal(rampStep{1, 1, 0}))
 		}, timeout, interval).Should(Succeed())
 		expectRamp(steps, 14)
+		// Every version in which worker-b ramps says so in its weightReason.
+		ramping := 0
+		for _, v := range versions() {
+			for _, e := range v.tm.Spec.Entries {
+				if e.Cluster == "worker-b" && e.Probe != nil && e.Probe.RampPercent > 0 {
+					ramping++
+					Expect(e.WeightReason).To(Equal(omev1beta1.WeightRampingUp), "at resourceVersion %s", v.tm.ResourceVersion)
+					Expect(e.WeightMessage).To(HavePrefix(fmt.Sprintf("ramping back up after its gate lifted: %d%% of the weight of ", e.Probe.RampPercent)))
+				}
+			}
+		}
+		Expect(ramping).To(BeNumerically(">", 0))
 		By("a gate during a new ramp ends it at once")
 		s.set("worker-b", framework.Unavailable)
 		Eventually(func(g Gomega) int32 { return s.entry(g, "worker-b").Weight }, timeout, interval).Should(BeZero())

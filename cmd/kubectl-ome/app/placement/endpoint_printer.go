@@ -56,6 +56,7 @@ func endpointRows(r *EndpointReport, wide bool) []util.Row {
 	for _, h := range homes {
 		rows = append(rows, homeRows(h, wide)...)
 	}
+	rows = append(rows, excludedRows(c.ExcludedClusters, wide)...)
 	return append(rows,
 		util.Row{Field: "Hint", Value: "Recorded probes only; no CLI network probe"},
 		util.Row{Field: "View", Value: "Bounded cells; use -o json for complete identities"},
@@ -84,6 +85,7 @@ func homeRows(h RouteHome, wide bool) []util.Row {
 		{Field: "Route home", Value: h.Cluster},
 		{Field: "Endpoint origin", Value: h.EndpointOrigin},
 		{Field: "Final weight", Value: fmt.Sprintf("%d; healthy=%t", h.Weight, h.Healthy)},
+		weightRow(h, wide),
 		// The probe's message is often the only clue (an address, a refused connection), and
 		// its end matters most: it wraps rather than being cut, and -o wide keeps it whole.
 		{Field: "Recorded probe", Value: probe, Wrap: true, Whole: wide},

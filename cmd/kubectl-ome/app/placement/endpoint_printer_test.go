@@ -43,18 +43,24 @@ func drainedAndGated() *omev1beta1.TrafficMap {
 			{Cluster: "worker-a", Endpoint: "https://user:secret@chat.worker-a.example.com:8443/v1/chat?token=x", Weight: 0, Healthy: true,
 				Capacity:  omev1beta1.TrafficMapCapacity{Allocated: 2, Ready: 2, Factor: &half, Source: omev1beta1.CapacitySourceControlPlane, Reported: ptr.To[int32](2)},
 				Probe:     &omev1beta1.TrafficMapProbe{PolicyDigest: digest, Result: omev1beta1.ProbePassing, Message: "HTTP 200", LastProbeTime: &probed},
-				DrainRefs: []string{"maintenance-a"}},
+				DrainRefs: []string{"maintenance-a"}, WeightReason: omev1beta1.WeightDrained,
+				WeightMessage: "held at weight 0 by traffic-drain override(s) maintenance-a"},
 			{Cluster: "worker-b", Endpoint: "http://chat.worker-b.example.com", Weight: 0, Healthy: false,
 				Capacity: omev1beta1.TrafficMapCapacity{Allocated: 1, Ready: 1, Source: omev1beta1.CapacitySourceControlPlane,
 					FallbackReason: "capacity endpoint returned HTTP 500"},
 				Probe: &omev1beta1.TrafficMapProbe{PolicyDigest: digest, Result: omev1beta1.ProbeFailing, Message: "HTTP 503", Gated: true,
-					ConsecutiveFailures: 3, LastProbeTime: &probed}},
+					ConsecutiveFailures: 3, LastProbeTime: &probed},
+				WeightReason:  omev1beta1.WeightGated,
+				WeightMessage: "gated by the routing probe after 3 failure(s) in a row; last probe Failing: HTTP 503"},
 		}},
-		Status: omev1beta1.TrafficMapStatus{Conditions: []metav1.Condition{
-			cond("Routable", "False", "TrafficDrain", "manual traffic-drain overrides set all 2 route arm(s) to zero", 5),
-			cond("OverrideActive", "True", "OverridesApplied",
-				"1 of 1 traffic-drain annotation override(s) active across 1 route arm(s); inspect spec.entries[].drainRefs", 4),
-		}},
+		Status: omev1beta1.TrafficMapStatus{ExcludedClusters: []omev1beta1.ExcludedCluster{{Cluster: "worker-c",
+			Reason:  omev1beta1.ExcludedClusterUnreachable,
+			Message: "WorkloadCluster Ready is False (ConnectionFailed): dial tcp 10.0.0.9:6443: connect: connection refused"}},
+			Conditions: []metav1.Condition{
+				cond("Routable", "False", "TrafficDrain", "manual traffic-drain overrides set all 2 route arm(s) to zero", 5),
+				cond("OverrideActive", "True", "OverridesApplied",
+					"1 of 1 traffic-drain annotation override(s) active across 1 route arm(s); inspect spec.entries[].drainRefs", 4),
+			}},
 	}
 }
 
@@ -80,6 +86,8 @@ Published            Unknown: NotRecorded (Unverifiable)
 Route home           worker-a
 Endpoint origin      https://chat.worker-a.example.com:8443
 Final weight         0; healthy=true
+Weight reason        Drained: held at weight 0 by traffic-drain override(s)
+                     maintenance-a
 Recorded probe       Passing: HTTP 200
 Probe gate           False (Reported); failures=0
 Last probed          12s ago
@@ -89,12 +97,18 @@ Probe policy         sha256:1111111111111111111111111111111111111111111111...
 Route home           worker-b
 Endpoint origin      http://chat.worker-b.example.com
 Final weight         0; healthy=false
+Weight reason        Gated: gated by the routing probe after 3 failure(s) in
+                     a row; last probe Failing: HTTP 503
 Recorded probe       Failing: HTTP 503
 Probe gate           True (Reported); failures=3
 Last probed          12s ago
 Route evidence       drains=0; gate=True; fallback=HTTPError
 Drain refs           Validated
 Probe policy         sha256:1111111111111111111111111111111111111111111111...
+Excluded cluster     worker-c
+Exclusion            ClusterUnreachable: WorkloadCluster Ready is False
+                     (ConnectionFailed): dial tcp 10.0.0.9:6443: connect:
+                     connection refused
 Hint                 Recorded probes only; no CLI network probe
 View                 Bounded cells; use -o json for complete identities
 `
@@ -104,7 +118,7 @@ View                 Bounded cells; use -o json for complete identities
 	wide := rowsText(endpointRows(r, true))
 	for _, line := range []string{
 		"Probe policy         sha256:1111111111111111111111111111111111111111111111...\nCapacity proven...   ControlPlane\nAllocated count      2 (Reported)\nReady count          2 (Reported)\nCapacity factor      500m\nReported count       2 (Reported)\nHome cap fallback    NotRecorded\nRoute home           worker-b",
-		"Capacity factor      NotRecorded\nReported count       NotRecorded\nHome cap fallback    HTTPError\nHint",
+		"Capacity factor      NotRecorded\nReported count       NotRecorded\nHome cap fallback    HTTPError\nExcluded cluster",
 	} {
 		if !strings.Contains(wide, line) {
 			t.Errorf("wide output lacks %q:\n%s", line, wide)

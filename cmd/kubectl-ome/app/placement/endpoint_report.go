@@ -65,7 +65,10 @@ type EndpointContent struct {
 	RoutingStaleReason string          `json:"routingStaleReason,omitempty"`
 	Conditions         []ConditionView `json:"conditions"`
 	RouteHomes         []RouteHome     `json:"routeHomes"`
-	Issues             []string        `json:"issues"`
+	// ExcludedClusters are the clusters the placement selects that have no route home,
+	// each with why (the map's status.excludedClusters).
+	ExcludedClusters []ExcludedView `json:"excludedClusters"`
+	Issues           []string       `json:"issues"`
 }
 
 // TrafficMapState says whether the map could be read, and why not.
@@ -98,6 +101,10 @@ type RouteHome struct {
 	DrainRefs      []string     `json:"drainRefs"`
 	Probe          *ProbeView   `json:"probe,omitempty"`
 	Capacity       CapacityView `json:"capacity"`
+	// WeightReason and WeightMessage say why the weight is what it is, as the manager
+	// recorded it; empty from a manager that records none.
+	WeightReason  string `json:"weightReason,omitempty"`
+	WeightMessage string `json:"weightMessage,omitempty"`
 }
 
 // ProbeView is the probe record the operator keeps for a home.
@@ -136,6 +143,7 @@ func (r *EndpointReport) DeepCopyObject() runtime.Object {
 	c := *r
 	c.Content.Conditions = append([]ConditionView(nil), r.Content.Conditions...)
 	c.Content.RouteHomes = append([]RouteHome(nil), r.Content.RouteHomes...)
+	c.Content.ExcludedClusters = append([]ExcludedView(nil), r.Content.ExcludedClusters...)
 	return &c
 }
 
@@ -147,7 +155,7 @@ func buildReport(isvc *omev1beta1.InferenceService, tm *omev1beta1.TrafficMap, t
 		Target: ReportTarget{Kind: "InferenceService", Namespace: isvc.Namespace, Name: isvc.Name,
 			UID: string(isvc.UID), Generation: isvc.Generation},
 		Warnings: []string{},
-		Content:  EndpointContent{Issues: []string{}, RouteHomes: []RouteHome{}},
+		Content:  EndpointContent{Issues: []string{}, RouteHomes: []RouteHome{}, ExcludedClusters: []ExcludedView{}},
 	}
 	r.SetGroupVersionKind(reportGroupVersion.WithKind("PlacementEndpointReport"))
 	c := &r.Content
@@ -167,6 +175,7 @@ func buildReport(isvc *omev1beta1.InferenceService, tm *omev1beta1.TrafficMap, t
 		}
 		return r
 	}
+	c.ExcludedClusters = excludedViews(tm.Status.ExcludedClusters)
 	c.RoutingStaleReason = staleRouting(isvc, tm)
 	routingCurrent := c.RoutingStaleReason == ""
 	c.RoutingFreshness = freshness(routingCurrent)
@@ -184,7 +193,8 @@ func buildReport(isvc *omev1beta1.InferenceService, tm *omev1beta1.TrafficMap, t
 		})
 	}
 	for _, e := range tm.Spec.Entries {
-		home := RouteHome{Cluster: e.Cluster, Weight: e.Weight, Healthy: e.Healthy, DrainRefs: append([]string{}, e.DrainRefs...)}
+		home := RouteHome{Cluster: e.Cluster, Weight: e.Weight, Healthy: e.Healthy, DrainRefs: append([]string{}, e.DrainRefs...),
+			WeightReason: string(e.WeightReason), WeightMessage: e.WeightMessage}
 		home.EndpointOrigin, home.PathPresent = origin(e.Endpoint)
 		if home.EndpointOrigin == InvalidEndpoint {
 			c.Issues = append(c.Issues, "RouteHome "+e.Cluster+": "+InvalidEndpoint)

@@ -1,0 +1,87 @@
+package routing
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/test/framework"
+)
+
+// The quickstart's recipe for a workload cluster's credentials, run as written against a
+// real member: config/samples/member-kubeconfig.sh grants the rights and writes a
+// kubeconfig with a ServiceAccount token, the Secret is created from it with the
+// quickstart's command, and the running manager reaches the member with it and routes to
+// the service's copy there.
+var _ = Describe("The member kubeconfig recipe", func() {
+	It("gives the manager a kubeconfig it accepts and the rights it needs on the member", func(ctx context.Context) {
+		bin := os.Getenv("KUBECTL")
+		if bin == "" {
+			Skip("KUBECTL is not set: the recipe runs kubectl")
+		}
+		bin, err := filepath.Abs(bin)
+		Expect(err).NotTo(HaveOccurred())
+		dir := GinkgoT().TempDir()
+		Expect(os.Mkdir(filepath.Join(dir, "bin"), 0o755)).To(Succeed())
+		Expect(os.Symlink(bin, filepath.Join(dir, "bin", "kubectl"))).To(Succeed())
+		member := fleet.Workers["worker-c"]
+		memberConfig := filepath.Join(dir, "member-admin")
+		Expect(os.WriteFile(memberConfig, member.KubeConfig, 0o600)).To(Succeed())
+		admin, err := clientcmd.Load(member.KubeConfig)
+		Expect(err).NotTo(HaveOccurred())
+		controlConfig := filepath.Join(dir, "control-plane")
+		Expect(os.WriteFile(controlConfig, fleet.ControlPlane.KubeConfig, 0o600)).To(Succeed())
+		env := append(os.Environ(), "PATH="+filepath.Join(dir, "bin")+string(os.PathListSeparator)+os.Getenv("PATH"), "HOME="+dir)
+		sh := func(kubeconfig, line string) {
+			cmd := exec.CommandContext(ctx, "sh", "-c", line)
+			cmd.Dir, cmd.Env = framework.RepoRoot(), append(env, "KUBECONFIG="+kubeconfig)
+			out, err := cmd.CombinedOutput()
+			Expect(err).NotTo(HaveOccurred(), "%s\n%s", line, out)
+		}
+
+		out := filepath.Join(dir, "recipe.kubeconfig")
+		sh(memberConfig, "sh config/samples/member-kubeconfig.sh "+admin.CurrentContext+" "+out)
+		sh(controlConfig, "kubectl -n "+framework.SecretNamespace+" create secret generic recipe-kubeconfig --from-file=kubeconfig="+out)
+		wc := &omev1beta1.WorkloadCluster{
+			ObjectMeta: metav1.ObjectMeta{Name: "recipe"},
+			Spec: omev1beta1.WorkloadClusterSpec{ClusterSource: omev1beta1.ClusterSource{KubeConfig: omev1beta1.KubeConfigSource{
+				SecretRef: omev1beta1.SecretReference{Name: "recipe-kubeconfig", Namespace: framework.SecretNamespace},
+			}}},
+		}
+		Expect(fleet.ControlPlane.Client.Create(ctx, wc)).To(Succeed())
+		DeferCleanup(func(ctx context.Context) {
+			Expect(fleet.ControlPlane.Client.Delete(ctx, wc)).To(Succeed())
+			Expect(fleet.ControlPlane.Client.Delete(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{
+				Name: "recipe-kubeconfig", Namespace: framework.SecretNamespace}})).To(Succeed())
+		})
+		Eventually(func(g Gomega) string {
+			got := &omev1beta1.WorkloadCluster{}
+			g.Expect(fleet.ControlPlane.Client.Get(ctx, client.ObjectKey{Name: "recipe"}, got)).To(Succeed())
+			c := meta.FindStatusCondition(got.Status.Conditions, omev1beta1.WorkloadClusterReady)
+			g.Expect(c).NotTo(BeNil())
+			return c.Reason + ": " + c.Message
+		}, timeout, interval).Should(HavePrefix(omev1beta1.ReasonReachable + ": "))
+
+		// A service placed on the registered cluster: its copy there is read with the
+		// recipe's token, and routed to.
+		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "recipe-"}}
+		Expect(fleet.ControlPlane.Client.Create(ctx, ns)).To(Succeed())
+		s := &service{key: client.ObjectKey{Namespace: ns.Name, Name: "recipe"}, endpoints: map[string]*framework.Endpoint{}}
+		ep, err := framework.StartEndpoint(nil)
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(ep.Close)
+		Expect(framework.PlaceCopy(ctx, member.Client, s.key, ep.URL(), 1, 1)).To(Succeed())
+		Expect(fleet.ControlPlane.Client.Create(ctx, framework.SourceService(s.key, []string{"recipe"}, nil))).To(Succeed())
+		Eventually(s.table).WithTimeout(timeout).WithPolling(interval).Should(Equal([]string{"recipe 1 true Passing HTTP 200"}))
+	})
+})
