@@ -1,6 +1,7 @@
 package soak
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -66,7 +67,7 @@ func TestJudge(t *testing.T) {
 		{"first pass, lifted", 5, false, lost},
 		{"second pass, lifted", 6, false, consistent},
 		{"second pass, still gated: one answer lost", 6, true, consistent},
-		{"third pass, still gated", 7, true, madeUp},
+		{"third pass, still gated: lifted late", 7, true, lateLift},
 		{"first failure, gated", 0, true, madeUp},
 		{"second failure, gated", 1, true, madeUp},
 	} {
@@ -78,6 +79,10 @@ func TestJudge(t *testing.T) {
 	}
 	if got := h.judge(t0.Add(time.Hour), false); got != unanswered {
 		t.Errorf("a lastProbeTime with no answer near it = %v, want unanswered", got)
+	}
+	long := truthOf(append(append(slices.Clone(slow.pattern), repeat(0, 10)...), true))
+	if got := long.judge(finishedAt(20), true); got != madeUp {
+		t.Errorf("gated a cycle after the lift: %v, want madeUp", got)
 	}
 	fastTruth := truthOf(append(fast.pattern, fast.pattern...))
 	for i := range fastTruth.answers {

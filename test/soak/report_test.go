@@ -53,9 +53,9 @@ func (r *report) run(ctx context.Context) {
 
 func (r *report) gates() {
 	w := r.watch
-	r.print(fmt.Sprintf("soak gates map_versions=%d probe_records_judged=%d consistent=%d lost=%d made_up=%d unanswered=%d "+
+	r.print(fmt.Sprintf("soak gates map_versions=%d probe_records_judged=%d consistent=%d lost=%d made_up=%d lifted_late=%d unanswered=%d "+
 		"gated_with_positive_weight=%d lost_on_return=%d",
-		w.versions, w.judged, w.verdicts[consistent], w.verdicts[lost], w.verdicts[madeUp], w.verdicts[unanswered],
+		w.versions, w.judged, w.verdicts[consistent], w.verdicts[lost], w.verdicts[madeUp], w.verdicts[lateLift], w.verdicts[unanswered],
 		w.positiveGate, w.lostFresh))
 	if w.verdicts[lost]+w.verdicts[madeUp]+w.positiveGate+w.lostFresh > 0 {
 		r.t.Errorf("gates lost %d, made up %d, gated with a positive weight %d, lost when a home came back %d: want none (see the findings)",
@@ -234,25 +234,36 @@ func (r *report) errors() {
 	}
 }
 
-// probes counts answers to one home closer together than half a period: two replicas
-// probing at once would double them.
+// probes counts answers to one home closer together than a quarter of a period: two
+// replicas probing at once would double them. Gaps under half a period are counted too:
+// a home whose first probe after a takeover came off its slot rejoins it at least half a
+// period after that probe was due, which a late start can shorten.
 func (r *report) probes() {
-	close := 0
+	close, half := 0, 0
 	var where []string
 	for key, h := range r.watch.homes {
 		h.withTruth(func(truth *homeTruth) {
 			a := truth.answers
 			for i := 1; i < len(a); i++ {
-				if a[i].at.After(r.start) && a[i].at.Before(r.end) && a[i].at.Sub(a[i-1].at) < period/2 {
+				gap := a[i].at.Sub(a[i-1].at)
+				if !a[i].at.After(r.start) || !a[i].at.Before(r.end) || gap >= period/2 {
+					continue
+				}
+				half++
+				if gap < period/4 {
 					close++
-					if len(where) < 5 {
-						where = append(where, fmt.Sprintf("%s@%s:%s", key.service, key.cluster, a[i].at.Sub(r.start).Round(time.Second)))
+					if len(where) < 8 {
+						where = append(where, fmt.Sprintf("%s@%s:at=%s,gap=%s,since_lease_moved=%s", key.service, key.cluster,
+							a[i].at.Sub(r.start).Round(time.Second), ms(a[i].at.Sub(a[i-1].at)), r.sinceLease(a[i].at)))
 					}
 				}
 			}
 		})
 	}
-	r.print(fmt.Sprintf("soak probes answers_closer_than_half_a_period=%d %s", close, strings.Join(where, " ")))
+	r.print(fmt.Sprintf("soak probes answers_closer_than_a_quarter_period=%d closer_than_half_a_period=%d %s", close, half, strings.Join(where, " ")))
+	if close > 0 {
+		r.t.Errorf("%d probes came less than a quarter of a period after the one before: two probers at once?", close)
+	}
 }
 
 // members prints the cut-off member's Ready changes and how many maps carried its homes.
@@ -263,4 +274,18 @@ func (r *report) members() {
 	}
 	r.print(fmt.Sprintf("soak member cluster=%s maps_with_its_homes_min=%d at=%s", cutOff, r.watch.cutOffMin.n,
 		r.watch.cutOffMin.at.Sub(r.start).Round(time.Second)))
+}
+
+// sinceLease is how long before at the Lease last changed hands, "-" if it never did.
+func (r *report) sinceLease(at time.Time) string {
+	var last time.Time
+	for _, to := range r.watch.takeovers {
+		if !to.leased.IsZero() && !to.leased.After(at) && to.leased.After(last) {
+			last = to.leased
+		}
+	}
+	if last.IsZero() {
+		return "-"
+	}
+	return ms(at.Sub(last))
 }

@@ -229,14 +229,15 @@ func countObjects(ctx context.Context, fleet *framework.Fleet) map[string]int {
 	return out
 }
 
-// series are the scrapes of one replica incarnation while it led, in order.
-func (s *sampler) leaderSeries() map[string][]sample {
+// series are the scrapes of each replica incarnation, in order: while it led, or over its
+// whole life (standing by, then leading).
+func (s *sampler) series(leading bool) map[string][]sample {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := map[string][]sample{}
 	for _, sm := range s.scrapes {
-		if sm.leader {
-			key := fmt.Sprintf("%s/%d", sm.replica, sm.incarnation)
+		if sm.leader || !leading {
+			key := fmt.Sprintf("%s%d", sm.replica, sm.incarnation)
 			out[key] = append(out[key], sm)
 		}
 	}
@@ -244,29 +245,14 @@ func (s *sampler) leaderSeries() map[string][]sample {
 }
 
 // memoryLines are the slopes of memory, goroutines and open files: per incarnation while
-// it led (after its first minute, which fills the caches and the prober), and over the
-// whole run for whichever replica led each minute.
+// it led and over its life (each after its first minute, which fills the caches and the
+// prober), and over the whole run for whichever replica led each minute. No incarnation
+// lives through the run (each is killed after leading), so the last line is the one that
+// spans it.
 func (s *sampler) memoryLines() []string {
 	var lines []string
-	series := s.leaderSeries()
-	keys := slices.Collect(maps.Keys(series))
-	sort.Strings(keys)
-	for _, k := range keys {
-		ss := series[k]
-		var warm []sample
-		for _, sm := range ss {
-			if sm.at.Sub(ss[0].at) >= time.Minute {
-				warm = append(warm, sm)
-			}
-		}
-		if len(warm) < 2 {
-			continue
-		}
-		xs, rss, gor, fds := seriesOf(warm)
-		lines = append(lines, fmt.Sprintf("soak memory incarnation=%s led=%s rss_mib_first=%.1f rss_mib_last=%.1f rss_slope_mib_per_min=%.2f "+
-			"goroutines_first=%.0f goroutines_last=%.0f goroutine_slope_per_min=%.2f open_fds_last=%.0f fd_slope_per_min=%.2f",
-			k, warm[len(warm)-1].at.Sub(ss[0].at).Round(time.Second), rss[0], rss[len(rss)-1], slope(xs, rss),
-			gor[0], gor[len(gor)-1], slope(xs, gor), fds[len(fds)-1], slope(xs, fds)))
+	for _, leading := range []bool{true, false} {
+		lines = append(lines, s.slopeLines(leading)...)
 	}
 	s.mu.Lock()
 	var leaders []sample
@@ -281,6 +267,36 @@ func (s *sampler) memoryLines() []string {
 		lines = append(lines, fmt.Sprintf("soak memory run=leader_each_minute minutes=%d rss_mib_min=%.1f rss_mib_max=%.1f rss_slope_mib_per_min=%.2f "+
 			"goroutines_min=%.0f goroutines_max=%.0f goroutine_slope_per_min=%.2f fd_slope_per_min=%.2f",
 			len(leaders), slices.Min(rss), slices.Max(rss), slope(xs, rss), slices.Min(gor), slices.Max(gor), slope(xs, gor), slope(xs, fds)))
+	}
+	return lines
+}
+
+// slopeLines are one line per incarnation: while it led, or over its life.
+func (s *sampler) slopeLines(leading bool) []string {
+	var lines []string
+	series := s.series(leading)
+	span := "life"
+	if leading {
+		span = "leading"
+	}
+	keys := slices.Collect(maps.Keys(series))
+	sort.Strings(keys)
+	for _, k := range keys {
+		ss := series[k]
+		var warm []sample
+		for _, sm := range ss {
+			if sm.at.Sub(ss[0].at) >= time.Minute {
+				warm = append(warm, sm)
+			}
+		}
+		if len(warm) < 2 {
+			continue
+		}
+		xs, rss, gor, fds := seriesOf(warm)
+		lines = append(lines, fmt.Sprintf("soak memory incarnation=%s span=%s measured=%s rss_mib_first=%.1f rss_mib_last=%.1f rss_slope_mib_per_min=%.2f "+
+			"goroutines_first=%.0f goroutines_last=%.0f goroutine_slope_per_min=%.2f open_fds_last=%.0f fd_slope_per_min=%.2f",
+			k, span, warm[len(warm)-1].at.Sub(warm[0].at).Round(time.Second), rss[0], rss[len(rss)-1], slope(xs, rss),
+			gor[0], gor[len(gor)-1], slope(xs, gor), fds[len(fds)-1], slope(xs, fds)))
 	}
 	return lines
 }

@@ -40,7 +40,7 @@ const minPartition = 75 * time.Second
 
 func newSchedule(d time.Duration) schedule {
 	at := func(f float64) time.Duration { return time.Duration(f * float64(d)).Round(time.Second) }
-	s := schedule{duration: d, takeoverGrace: 30 * time.Second}
+	s := schedule{duration: d, takeoverGrace: time.Minute}
 	for k := 1; k <= 5; k++ {
 		s.kills = append(s.kills, at(float64(k)/6))
 	}

@@ -11,6 +11,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/ome-routing/operator/test/framework"
 )
@@ -39,6 +41,13 @@ func TestSoak(t *testing.T) {
 	print := func(line string) { fmt.Println(line) }
 	print("soak plan services=" + strconv.Itoa(services) + " clusters=3 period=" + period.String() + " " + sched.String() + " logs=" + out)
 
+	// The watcher's informers log through controller-runtime: into a file of their own.
+	watcherLog, err := os.Create(out + "/watcher.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { watcherLog.Close() })
+	logf.SetLogger(zap.New(zap.WriteTo(watcherLog)))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	started := time.Now()

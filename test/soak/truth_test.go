@@ -1,7 +1,9 @@
 package soak
 
 import (
+	"fmt"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -65,7 +67,15 @@ const (
 	// unanswered: no answer is near the entry's lastProbeTime: the probe it records never
 	// reached the endpoint (a timeout or a refused connection on the manager's side).
 	unanswered
+	// lateLift: the entry is gated after the answers lifted the gate, which they had made
+	// within the last cycle of a flapping home (lateLiftSpan): a real gate lifted late,
+	// as when the lift was not yet written when the leader died. Reported, not a failure.
+	lateLift
 )
+
+// lateLiftSpan is how far back a gate of the answers makes a gated entry a late lift
+// rather than a gate made up: one cycle of the slow pattern.
+const lateLiftSpan = 10 * period
 
 // answerSlack covers the time between the endpoint noting a request and the prober noting
 // that the attempt finished, beyond the timeout.
@@ -89,10 +99,16 @@ func (h *homeTruth) judge(lastProbeTime time.Time, gated bool) verdict {
 			return consistent
 		}
 	}
-	if gated {
-		return madeUp
+	if !gated {
+		return lost
 	}
-	return lost
+	from, _ := h.span(lastProbeTime.Add(-lateLiftSpan), lastProbeTime)
+	for i := from; i < hi; i++ {
+		if h.gatedAfter(i) {
+			return lateLift
+		}
+	}
+	return madeUp
 }
 
 // judgeFresh judges an entry that has no probe record yet (a home new to its map, or back
@@ -134,4 +150,22 @@ func (h *homeTruth) onsets() []int {
 		}
 	}
 	return out
+}
+
+// around is the answers from 16 s before at to 2 s after it, as "F-8.1s P-6.0s", for a
+// finding.
+func (h *homeTruth) around(at time.Time) string {
+	lo, hi := h.span(at.Add(-16*time.Second), at.Add(2*time.Second))
+	var parts []string
+	for i := lo; i < hi; i++ {
+		c := "F"
+		if h.answers[i].pass {
+			c = "P"
+		}
+		if h.gatedAfter(i) {
+			c += "g"
+		}
+		parts = append(parts, fmt.Sprintf("%s%+.1fs", c, h.answers[i].at.Sub(at).Seconds()))
+	}
+	return strings.Join(parts, " ")
 }

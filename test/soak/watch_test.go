@@ -253,10 +253,11 @@ func (w *watcher) entrySeen(key homeKey, e omev1beta1.TrafficMapEntry, allGated 
 			w.judged++
 			v := truth.judge(e.Probe.LastProbeTime.Time, gated)
 			w.verdicts[v]++
-			if v == lost || v == madeUp {
-				w.find(now, "%s on %s: gate %s at lastProbeTime %s (%s, %s)", key.service, key.cluster,
-					map[verdict]string{lost: "lost", madeUp: "made up"}[v], e.Probe.LastProbeTime.UTC().Format(time.RFC3339),
-					e.Probe.Message, w.phase(now))
+			if v == lost || v == madeUp || v == lateLift {
+				w.find(now, "%s on %s (%s): gate %s in a record of %s (consecutiveFailures %d, %s, %s); the answers: %s", key.service, key.cluster,
+					h.behaviour.name, map[verdict]string{lost: "lost", madeUp: "made up", lateLift: "lifted late"}[v],
+					e.Probe.LastProbeTime.UTC().Format(time.RFC3339), e.Probe.ConsecutiveFailures, e.Probe.Message, w.phase(now),
+					truth.around(e.Probe.LastProbeTime.Time))
 			}
 		}
 		switch {
