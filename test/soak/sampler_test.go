@@ -36,7 +36,8 @@ type minute struct {
 	reconcileErrors     float64
 	queueMax            float64
 	objects             map[string]int
-	mapBytes            int
+	// mapBytes is a TrafficMap's mean size as JSON; mapBytesBare without managedFields.
+	mapBytes, mapBytesBare int
 }
 
 // sampler scrapes the replicas every few seconds and makes a row of the table every
@@ -121,14 +122,21 @@ func (s *sampler) minute(ctx context.Context, n int, phase string) minute {
 	rounds := float64(s.services) * time.Minute.Seconds() / period.Seconds()
 	s.watch.mu.Lock()
 	versions := s.watch.versions
-	bytes := 0
+	bytes, bare := 0, 0
 	for _, tm := range s.watch.maps {
 		if b, err := json.Marshal(tm); err == nil {
 			bytes += len(b)
 		}
+		// Without managedFields, which grow here as each incarnation writes under a field
+		// manager of its own (an installation's replicas share one).
+		stripped := tm.DeepCopy()
+		stripped.ManagedFields = nil
+		if b, err := json.Marshal(stripped); err == nil {
+			bare += len(b)
+		}
 	}
 	if len(s.watch.maps) > 0 {
-		row.mapBytes = bytes / len(s.watch.maps)
+		row.mapBytes, row.mapBytesBare = bytes/len(s.watch.maps), bare/len(s.watch.maps)
 	}
 	s.watch.mu.Unlock()
 	s.mu.Lock()
@@ -181,9 +189,9 @@ func (m minute) String(replicas []*replica) string {
 		objs = append(objs, fmt.Sprintf("%s:%d", k, m.objects[k]))
 	}
 	return fmt.Sprintf("soak minute=%d phase=%s leader=%s rss_mib=%s goroutines=%s open_fds=%s writes_per_map_per_round=%.2f "+
-		"requests_per_map_per_round=%.2f by_method=%s reconcile_errors=%.0f routing_queue_max=%.0f map_bytes=%d objects=%s",
+		"requests_per_map_per_round=%.2f by_method=%s reconcile_errors=%.0f routing_queue_max=%.0f map_bytes=%d map_bytes_without_managed_fields=%d objects=%s",
 		m.n, m.phase, or(m.leader, "none"), strings.Join(rss, ","), strings.Join(gor, ","), strings.Join(fds, ","), m.writesPerMapRound,
-		total, or(strings.Join(req, ","), "-"), m.reconcileErrors, m.queueMax, m.mapBytes, strings.Join(objs, ","))
+		total, or(strings.Join(req, ","), "-"), m.reconcileErrors, m.queueMax, m.mapBytes, m.mapBytesBare, strings.Join(objs, ","))
 }
 
 func or(s, def string) string {

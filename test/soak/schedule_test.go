@@ -73,6 +73,7 @@ func (s schedule) phase(d time.Duration) string {
 	for _, k := range s.kills {
 		if d >= k && d < k+s.takeoverGrace {
 			on = append(on, "takeover")
+			break
 		}
 	}
 	if len(on) == 0 {
