@@ -85,7 +85,7 @@ type mapProbes struct {
 	// transitionAt is when a result that gated or lifted one of its homes arrived, until
 	// the reconciler reads the states (see Sync): the time a transition waits for it.
 	transitionAt time.Time
-	// counted is whether a result changed an ungated home's failure count since the
+	// counted is whether a pass ended an ungated home's run of failures since the
 	// reconciler last read the states (see ProbeNotice.Counted).
 	counted bool
 	// unannouncedSince is when the oldest counted result not yet handed to the
@@ -150,12 +150,12 @@ type ProbeNotice struct {
 	// map's states: the map's weights change, so its reconcile goes ahead of those that
 	// only move lastProbeTime.
 	Transition bool
-	// Counted says a result changed an ungated home's count of failures in a row. The
-	// map's record is what a new leader counts on from: left behind the refreshes, a pass
-	// that ended a run of failures could still be unwritten when the leader dies, and the
-	// next leader would count the following failures onto the old run and gate a home that
-	// never failed failureThreshold times in a row. So it goes ahead of refreshes too,
-	// behind transitions.
+	// Counted says a pass ended an ungated home's run of failures. The map's record is
+	// what a new leader counts on from: left behind the refreshes, that pass could still
+	// be unwritten when the leader dies, and the next leader would count the following
+	// failures onto the old run and gate a home that never failed failureThreshold times
+	// in a row. So it goes ahead of refreshes too, behind transitions. (A failure that is
+	// not yet written can only make the next leader gate later, never wrongly.)
 	Counted bool
 }
 
@@ -441,7 +441,7 @@ func (p *Prober) finish(ctx context.Context, h *homeProbe, res observer.Result) 
 		if counted {
 			wasGated, failures := h.state.Gated, h.state.ConsecutiveFailures
 			transition = h.state.Observe(result, message, finished, mp.policy, mp.digest)
-			if transition == probe.NoChange && !wasGated && h.state.ConsecutiveFailures != failures {
+			if transition == probe.NoChange && !wasGated && failures > 0 && h.state.ConsecutiveFailures == 0 {
 				mp.counted = true
 			}
 			mp.results.count(mp.key, result)

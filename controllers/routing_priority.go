@@ -14,15 +14,15 @@ import (
 // steady state nearly every reconcile only moves lastProbeTime; with a few hundred maps
 // and a short period those refreshes keep every worker busy, and a gate queued behind
 // them would reach the map a second or two late. So the prober's notices carry a
-// priority: a gate or a lift goes ahead of everything, then a change of an ungated home's
-// failure count (which a new leader counts on from, see ProbeNotice.Counted), and a
+// priority: a gate or a lift goes ahead of everything, then a pass that ended an ungated
+// home's run of failures (a new leader counts on from the map, see ProbeNotice.Counted), and a
 // refresh behind everything else (a service's own changes, its copies on the members,
 // capacity readings, its map being edited), and a refusal of new settings, which comes
 // from a change to the service, never waits behind refreshes either.
 const (
 	// priorityTransition is a notice that gated or lifted a home.
 	priorityTransition = 100
-	// priorityCount is a notice of a changed failure count, with no gate or lift.
+	// priorityCount is a notice of a pass that ended a run of failures, with no lift.
 	priorityCount = 50
 	// priorityRefresh is a notice of results that change no weight; it is the priority
 	// controller-runtime gives to a resync.

@@ -84,8 +84,8 @@ func TestProberAnnouncesATransitionWithItsRound(t *testing.T) {
 	dispatch(b)
 	p.finish(context.Background(), a, failed) // first failure: no transition yet
 	p.finish(context.Background(), b, passed)
-	if n, ok := next(); !ok || n.Transition || !n.Counted {
-		t.Fatalf("after a's first failure: notice %+v (sent %v), want a changed count, no transition", n, ok)
+	if n, ok := next(); !ok || n.Transition || n.Counted {
+		t.Fatalf("after a's first failure: notice %+v (sent %v), want a refresh", n, ok)
 	}
 	dispatch(a)
 	dispatch(b)
@@ -120,9 +120,9 @@ func TestProberAnnouncesATransitionWithItsRound(t *testing.T) {
 	}
 }
 
-// A pass that ends an ungated home's run of failures is urgent, as the failures were: until
-// it is written, the map says the home has been failing in a row, and a new leader would
-// count on from there. Passes after passes are refreshes.
+// A pass that ends an ungated home's run of failures is urgent: until it is written, the
+// map says the home has been failing in a row, and a new leader would count on from there.
+// Failures, passes after passes and anything while gated are refreshes.
 func TestProberMarksAChangedFailureCount(t *testing.T) {
 	p := NewProber(nil, 4)
 	p.clock = clocktesting.NewFakeClock(epoch)
@@ -153,12 +153,13 @@ func TestProberMarksAChangedFailureCount(t *testing.T) {
 		transition, counted bool
 	}{
 		{passed, false, false}, // nothing was failing
-		{failed, false, true},  // one failure
+		{failed, false, false}, // a failure not yet written can only delay a gate
 		{passed, false, true},  // the run ends
 		{passed, false, false},
-		{failed, false, true},
+		{failed, false, false},
 		{failed, true, false},  // gated: a transition
 		{failed, false, false}, // a gated home's count moves nothing
+		{passed, true, false},  // the pass that lifts it (successThreshold 1) is a transition, not a count
 	} {
 		if n := round(step.res); n.Transition != step.transition || n.Counted != step.counted {
 			t.Errorf("round %d: notice %+v, want transition %v, counted %v", i, n, step.transition, step.counted)

@@ -84,6 +84,11 @@ func TestJudge(t *testing.T) {
 	if got := long.judge(finishedAt(20), true); got != madeUp {
 		t.Errorf("gated a cycle after the lift: %v, want madeUp", got)
 	}
+	timedOut := truthOf(append(slices.Clone(fast.pattern), fast.pattern...))
+	timedOut.undeliver(2) // the first pass of the second round timed out
+	if got := timedOut.judge(finishedAt(4), true); got != disturbed {
+		t.Errorf("a fast home gated after one of its passes timed out: %v, want disturbed", got)
+	}
 	fastTruth := truthOf(append(fast.pattern, fast.pattern...))
 	for i := range fastTruth.answers {
 		if got := fastTruth.judge(finishedAt(i), true); got != madeUp {

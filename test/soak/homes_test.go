@@ -1,6 +1,7 @@
 package soak
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"net"
@@ -68,6 +69,8 @@ type homeServer struct {
 	srv      *httptest.Server
 	requests atomic.Int64
 	homes    map[string]*home // by service; filled before the server starts
+	connsMu  sync.Mutex
+	conns    map[net.Conn]lastAnswer
 }
 
 // home is one service's endpoint on one cluster, and everything it answered.
@@ -80,14 +83,45 @@ type home struct {
 }
 
 func startHomeServer(t *testing.T, worker string, services int) *homeServer {
-	s := &homeServer{host: worker + ".soak.test", homes: map[string]*home{}}
+	s := &homeServer{host: worker + ".soak.test", homes: map[string]*home{}, conns: map[net.Conn]lastAnswer{}}
 	j := workerIndex(worker)
 	for i := range services {
 		s.homes[serviceName(i)] = &home{behaviour: behaviourOf(i, j)}
 	}
-	s.srv = httptest.NewServer(http.HandlerFunc(s.handle))
+	s.srv = httptest.NewUnstartedServer(http.HandlerFunc(s.handle))
+	s.srv.Config.ConnContext = func(ctx context.Context, c net.Conn) context.Context { return context.WithValue(ctx, connKey{}, c) }
+	s.srv.Config.ConnState = s.connState
+	s.srv.Start()
 	t.Cleanup(s.srv.Close)
 	return s
+}
+
+// connKey carries a request's connection in its context.
+type connKey struct{}
+
+// lastAnswer is the answer a connection carried last.
+type lastAnswer struct {
+	home  *home
+	index int
+	at    time.Time
+}
+
+// connState marks an answer undelivered when its connection closes within a probe
+// timeout of it with no request after it: the prober timed out, or died, before it
+// read the answer (an idle keep-alive connection lives for 90 s).
+func (s *homeServer) connState(c net.Conn, state http.ConnState) {
+	if state != http.StateClosed && state != http.StateHijacked {
+		return
+	}
+	s.connsMu.Lock()
+	last, ok := s.conns[c]
+	delete(s.conns, c)
+	s.connsMu.Unlock()
+	if ok && time.Since(last.at) < probeTimeout+answerSlack {
+		last.home.mu.Lock()
+		last.home.truth.undeliver(last.index)
+		last.home.mu.Unlock()
+	}
 }
 
 func workerIndex(worker string) int {
@@ -111,7 +145,14 @@ func (s *homeServer) handle(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	if h.answer(time.Now()) {
+	now := time.Now()
+	pass, index := h.answer(now)
+	if c, ok := r.Context().Value(connKey{}).(net.Conn); ok {
+		s.connsMu.Lock()
+		s.conns[c] = lastAnswer{home: h, index: index, at: now}
+		s.connsMu.Unlock()
+	}
+	if pass {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = io.WriteString(w, `{"object":"list","data":[{"id":"model","object":"model"}]}`)
 		return
@@ -119,8 +160,9 @@ func (s *homeServer) handle(w http.ResponseWriter, r *http.Request) {
 	http.Error(w, "unavailable", http.StatusServiceUnavailable)
 }
 
-// answer notes a probe that arrived at at and says whether it passes.
-func (h *home) answer(at time.Time) bool {
+// answer notes a probe that arrived at at and says whether it passes, and the answer's
+// index.
+func (h *home) answer(at time.Time) (bool, int) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	pass := true
@@ -129,7 +171,7 @@ func (h *home) answer(at time.Time) bool {
 		h.answered++
 	}
 	h.truth.add(answer{at: at, pass: pass})
-	return pass
+	return pass, len(h.truth.answers) - 1
 }
 
 // startFlapping makes the home follow its pattern from its next answer on.

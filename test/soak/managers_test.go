@@ -162,6 +162,9 @@ type sample struct {
 	reconcileErrors float64
 	// requests counts the requests to the control plane, by method, since the start.
 	requests map[string]float64
+	// probeErrors counts the probes that ended in a transport error (a timeout among
+	// them) since the start.
+	probeErrors float64
 }
 
 // scrape reads the replica's /metrics and /proc. controlPlane is the host the replica
@@ -195,6 +198,11 @@ func (r *replica) scrape(ctx context.Context, controlPlane string) (sample, erro
 	s.queueDepth = gauge(families["workqueue_depth"], map[string]string{"name": "routing"})
 	for _, m := range families["controller_runtime_reconcile_errors_total"].GetMetric() {
 		s.reconcileErrors += m.GetCounter().GetValue()
+	}
+	for _, m := range families["ome_routing_observer_requests_total"].GetMetric() {
+		if o := label(m, "outcome"); o == "TransportError" || o == "BodyError" {
+			s.probeErrors += m.GetCounter().GetValue()
+		}
 	}
 	for _, m := range families["rest_client_requests_total"].GetMetric() {
 		if label(m, "host") == controlPlane {

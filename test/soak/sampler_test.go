@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -34,10 +35,13 @@ type minute struct {
 	// requestsPerMapRound are the replicas' requests to the control plane, by method.
 	requestsPerMapRound map[string]float64
 	reconcileErrors     float64
+	probeErrors         float64
 	queueMax            float64
 	objects             map[string]int
 	// mapBytes is a TrafficMap's mean size as JSON; mapBytesBare without managedFields.
 	mapBytes, mapBytesBare int
+	// load is the machine's one-minute load average: the soak shares its cores.
+	load string
 }
 
 // sampler scrapes the replicas every few seconds and makes a row of the table every
@@ -54,8 +58,11 @@ type sampler struct {
 	prev     map[string]sample // the last scrape of each replica, for counter deltas
 	requests map[string]float64
 	errors   float64
-	rows     []minute
-	versions int64
+	// probeErrors are the probes that failed in transport this minute; the total is the
+	// run's.
+	probeErrors, probeErrorsTotal float64
+	rows                          []minute
+	versions                      int64
 }
 
 func (s *sampler) run(ctx context.Context, start time.Time, print func(string)) {
@@ -96,6 +103,8 @@ func (s *sampler) scrapeAll(ctx context.Context) {
 			s.requests[m] += v - p.requests[m]
 		}
 		s.errors += sm.reconcileErrors - p.reconcileErrors
+		s.probeErrors += sm.probeErrors - p.probeErrors
+		s.probeErrorsTotal += sm.probeErrors - p.probeErrors
 		s.prev[r.name] = sm
 		s.mu.Unlock()
 	}
@@ -157,8 +166,12 @@ func (s *sampler) minute(ctx context.Context, n int, phase string) minute {
 		row.requestsPerMapRound[strings.ToLower(m)] = v / rounds
 	}
 	s.requests, row.reconcileErrors, s.errors = map[string]float64{}, s.errors, 0
+	row.probeErrors, s.probeErrors = s.probeErrors, 0
 	s.mu.Unlock()
 	row.objects = countObjects(ctx, s.fleet)
+	if raw, err := os.ReadFile("/proc/loadavg"); err == nil {
+		row.load, _, _ = strings.Cut(string(raw), " ")
+	}
 	s.mu.Lock()
 	s.rows = append(s.rows, row)
 	s.mu.Unlock()
@@ -188,10 +201,10 @@ func (m minute) String(replicas []*replica) string {
 	for _, k := range slices.Sorted(maps.Keys(m.objects)) {
 		objs = append(objs, fmt.Sprintf("%s:%d", k, m.objects[k]))
 	}
-	return fmt.Sprintf("soak minute=%d phase=%s leader=%s rss_mib=%s goroutines=%s open_fds=%s writes_per_map_per_round=%.2f "+
-		"requests_per_map_per_round=%.2f by_method=%s reconcile_errors=%.0f routing_queue_max=%.0f map_bytes=%d map_bytes_without_managed_fields=%d objects=%s",
-		m.n, m.phase, or(m.leader, "none"), strings.Join(rss, ","), strings.Join(gor, ","), strings.Join(fds, ","), m.writesPerMapRound,
-		total, or(strings.Join(req, ","), "-"), m.reconcileErrors, m.queueMax, m.mapBytes, m.mapBytesBare, strings.Join(objs, ","))
+	return fmt.Sprintf("soak minute=%d phase=%s load=%s leader=%s rss_mib=%s goroutines=%s open_fds=%s writes_per_map_per_round=%.2f "+
+		"requests_per_map_per_round=%.2f by_method=%s reconcile_errors=%.0f probe_transport_errors=%.0f routing_queue_max=%.0f map_bytes=%d map_bytes_without_managed_fields=%d objects=%s",
+		m.n, m.phase, or(m.load, "-"), or(m.leader, "none"), strings.Join(rss, ","), strings.Join(gor, ","), strings.Join(fds, ","), m.writesPerMapRound,
+		total, or(strings.Join(req, ","), "-"), m.reconcileErrors, m.probeErrors, m.queueMax, m.mapBytes, m.mapBytesBare, strings.Join(objs, ","))
 }
 
 func or(s, def string) string {

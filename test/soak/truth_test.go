@@ -21,6 +21,10 @@ const (
 type answer struct {
 	at   time.Time
 	pass bool
+	// undelivered: the connection closed within a probe timeout of this answer, before
+	// another request came on it. The prober gave up on it (a timeout, which the user
+	// guide counts as a failure whatever the endpoint said) or died with it (a kill).
+	undelivered bool
 }
 
 // homeTruth is what one home's endpoint answered, in order, and the gate those answers
@@ -71,6 +75,10 @@ const (
 	// within the last cycle of a flapping home (lateLiftSpan): a real gate lifted late,
 	// as when the lift was not yet written when the leader died. Reported, not a failure.
 	lateLift
+	// disturbed: lost or made up, but an answer of the last cycle never reached the
+	// prober (see answer.undelivered): a timed-out pass is a failure to the prober, so
+	// the answers alone do not say what it should have counted. Reported, not a failure.
+	disturbed
 )
 
 // lateLiftSpan is how far back a gate of the answers makes a gated entry a late lift
@@ -99,16 +107,28 @@ func (h *homeTruth) judge(lastProbeTime time.Time, gated bool) verdict {
 			return consistent
 		}
 	}
+	from, _ := h.span(lastProbeTime.Add(-lateLiftSpan), lastProbeTime)
+	for i := from; i < hi; i++ {
+		if h.answers[i].undelivered {
+			return disturbed
+		}
+	}
 	if !gated {
 		return lost
 	}
-	from, _ := h.span(lastProbeTime.Add(-lateLiftSpan), lastProbeTime)
 	for i := from; i < hi; i++ {
 		if h.gatedAfter(i) {
 			return lateLift
 		}
 	}
 	return madeUp
+}
+
+// undeliver marks answer i undelivered.
+func (h *homeTruth) undeliver(i int) {
+	if i >= 0 && i < len(h.answers) {
+		h.answers[i].undelivered = true
+	}
 }
 
 // judgeFresh judges an entry that has no probe record yet (a home new to its map, or back
@@ -152,15 +172,19 @@ func (h *homeTruth) onsets() []int {
 	return out
 }
 
-// around is the answers from 16 s before at to 2 s after it, as "F-8.1s P-6.0s", for a
-// finding.
+// around is the last ten answers up to 2 s after at, as "F-8.1s Pu-6.0s Fg-4.0s" (u:
+// undelivered, g: gated after it), for a finding.
 func (h *homeTruth) around(at time.Time) string {
-	lo, hi := h.span(at.Add(-16*time.Second), at.Add(2*time.Second))
+	_, hi := h.span(time.Time{}, at.Add(2*time.Second))
+	lo := max(hi-10, 0)
 	var parts []string
 	for i := lo; i < hi; i++ {
 		c := "F"
 		if h.answers[i].pass {
 			c = "P"
+		}
+		if h.answers[i].undelivered {
+			c += "u"
 		}
 		if h.gatedAfter(i) {
 			c += "g"

@@ -253,9 +253,9 @@ func (w *watcher) entrySeen(key homeKey, e omev1beta1.TrafficMapEntry, allGated 
 			w.judged++
 			v := truth.judge(e.Probe.LastProbeTime.Time, gated)
 			w.verdicts[v]++
-			if v == lost || v == madeUp || v == lateLift {
+			if v != consistent && v != unanswered {
 				w.find(now, "%s on %s (%s): gate %s in a record of %s (consecutiveFailures %d, %s, %s); the answers: %s", key.service, key.cluster,
-					h.behaviour.name, map[verdict]string{lost: "lost", madeUp: "made up", lateLift: "lifted late"}[v],
+					h.behaviour.name, map[verdict]string{lost: "lost", madeUp: "made up", lateLift: "lifted late", disturbed: "lost or made up after a timeout"}[v],
 					e.Probe.LastProbeTime.UTC().Format(time.RFC3339), e.Probe.ConsecutiveFailures, e.Probe.Message, w.phase(now),
 					truth.around(e.Probe.LastProbeTime.Time))
 			}
@@ -395,7 +395,6 @@ func (w *watcher) allPassing() (bool, string) {
 	return passing == w.services && published == w.services,
 		fmt.Sprintf("%d of %d maps with every home passing, %d routes carrying their map's weights", passing, w.services, published)
 }
-
 
 func countTrue(m map[string]bool) int {
 	n := 0
