@@ -229,3 +229,31 @@ func TestStats(t *testing.T) {
 		t.Errorf("quantiles of %v: %v %v", ds, quantile(ds, 0.5), quantile(ds, 1))
 	}
 }
+
+func TestMostIn(t *testing.T) {
+	one := truthOf(repeat(0, 30))
+	if n := one.mostIn(10*period, t0, t0.Add(time.Hour)); n != 10 {
+		t.Errorf("one prober, one answer a period: %d in ten periods, want 10", n)
+	}
+	// A late probe followed right away by the one on its slot: still one per slot.
+	late := &homeTruth{}
+	for i := range 30 {
+		at := t0.Add(time.Duration(i) * period)
+		if i%5 == 0 {
+			at = at.Add(-50 * time.Millisecond).Add(period - 100*time.Millisecond) // came late, just before the next slot
+		}
+		late.add(answer{at: at, pass: true})
+	}
+	if n := late.mostIn(10*period, t0, t0.Add(time.Hour)); n > maxPerTenPeriods {
+		t.Errorf("late probes: %d in ten periods, more than %d", n, maxPerTenPeriods)
+	}
+	two := &homeTruth{}
+	for i := range 30 {
+		for _, off := range []time.Duration{0, 700 * time.Millisecond} {
+			two.add(answer{at: t0.Add(time.Duration(i)*period + off), pass: true})
+		}
+	}
+	if n := two.mostIn(10*period, t0, t0.Add(time.Hour)); n <= maxPerTenPeriods {
+		t.Errorf("two probers: %d in ten periods, want more than %d", n, maxPerTenPeriods)
+	}
+}

@@ -193,3 +193,17 @@ func (h *homeTruth) around(at time.Time) string {
 	}
 	return strings.Join(parts, " ")
 }
+
+// mostIn is the most answers that came within any span of length d, counting those
+// between from and to.
+func (h *homeTruth) mostIn(d time.Duration, from, to time.Time) int {
+	lo, hi := h.span(from, to)
+	most, j := 0, lo
+	for i := lo; i < hi; i++ {
+		for h.answers[i].at.Sub(h.answers[j].at) >= d {
+			j++
+		}
+		most = max(most, i-j+1)
+	}
+	return most
+}
