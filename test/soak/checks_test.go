@@ -201,7 +201,7 @@ func TestWriterLog(t *testing.T) {
 
 func TestWritersOf(t *testing.T) {
 	t1, t2 := metav1.NewTime(t0), metav1.NewTime(t0.Add(time.Second))
-	fields := func(s string) *metav1.FieldsV1 { return &metav1.FieldsV1{Raw: []byte(s)} }
+	fields := metav1.NewFieldsV1
 	before := []metav1.ManagedFieldsEntry{
 		{Manager: "soak-manager-a1", Operation: metav1.ManagedFieldsOperationUpdate, Time: &t1, FieldsV1: fields(`{"f:spec":{}}`)},
 		{Manager: "ome-trafficmap-publisher", Operation: metav1.ManagedFieldsOperationApply, Subresource: "status", Time: &t1},

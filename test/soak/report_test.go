@@ -300,17 +300,3 @@ func (r *report) members() {
 	r.print(fmt.Sprintf("soak member cluster=%s maps_with_its_homes_min=%d at=%s", cutOff, r.watch.cutOffMin.n,
 		r.watch.cutOffMin.at.Sub(r.start).Round(time.Second)))
 }
-
-// sinceLease is how long before at the Lease last changed hands, "-" if it never did.
-func (r *report) sinceLease(at time.Time) string {
-	var last time.Time
-	for _, to := range r.watch.takeovers {
-		if !to.leased.IsZero() && !to.leased.After(at) && to.leased.After(last) {
-			last = to.leased
-		}
-	}
-	if last.IsZero() {
-		return "-"
-	}
-	return ms(at.Sub(last))
-}

@@ -26,7 +26,7 @@ func writersOf(before, now []metav1.ManagedFieldsEntry) []string {
 	var who []string
 	for _, m := range now {
 		b, ok := was[key(m)]
-		if !ok || !timeEqual(b.Time, m.Time) || (m.FieldsV1 != nil && (b.FieldsV1 == nil || len(m.FieldsV1.Raw) > len(b.FieldsV1.Raw))) {
+		if !ok || !timeEqual(b.Time, m.Time) || len(m.FieldsV1.GetRawBytes()) > len(b.FieldsV1.GetRawBytes()) {
 			who = append(who, m.Manager)
 		}
 	}
