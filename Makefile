@@ -295,3 +295,24 @@ bench-failover: envtest helm haproxy-ingress haproxy ## Failover through haproxy
 	@OME_BENCH=1 KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" HELM="$(HELM)" HAPROXY_INGRESS="$(HAPROXY_INGRESS)" OME_BENCH_DIR=$(BENCH_OUT)/failover \
 		$(GO) test -count=1 -v -run '^TestFailover$$' -timeout $(BENCH_TIMEOUT) ./test/bench/failover/ \
 		| $(call BENCH_FIGURES,failover)
+
+##@ Soak (make soak: the operator under faults for half an hour; not part of make test)
+
+# SOAK_DURATION (a Go duration, 3m at least) and SOAK_SERVICES set the run's length and
+# size (the set-up before and the settling after take up to 20 minutes more, within
+# SOAK_TIMEOUT). The managers run from a binary built as `make build` builds bin/manager,
+# into _out/soak/ so that a soak never replaces the one in bin/. The figures are printed
+# as they come and kept in _out/soak/soak.log, with the managers' logs beside it.
+SOAK_DURATION ?= 30m
+SOAK_SERVICES ?= 200
+SOAK_TIMEOUT ?= 2h
+SOAK_OUT := $(CURDIR)/_out/soak
+
+.PHONY: soak
+soak: envtest helm ## 200 services on 3 clusters for 30 minutes with flapping homes, the leader killed every 5 minutes, a slow and a cut-off API server; checks every map version (SOAK_DURATION, SOAK_SERVICES).
+	@rm -rf $(SOAK_OUT); mkdir -p $(SOAK_OUT); $(call BENCH_LOAD,soak)
+	$(GO) build -ldflags="$(VERSION_LDFLAGS)" -o $(SOAK_OUT)/manager ./cmd/manager
+	@OME_SOAK=1 OME_SOAK_DURATION=$(SOAK_DURATION) OME_SOAK_SERVICES=$(SOAK_SERVICES) OME_SOAK_OUT=$(SOAK_OUT) \
+		OME_SOAK_MANAGER=$(SOAK_OUT)/manager KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" HELM="$(HELM)" \
+		$(GO) test -count=1 -v -run '^TestSoak$$' -timeout $(SOAK_TIMEOUT) ./test/soak/ \
+		| tee $(SOAK_OUT)/soak.log | awk '/^soak /{print; fflush()} /^(--- FAIL|FAIL|panic:|    [a-z_]+_test\.go:[0-9]+:)/{print; bad=1} END{exit bad}'

@@ -85,6 +85,9 @@ type mapProbes struct {
 	// transitionAt is when a result that gated or lifted one of its homes arrived, until
 	// the reconciler reads the states (see Sync): the time a transition waits for it.
 	transitionAt time.Time
+	// counted is whether a pass ended an ungated home's run of failures since the
+	// reconciler last read the states (see ProbeNotice.Counted).
+	counted bool
 	// unannouncedSince is when the oldest counted result not yet handed to the
 	// reconciler arrived (zero when there is none). The map is announced once none of its
 	// homes is still running, so the homes of one round cost one reconcile and one write,
@@ -147,6 +150,13 @@ type ProbeNotice struct {
 	// map's states: the map's weights change, so its reconcile goes ahead of those that
 	// only move lastProbeTime.
 	Transition bool
+	// Counted says a pass ended an ungated home's run of failures. The map's record is
+	// what a new leader counts on from: left behind the refreshes, that pass could still
+	// be unwritten when the leader dies, and the next leader would count the following
+	// failures onto the old run and gate a home that never failed failureThreshold times
+	// in a row. So it goes ahead of refreshes too, behind transitions. (A failure that is
+	// not yet written can only make the next leader gate later, never wrongly.)
+	Counted bool
 }
 
 // Events is the channel the routing controller watches for maps with new results.
@@ -189,6 +199,7 @@ func (p *Prober) Sync(key types.NamespacedName, uid types.UID, policy probe.Poli
 		observeTransitionWait(now.Sub(mp.transitionAt))
 		mp.transitionAt = time.Time{}
 	}
+	mp.counted = false
 	for cluster, d := range mp.departed {
 		if !now.Before(d.until) {
 			delete(mp.departed, cluster)
@@ -428,7 +439,11 @@ func (p *Prober) finish(ctx context.Context, h *homeProbe, res observer.Result) 
 	if !h.removed {
 		result, message, counted := probe.Classify(res, mp.policy)
 		if counted {
+			wasGated, failures := h.state.Gated, h.state.ConsecutiveFailures
 			transition = h.state.Observe(result, message, finished, mp.policy, mp.digest)
+			if transition == probe.NoChange && !wasGated && failures > 0 && h.state.ConsecutiveFailures == 0 {
+				mp.counted = true
+			}
 			mp.results.count(mp.key, result)
 			if mp.unannouncedSince.IsZero() {
 				mp.unannouncedSince = finished
@@ -453,7 +468,7 @@ func (p *Prober) finish(ctx context.Context, h *homeProbe, res observer.Result) 
 			mp.unannouncedSince = time.Time{}
 		}
 	}
-	notice := ProbeNotice{Service: mp.key, Transition: !mp.transitionAt.IsZero()}
+	notice := ProbeNotice{Service: mp.key, Transition: !mp.transitionAt.IsZero(), Counted: mp.counted}
 	var next probeJob
 	found := false
 	if !ctxDone(ctx) {

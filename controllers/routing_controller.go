@@ -235,6 +235,7 @@ func (r *RoutingReconciler) attachProbes(key types.NamespacedName, uid types.UID
 			persisted[e.Cluster] = e
 		}
 	}
+	departed := departedRecords(current, time.Now())
 	targets := make([]ProbeTarget, 0, len(homes))
 	for _, h := range homes {
 		if h.Refused != "" {
@@ -242,9 +243,12 @@ func (r *RoutingReconciler) attachProbes(key types.NamespacedName, uid types.UID
 			continue
 		}
 		t := ProbeTarget{Cluster: h.Cluster, Endpoint: h.Endpoint}
-		// A record made for another endpoint is not this one's.
+		// A record made for another endpoint is not this one's. A home back from being
+		// away has its record in the annotation, kept there by whichever leader saw it go.
 		if e, ok := persisted[h.Cluster]; ok && e.Endpoint == h.Endpoint {
 			t.Persisted = e.Probe
+		} else if d, ok := departed[h.Cluster]; ok && d.Endpoint == h.Endpoint {
+			t.Persisted = d.Probe
 		}
 		targets = append(targets, t)
 	}

@@ -14,13 +14,16 @@ import (
 // steady state nearly every reconcile only moves lastProbeTime; with a few hundred maps
 // and a short period those refreshes keep every worker busy, and a gate queued behind
 // them would reach the map a second or two late. So the prober's notices carry a
-// priority: a gate or a lift goes ahead of everything, a refresh behind everything else
-// (a service's own changes, its copies on the members, capacity readings, its map being
-// edited), and a refusal of new settings, which comes from a change to the service,
-// never waits behind refreshes either.
+// priority: a gate or a lift goes ahead of everything, then a pass that ended an ungated
+// home's run of failures (a new leader counts on from the map, see ProbeNotice.Counted), and a
+// refresh behind everything else (a service's own changes, its copies on the members,
+// capacity readings, its map being edited), and a refusal of new settings, which comes
+// from a change to the service, never waits behind refreshes either.
 const (
 	// priorityTransition is a notice that gated or lifted a home.
 	priorityTransition = 100
+	// priorityCount is a notice of a pass that ended a run of failures, with no lift.
+	priorityCount = 50
 	// priorityRefresh is a notice of results that change no weight; it is the priority
 	// controller-runtime gives to a resync.
 	priorityRefresh = handler.LowPriority
@@ -31,8 +34,11 @@ func probeNoticeHandler() handler.TypedEventHandler[ProbeNotice, reconcile.Reque
 	return handler.TypedFuncs[ProbeNotice, reconcile.Request]{
 		GenericFunc: func(_ context.Context, e event.TypedGenericEvent[ProbeNotice], q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
 			priority := priorityRefresh
-			if e.Object.Transition {
+			switch {
+			case e.Object.Transition:
 				priority = priorityTransition
+			case e.Object.Counted:
+				priority = priorityCount
 			}
 			addWithPriority(q, reconcile.Request{NamespacedName: e.Object.Service}, priority)
 		},

@@ -22,21 +22,24 @@ func TestProbeNoticesQueueTransitionsFirst(t *testing.T) {
 	q := priorityqueue.New[reconcile.Request]("routing-priority-test")
 	defer q.ShutDown()
 	h := probeNoticeHandler()
-	notice := func(name string, transition bool) {
+	send := func(name string, transition, counted bool) {
 		h.Generic(context.Background(), event.TypedGenericEvent[ProbeNotice]{Object: ProbeNotice{
-			Service: types.NamespacedName{Namespace: "ns", Name: name}, Transition: transition}}, q)
+			Service: types.NamespacedName{Namespace: "ns", Name: name}, Transition: transition, Counted: counted}}, q)
 	}
+	notice := func(name string, transition bool) { send(name, transition, false) }
 	notice("refreshed-first", false)
 	notice("refreshed-then-gated", false)
 	// What the other watches add (a service edited, say, which may be refused) comes at
 	// the queue's default priority.
 	q.Add(reconcile.Request{NamespacedName: types.NamespacedName{Namespace: "ns", Name: "edited"}})
+	// A changed failure count goes behind gates, ahead of the rest.
+	send("counted", false, true)
 	notice("gated", true)
 	notice("refreshed-then-gated", true)
 	// A refresh never lowers a queued transition.
 	notice("gated", false)
 
-	want := []string{"gated", "refreshed-then-gated", "edited", "refreshed-first"}
+	want := []string{"gated", "refreshed-then-gated", "counted", "edited", "refreshed-first"}
 	for i, name := range want {
 		req, _, _ := q.GetWithPriority()
 		if req.Name != name {
@@ -81,7 +84,7 @@ func TestProberAnnouncesATransitionWithItsRound(t *testing.T) {
 	dispatch(b)
 	p.finish(context.Background(), a, failed) // first failure: no transition yet
 	p.finish(context.Background(), b, passed)
-	if n, ok := next(); !ok || n.Transition {
+	if n, ok := next(); !ok || n.Transition || n.Counted {
 		t.Fatalf("after a's first failure: notice %+v (sent %v), want a refresh", n, ok)
 	}
 	dispatch(a)
@@ -112,8 +115,55 @@ func TestProberAnnouncesATransitionWithItsRound(t *testing.T) {
 	dispatch(b)
 	p.finish(context.Background(), a, failed)
 	p.finish(context.Background(), b, passed)
-	if n, ok := next(); !ok || n.Transition {
-		t.Fatalf("the round after the reconciler read the gate: notice %+v (sent %v), want a refresh", n, ok)
+	if n, ok := next(); !ok || n.Transition || n.Counted {
+		t.Fatalf("the round after the reconciler read the gate: notice %+v (sent %v), want a refresh: a gated home's count is not urgent", n, ok)
+	}
+}
+
+// A pass that ends an ungated home's run of failures is urgent: until it is written, the
+// map says the home has been failing in a row, and a new leader would count on from there.
+// Failures, passes after passes and anything while gated are refreshes.
+func TestProberMarksAChangedFailureCount(t *testing.T) {
+	p := NewProber(nil, 4)
+	p.clock = clocktesting.NewFakeClock(epoch)
+	policy := testPolicy(time.Second, 100*time.Millisecond) // gates after 2 failures
+	targets := []ProbeTarget{{Cluster: "a", Endpoint: "http://a"}}
+	p.Sync(testKey, testUID, policy, probe.Digest(policy), targets)
+	a := p.maps[testKey].homes["a"]
+	round := func(res observer.Result) ProbeNotice {
+		t.Helper()
+		p.queue.remove(a)
+		a.running = true
+		p.running++
+		a.owner.running++
+		p.finish(context.Background(), a, res)
+		select {
+		case e := <-p.Events():
+			p.Sync(testKey, testUID, policy, probe.Digest(policy), targets) // the reconciler reads the states
+			return e.Object
+		default:
+			t.Fatal("no notice after a round")
+			return ProbeNotice{}
+		}
+	}
+	failed := observer.Result{Outcome: observer.OutcomeResponse, StatusCode: 503}
+	passed := observer.Result{Outcome: observer.OutcomeResponse, StatusCode: 200}
+	for i, step := range []struct {
+		res                 observer.Result
+		transition, counted bool
+	}{
+		{passed, false, false}, // nothing was failing
+		{failed, false, false}, // a failure not yet written can only delay a gate
+		{passed, false, true},  // the run ends
+		{passed, false, false},
+		{failed, false, false},
+		{failed, true, false},  // gated: a transition
+		{failed, false, false}, // a gated home's count moves nothing
+		{passed, true, false},  // the pass that lifts it (successThreshold 1) is a transition, not a count
+	} {
+		if n := round(step.res); n.Transition != step.transition || n.Counted != step.counted {
+			t.Errorf("round %d: notice %+v, want transition %v, counted %v", i, n, step.transition, step.counted)
+		}
 	}
 }
 

@@ -87,6 +87,8 @@ func (r *RoutingReconciler) writeMap(ctx context.Context, isvc *omev1beta1.Infer
 		before := tm
 		tm = tm.DeepCopy()
 		tm.Spec = spec
+		// Homes that leave keep their records in the map; homes that are back drop them.
+		withDepartedAnnotation(tm, departedAnnotation(before, spec.Entries, time.Now()))
 		// A merge patch of what changed (in practice the entries) sends about half the bytes
 		// of a whole-object update; the resourceVersion it carries makes a stale copy a
 		// Conflict all the same.

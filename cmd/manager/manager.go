@@ -22,6 +22,9 @@ import (
 	"github.com/ome-routing/operator/pkg/probe"
 )
 
+// leaderElectionID names the Lease the replicas compete for.
+const leaderElectionID = "ome-routing-operator.ome.io"
+
 // newManager builds the controller-runtime manager, with its health checks, for the API
 // server that restCfg reaches.
 func newManager(restCfg *rest.Config, o *options) (ctrl.Manager, error) {
@@ -36,7 +39,11 @@ func newManager(restCfg *rest.Config, o *options) (ctrl.Manager, error) {
 		Metrics:                metricsOptions(o),
 		HealthProbeBindAddress: o.probeAddr,
 		LeaderElection:         o.leaderElect,
-		LeaderElectionID:       "ome-routing-operator.ome.io",
+		LeaderElectionID:       leaderElectionID,
+		// The Lease lives in the manager's own namespace, where the chart's leader-election
+		// Role lets it write one. Named here rather than left to controller-runtime, which
+		// reads it from the pod's ServiceAccount mount and so fails outside a pod.
+		LeaderElectionNamespace: o.operatorNamespace,
 	})
 	if err != nil {
 		return nil, err
@@ -117,6 +124,7 @@ func setupControllers(mgr ctrl.Manager, o *options, cfg *config.Config) error {
 	opts.RecordInterval = obsCfg.RecordInterval
 	opts.MaxProbesInFlight = int(obsCfg.MaxConcurrentRequests)
 	opts.Endpoint, opts.Publisher = cfg.Endpoint, cfg.Routing.Publisher
+	opts.FieldManager = o.fieldManager
 	return controllers.Setup(mgr, opts)
 }
 

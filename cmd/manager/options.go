@@ -36,6 +36,9 @@ type options struct {
 	operatorNamespace string
 	// observerHosts are names the observer resolves itself (--observer-host).
 	observerHosts hostFlag
+	// fieldManager names the routing writes in managedFields (--field-manager); empty is
+	// the operator's own name.
+	fieldManager string
 	// showVersion prints the build and exits (--version).
 	showVersion bool
 
@@ -63,6 +66,9 @@ func parseOptions(fs *flag.FlagSet, args []string) (*options, error) {
 		"The manager's own namespace: WorkloadCluster kubeconfig Secrets are read only from it. The chart sets it to the release namespace.")
 	fs.Var(o.observerHosts, "observer-host",
 		"NAME=IP: probes resolve NAME to IP themselves, like an /etc/hosts line (repeatable; for local demos and tests).")
+	fs.StringVar(&o.fieldManager, "field-manager", "",
+		"The field manager of the routing writes to TrafficMaps; empty uses the operator's own. "+
+			"For tests that tell two replicas' writes apart; leave it unset in an installation.")
 	fs.BoolVar(&o.showVersion, "version", false, "Print the manager's version, revision and Go version, and exit.")
 	o.zap.BindFlags(fs)
 	if err := fs.Parse(args); err != nil {

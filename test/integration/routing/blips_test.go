@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/controllers"
 	"github.com/ome-routing/operator/test/framework"
 )
 
@@ -49,6 +50,31 @@ var _ = Describe("A home that leaves the map for a moment", func() {
 			g.Expect(p.Gated).To(BeFalse())
 			g.Expect(p.Result).To(Equal(omev1beta1.ProbePassing))
 		}, timeout, interval).Should(Succeed())
+	})
+})
+
+var _ = Describe("A home that leaves the map and comes back under a new leader", func() {
+	It("comes back with its gate: the departed home's record is kept in the map, not only in the old leader's memory", func(ctx context.Context) {
+		s := newService(ctx, "blip-new-leader", nil, both(1))
+		gateWorkerB(s)
+
+		// worker-b's home leaves the map (its member turned ConnectionFailed, or its copy
+		// lost its URL), and while it is away the leader changes: the new one never
+		// probed it.
+		placeCopy(ctx, "worker-b", s.key, "", 1, 1)
+		Eventually(func(g Gomega) bool { return s.hasEntry(g, "worker-b") }, timeout, interval).Should(BeFalse())
+		restartManager(installationProbe(omev1beta1.AllFailedPreserveTraffic), 16)
+		placeCopy(ctx, "worker-b", s.key, s.endpoints["worker-b"].URL(), 1, 1)
+
+		// Still failing, it comes back gated, at weight 0, and stays so.
+		Eventually(func(g Gomega) bool { return s.hasEntry(g, "worker-b") }, timeout, interval/4).Should(BeTrue())
+		e := s.entry(Default, "worker-b")
+		Expect(e.Probe).NotTo(BeNil(), "the home came back without its probe state")
+		Expect(e.Probe.Gated).To(BeTrue(), "the home came back ungated")
+		Expect(e.Weight).To(BeZero())
+		Consistently(func(g Gomega) bool { return s.entry(g, "worker-b").Probe.Gated }, 3*period, interval).Should(BeTrue())
+		tm := s.trafficMap(Default)
+		Expect(tm.Annotations).NotTo(HaveKey(controllers.DepartedProbesAnnotation), "a returned home's record leaves the annotation")
 	})
 })
 

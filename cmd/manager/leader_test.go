@@ -1,0 +1,79 @@
+package main
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/ome-routing/operator/test/framework"
+)
+
+// With --leader-elect outside a pod, the manager takes its Lease in the operator's
+// namespace, where the chart's leader-election Role is, instead of failing to find a pod
+// namespace.
+func TestLeaderElectionLeaseInOperatorNamespace(t *testing.T) {
+	c := startCluster(t)
+	ctx := t.Context()
+	if err := c.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "ome-system"}}); err != nil {
+		t.Fatal(err)
+	}
+	mgr, err := newManager(c.Config, &options{metricsAddr: "0", probeAddr: "0", leaderElect: true, operatorNamespace: "ome-system"})
+	if err != nil {
+		t.Fatalf("newManager with --leader-elect: %v", err)
+	}
+	mctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { defer close(done); _ = mgr.Start(mctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+
+	lease := &coordinationv1.Lease{}
+	until(t, "the manager holds its Lease in ome-system", func() error {
+		if err := c.Client.Get(ctx, types.NamespacedName{Namespace: "ome-system", Name: leaderElectionID}, lease); err != nil {
+			return err
+		}
+		if lease.Spec.HolderIdentity == nil || *lease.Spec.HolderIdentity == "" {
+			return statusErr{0, 0}
+		}
+		return nil
+	})
+	select {
+	case <-mgr.Elected():
+	default:
+		t.Fatalf("the Lease names %q but the manager is not elected", *lease.Spec.HolderIdentity)
+	}
+	if !strings.Contains(*lease.Spec.HolderIdentity, "_") {
+		t.Errorf("holder identity %q is not controller-runtime's host_uuid", *lease.Spec.HolderIdentity)
+	}
+}
+
+// --field-manager reaches the controllers' options; unset, they use the operator's name.
+func TestFieldManagerFlag(t *testing.T) {
+	o, err := parseOptions(newFlagSet(), nil)
+	if err != nil || o.fieldManager != "" {
+		t.Fatalf("default --field-manager = %q (%v), want empty", o.fieldManager, err)
+	}
+	o, err = parseOptions(newFlagSet(), []string{"--field-manager=replica-b"})
+	if err != nil || o.fieldManager != "replica-b" {
+		t.Fatalf("--field-manager=replica-b gives %q (%v)", o.fieldManager, err)
+	}
+}
+
+// startCluster starts an envtest API server for the test, or skips without one.
+func startCluster(t *testing.T) *framework.Cluster {
+	t.Helper()
+	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
+		t.Skip("KUBEBUILDER_ASSETS is not set: this test needs an API server; make test sets it")
+	}
+	c, err := framework.StartCluster("leader")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Stop() })
+	return c
+}
