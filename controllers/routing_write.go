@@ -17,6 +17,7 @@ import (
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/pkg/capacity"
 	"github.com/ome-routing/operator/pkg/trafficmap"
+	"github.com/ome-routing/operator/pkg/version"
 )
 
 // errNotControlled marks a TrafficMap with the service's name that the service does not
@@ -74,7 +75,8 @@ func (r *RoutingReconciler) writeMap(ctx context.Context, isvc *omev1beta1.Infer
 	tm := current
 	switch {
 	case tm == nil:
-		tm = &omev1beta1.TrafficMap{ObjectMeta: metav1.ObjectMeta{Name: isvc.Name, Namespace: isvc.Namespace}, Spec: spec}
+		tm = &omev1beta1.TrafficMap{ObjectMeta: metav1.ObjectMeta{Name: isvc.Name, Namespace: isvc.Namespace,
+			Annotations: map[string]string{version.Annotation: version.Stamp()}}, Spec: spec}
 		if err := controllerutil.SetControllerReference(isvc, tm, r.Client.Scheme()); err != nil {
 			return err
 		}
@@ -83,10 +85,13 @@ func (r *RoutingReconciler) writeMap(ctx context.Context, isvc *omev1beta1.Infer
 		}
 	case r.quietRound(tm, spec):
 		// Only lastProbeTime moved, and it was recorded less than recordInterval ago.
-	case !equality.Semantic.DeepEqual(tm.Spec, spec):
+	case !equality.Semantic.DeepEqual(tm.Spec, spec) || tm.Annotations[version.Annotation] != version.Stamp():
+		// A map last written by another release is written once more, so that its
+		// annotation names the release whose decisions it holds.
 		before := tm
 		tm = tm.DeepCopy()
 		tm.Spec = spec
+		metav1.SetMetaDataAnnotation(&tm.ObjectMeta, version.Annotation, version.Stamp())
 		// Homes that leave keep their records in the map; homes that are back drop them.
 		withDepartedAnnotation(tm, departedAnnotation(before, spec.Entries, time.Now()))
 		// A merge patch of what changed (in practice the entries) sends about half the bytes
@@ -122,7 +127,7 @@ func (r *RoutingReconciler) writeMap(ctx context.Context, isvc *omev1beta1.Infer
 // quietRound says whether the new spec may go unwritten under routing.observer.recordInterval:
 // it differs from the map's only in lastProbeTime, recorded recently enough.
 func (r *RoutingReconciler) quietRound(tm *omev1beta1.TrafficMap, spec omev1beta1.TrafficMapSpec) bool {
-	return r.RecordInterval > 0 && tm.Spec.Service == spec.Service && tm.Spec.Mode == spec.Mode &&
+	return r.RecordInterval > 0 && tm.Annotations[version.Annotation] == version.Stamp() && tm.Spec.Service == spec.Service && tm.Spec.Mode == spec.Mode &&
 		tm.Spec.ObservedISVCGeneration == spec.ObservedISVCGeneration &&
 		trafficmap.Deferrable(tm.Spec.Entries, spec.Entries, r.RecordInterval, time.Now())
 }

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/ome-routing/operator/pkg/config"
+	"github.com/ome-routing/operator/pkg/version"
 )
 
 // DigestAnnotation on every object the publisher writes holds a digest of the object as
@@ -54,8 +55,9 @@ func (p Plan) Objects() ([]Object, error) {
 	return append(out, Object{Kind: "HTTPRoute", Object: u}), nil
 }
 
-// applied is obj as an apply configuration: no status, no empty creation time, and the
-// digest of the rest in DigestAnnotation.
+// applied is obj as an apply configuration: no status, no empty creation time, the
+// release that writes it in version.Annotation, and the digest of the rest (the release
+// included, so that an upgrade applies every object once) in DigestAnnotation.
 func applied(obj runtime.Object) (*unstructured.Unstructured, error) {
 	u, ok := obj.(*unstructured.Unstructured)
 	if ok {
@@ -69,15 +71,17 @@ func applied(obj runtime.Object) (*unstructured.Unstructured, error) {
 		unstructured.RemoveNestedField(m, "metadata", "creationTimestamp")
 		u = &unstructured.Unstructured{Object: m}
 	}
+	annotations := u.GetAnnotations()
+	if annotations == nil {
+		annotations = map[string]string{}
+	}
+	annotations[version.Annotation] = version.Stamp()
+	u.SetAnnotations(annotations)
 	raw, err := json.Marshal(u.Object)
 	if err != nil {
 		return nil, fmt.Errorf("digest %s %s/%s: %w", u.GetKind(), u.GetNamespace(), u.GetName(), err)
 	}
 	sum := sha256.Sum256(raw)
-	annotations := u.GetAnnotations()
-	if annotations == nil {
-		annotations = map[string]string{}
-	}
 	annotations[DigestAnnotation] = hex.EncodeToString(sum[:16])
 	u.SetAnnotations(annotations)
 	return u, nil

@@ -11,6 +11,7 @@ import (
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/ome-routing/operator/pkg/config"
+	"github.com/ome-routing/operator/pkg/version"
 )
 
 func planObjects(t *testing.T, ep config.Endpoint) []Object {
@@ -39,6 +40,9 @@ func TestObjectsOrderAndDigest(t *testing.T) {
 	}
 	again := planObjects(t, guideEndpoint())
 	for i := range objs {
+		if got := objs[i].Object.GetAnnotations()[version.Annotation]; got == "" || got != version.Stamp() {
+			t.Errorf("%s written by %q, want this release %q", objs[i].Kind, got, version.Stamp())
+		}
 		d := objs[i].Object.GetAnnotations()[DigestAnnotation]
 		if len(d) != 32 || d != again[i].Object.GetAnnotations()[DigestAnnotation] {
 			t.Errorf("%s digest %q, again %q: want a stable 32-hex digest", objs[i].Kind, d, again[i].Object.GetAnnotations()[DigestAnnotation])
@@ -110,6 +114,7 @@ func TestUpToDate(t *testing.T) {
 		{"hostname edited", edit(func(r *gatewayv1.HTTPRoute) { r.Spec.Hostnames = []gatewayv1.Hostname{"other.example.com"} }), false},
 		{"no digest (written before digests, or by hand)", edit(func(r *gatewayv1.HTTPRoute) { delete(r.Annotations, DigestAnnotation) }), false},
 		{"another plan's digest", edit(func(r *gatewayv1.HTTPRoute) { r.Annotations[DigestAnnotation] = "0123" }), false},
+		{"written by another release", edit(func(r *gatewayv1.HTTPRoute) { r.Annotations[version.Annotation] = "v0.0.1" }), false},
 	}
 	for _, c := range cases {
 		if got := UpToDate(desired.Object, c.live); got != c.want {

@@ -19,6 +19,7 @@ import (
 	"github.com/ome-routing/operator/controllers"
 	"github.com/ome-routing/operator/pkg/config"
 	"github.com/ome-routing/operator/pkg/publish"
+	"github.com/ome-routing/operator/pkg/version"
 	"github.com/ome-routing/operator/test/framework"
 )
 
@@ -42,6 +43,7 @@ var _ = Describe("Publishing a TrafficMap", func() {
 		r := s.route(Default, "")
 		Expect(r.Name).To(Equal("chat-global"))
 		Expect(r.Labels).To(Equal(publish.Labels(s.key.Namespace, "chat")))
+		Expect(r.Annotations).To(HaveKeyWithValue(version.Annotation, version.Stamp()), "the route names the release that wrote it")
 		Expect(r.Spec.Hostnames).To(Equal([]gatewayv1.Hostname{gatewayv1.Hostname("chat." + s.key.Namespace + ".global.example.com")}))
 		Expect(r.Spec.ParentRefs).To(HaveLen(1))
 		Expect(string(r.Spec.ParentRefs[0].Name)).To(Equal(gatewayName))
@@ -56,6 +58,7 @@ var _ = Describe("Publishing a TrafficMap", func() {
 			Expect(svc.Spec.ExternalName).To(Equal(w + ".example.test"))
 			Expect(svc.Spec.Ports[0].Port).To(Equal(int32(backendPort)))
 			Expect(svc.Labels).To(HaveKeyWithValue(publish.LabelCluster, w))
+			Expect(svc.Annotations).To(HaveKeyWithValue(version.Annotation, version.Stamp()))
 		}
 
 		// Each probe round writes the map (lastProbeTime), so its generation can be a step

@@ -1,0 +1,9 @@
+package version
+
+// Annotation on every object the manager writes (TrafficMaps, published routes and
+// backends) names the release that wrote it last, so that after an upgrade `kubectl get -o
+// yaml` shows which objects the new release has already rewritten. Its value is Get().Version.
+const Annotation = "ome.io/operator-version"
+
+// Stamp is the value the manager writes into Annotation.
+func Stamp() string { return Get().Version }
