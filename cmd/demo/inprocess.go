@@ -10,10 +10,8 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/ome-routing/operator/controllers"
-	"github.com/ome-routing/operator/pkg/capacity"
 	"github.com/ome-routing/operator/pkg/config"
 	"github.com/ome-routing/operator/pkg/observer"
-	"github.com/ome-routing/operator/pkg/probe"
 	"github.com/ome-routing/operator/test/framework"
 )
 
@@ -29,14 +27,9 @@ func (d *Demo) startInProcess(settings, logPath string) (<-chan error, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := cfg.Routing
-	obs, err := observer.New(observer.Options{
-		MaxConcurrentRequests: r.Observer.MaxConcurrentRequests,
-		MaxResponseBytes:      r.Observer.MaxResponseBytes,
-		AllowLoopback:         r.Observer.AllowLoopback,
-		AllowPrivateNetworks:  r.Observer.AllowPrivateNetworks,
-		Hosts:                 d.servers.Hosts(),
-	})
+	oo := controllers.ObserverOptions(cfg.Routing.Observer)
+	oo.Hosts = d.servers.Hosts()
+	obs, err := observer.New(oo)
 	if err != nil {
 		logFile.Close()
 		return nil, err
@@ -53,18 +46,7 @@ func (d *Demo) startInProcess(settings, logPath string) (<-chan error, error) {
 		obs.Close()
 		return nil, err
 	}
-	opts := controllers.DefaultMemberTimings
-	opts.SecretNamespace = framework.SecretNamespace
-	opts.RoutingEnabled = r.Enabled
-	opts.InstallationProbe = r.Probe
-	opts.Limits = probe.Limits{MinPeriod: r.Observer.MinPeriod, MaxPeriod: r.Observer.MaxPeriod, MaxTimeout: r.Observer.MaxTimeout}
-	opts.InstallationCapacity = r.Capacity
-	opts.CapacityLimits = capacity.Limits{MinPeriod: r.Observer.MinPeriod, MaxSamples: r.Observer.MaxSamples}
-	opts.Observer = obs
-	opts.RoutingWorkers = r.Observer.MaxConcurrentReconciles
-	opts.MaxProbesInFlight = int(r.Observer.MaxConcurrentRequests)
-	opts.Endpoint, opts.Publisher = cfg.Endpoint, r.Publisher
-	if err := controllers.Setup(mgr, opts); err != nil {
+	if err := controllers.Setup(mgr, controllers.OptionsFor(cfg, framework.SecretNamespace, obs)); err != nil {
 		logFile.Close()
 		obs.Close()
 		return nil, err

@@ -16,7 +16,6 @@ import (
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/controllers"
-	"github.com/ome-routing/operator/pkg/capacity"
 	"github.com/ome-routing/operator/pkg/config"
 	"github.com/ome-routing/operator/pkg/observer"
 	"github.com/ome-routing/operator/pkg/probe"
@@ -97,14 +96,9 @@ func setupControllers(mgr ctrl.Manager, o *options, cfg *config.Config) error {
 			return err
 		}
 		var err error
-		obs, err = observer.New(observer.Options{
-			MaxConcurrentRequests: obsCfg.MaxConcurrentRequests,
-			MaxResponseBytes:      obsCfg.MaxResponseBytes,
-			AllowLoopback:         obsCfg.AllowLoopback,
-			AllowPrivateNetworks:  obsCfg.AllowPrivateNetworks,
-			Metrics:               m,
-			Hosts:                 o.observerHosts,
-		})
+		oo := controllers.ObserverOptions(obsCfg)
+		oo.Metrics, oo.Hosts = m, o.observerHosts
+		obs, err = observer.New(oo)
 		if err != nil {
 			return err
 		}
@@ -112,18 +106,7 @@ func setupControllers(mgr ctrl.Manager, o *options, cfg *config.Config) error {
 	if err := controllers.RegisterMetrics(metrics.Registry); err != nil {
 		return err
 	}
-	opts := controllers.DefaultMemberTimings
-	opts.SecretNamespace = o.operatorNamespace
-	opts.RoutingEnabled = cfg.Routing.Enabled
-	opts.InstallationProbe = cfg.Routing.Probe
-	opts.Limits = probe.Limits{MinPeriod: obsCfg.MinPeriod, MaxPeriod: obsCfg.MaxPeriod, MaxTimeout: obsCfg.MaxTimeout}
-	opts.InstallationCapacity = cfg.Routing.Capacity
-	opts.CapacityLimits = capacity.Limits{MinPeriod: obsCfg.MinPeriod, MaxSamples: obsCfg.MaxSamples}
-	opts.Observer = obs
-	opts.RoutingWorkers = obsCfg.MaxConcurrentReconciles
-	opts.RecordInterval = obsCfg.RecordInterval
-	opts.MaxProbesInFlight = int(obsCfg.MaxConcurrentRequests)
-	opts.Endpoint, opts.Publisher = cfg.Endpoint, cfg.Routing.Publisher
+	opts := controllers.OptionsFor(cfg, o.operatorNamespace, obs)
 	opts.FieldManager = o.fieldManager
 	return controllers.Setup(mgr, opts)
 }

@@ -14,11 +14,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/config"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/controllers"
@@ -156,10 +154,6 @@ type managerSettings struct {
 // counted by cost, and returns its errors and its stop. OME_BENCH_LOG names a file that
 // gets the manager's log.
 func startManager(ctx context.Context, t *testing.T, fleet *framework.Fleet, cost *apiCost, settings managerSettings) (*errorCounter, func()) {
-	obs, err := observer.New(observer.Options{MaxConcurrentRequests: maxRequests, MaxResponseBytes: 65536, AllowLoopback: true, Hosts: benchHosts()})
-	if err != nil {
-		t.Fatal(err)
-	}
 	registerMetrics.Do(func() {
 		if err := controllers.RegisterMetrics(metrics.Registry); err != nil {
 			t.Fatal(err)
@@ -177,43 +171,32 @@ func startManager(ctx context.Context, t *testing.T, fleet *framework.Fleet, cos
 	}
 	logger := zap.New(zap.WriteTo(out))
 	logf.SetLogger(logger)
-	mgr, err := ctrl.NewManager(cost.wrap(fleet.ControlPlane.Config), ctrl.Options{
-		Scheme:                 framework.Scheme,
-		Cache:                  controllers.CacheOptions(framework.SecretNamespace),
-		Logger:                 logger,
-		Metrics:                metricsserver.Options{BindAddress: "0"},
-		HealthProbeBindAddress: "0",
-		Controller:             config.Controller{SkipNameValidation: ptr.To(true)},
-	})
+	_, stop, err := framework.InProcessManager{
+		Config:          cost.wrap(fleet.ControlPlane.Config),
+		ObserverOptions: observer.Options{MaxConcurrentRequests: maxRequests, MaxResponseBytes: 65536, AllowLoopback: true, Hosts: benchHosts()},
+		Controllers: controllers.Options{
+			SecretNamespace:      framework.SecretNamespace,
+			RoutingEnabled:       true,
+			InstallationProbe:    installationProbe(t),
+			Limits:               probe.Limits{MinPeriod: time.Second},
+			RoutingWorkers:       routingWorkers,
+			MaxProbesInFlight:    maxRequests,
+			MemberTimeout:        5 * time.Second,
+			MemberHealthInterval: 15 * time.Second,
+			MemberGrace:          30 * time.Second,
+			Endpoint:             settings.endpoint,
+			RecordInterval:       settings.recordInterval,
+		},
+		Manager: func(o *ctrl.Options) { o.Logger = logger },
+	}.Start(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := controllers.Setup(mgr, controllers.Options{
-		SecretNamespace:      framework.SecretNamespace,
-		RoutingEnabled:       true,
-		InstallationProbe:    installationProbe(t),
-		Limits:               probe.Limits{MinPeriod: time.Second},
-		Observer:             obs,
-		RoutingWorkers:       routingWorkers,
-		MaxProbesInFlight:    maxRequests,
-		MemberTimeout:        5 * time.Second,
-		MemberHealthInterval: 15 * time.Second,
-		MemberGrace:          30 * time.Second,
-		Endpoint:             settings.endpoint,
-		RecordInterval:       settings.recordInterval,
-	}); err != nil {
-		t.Fatal(err)
-	}
-	mctx, stop := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		if err := mgr.Start(mctx); err != nil {
+	stopAll := func() {
+		if err := stop(); err != nil {
 			t.Errorf("manager: %v", err)
 		}
-	}()
-	var once sync.Once
-	stopAll := func() { once.Do(func() { stop(); <-done; obs.Close() }) }
+	}
 	t.Cleanup(stopAll)
 	return errs, stopAll
 }

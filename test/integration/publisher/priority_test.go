@@ -3,21 +3,17 @@ package publisher
 import (
 	"context"
 	"fmt"
-	"io"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
-	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	ctrlconfig "sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/controllers"
@@ -125,28 +121,19 @@ func startPublisherOnly(ctx context.Context) func() {
 // startPublisherOn runs a manager with the publisher alone against the API server of cfg,
 // with opts on top of the guide's endpoint settings; it returns its stop.
 func startPublisherOn(ctx context.Context, cfg *rest.Config, opts controllers.Options) func() {
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
-		Scheme:                 framework.Scheme,
-		Cache:                  controllers.CacheOptions(framework.SecretNamespace),
-		Logger:                 zap.New(zap.WriteTo(io.MultiWriter(GinkgoWriter)), zap.UseDevMode(true)),
-		Metrics:                metricsserver.Options{BindAddress: "0"},
-		HealthProbeBindAddress: "0",
-		Controller:             ctrlconfig.Controller{SkipNameValidation: ptr.To(true)},
-	})
+	opts.SecretNamespace, opts.RoutingEnabled, opts.Endpoint = framework.SecretNamespace, true, guideEndpoint()
+	_, stop, err := framework.InProcessManager{
+		Config: cfg,
+		// The observer is the publish guard's resolver and guard: the suite's names, loopback open.
+		ObserverOptions: observer.Options{MaxConcurrentRequests: 1, MaxResponseBytes: 1, AllowLoopback: true, Hosts: hosts},
+		Controllers:     opts,
+		PublisherOnly:   true,
+		Manager: func(o *ctrl.Options) {
+			o.Logger = zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true))
+		},
+	}.Start(ctx)
 	Expect(err).NotTo(HaveOccurred())
-	// The observer is the publish guard's resolver and guard: the suite's names, loopback open.
-	obs, err := observer.New(observer.Options{MaxConcurrentRequests: 1, MaxResponseBytes: 1, AllowLoopback: true, Hosts: hosts})
-	Expect(err).NotTo(HaveOccurred())
-	opts.RoutingEnabled, opts.Endpoint, opts.Observer = true, guideEndpoint(), obs
-	Expect(controllers.SetupPublisher(mgr, opts)).To(Succeed())
-	mctx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() {
-		defer GinkgoRecover()
-		defer close(done)
-		Expect(mgr.Start(mctx)).To(Succeed())
-	}()
-	return func() { cancel(); <-done }
+	return func() { Expect(stop()).To(Succeed()) }
 }
 
 // publisherQueueDepth is the publisher's queue depth, from controller-runtime's

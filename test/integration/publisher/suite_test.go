@@ -16,9 +16,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
-	ctrlconfig "sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/controllers"
@@ -126,47 +124,32 @@ func useManagerWith(settings managerSettings) {
 }
 
 func startManager(settings managerSettings) func() {
-	obs, err := observer.New(observer.Options{MaxConcurrentRequests: 16, MaxResponseBytes: 65536, AllowLoopback: true, Hosts: hosts})
-	Expect(err).NotTo(HaveOccurred())
 	managerLog = gbytes.NewBuffer()
-	mgr, err := ctrl.NewManager(requests.Wrap(managerConfig), ctrl.Options{
-		Scheme:                 framework.Scheme,
-		Cache:                  controllers.CacheOptions(framework.SecretNamespace),
-		Logger:                 zap.New(zap.WriteTo(io.MultiWriter(GinkgoWriter, managerLog)), zap.UseDevMode(true)),
-		Metrics:                metricsserver.Options{BindAddress: "0"},
-		HealthProbeBindAddress: "0",
-		Controller:             ctrlconfig.Controller{SkipNameValidation: ptr.To(true)},
-	})
-	Expect(err).NotTo(HaveOccurred())
 	policy, errs := probe.Validate(probe.SpecFromAPI(probeSpec(omev1beta1.AllFailedPreserveTraffic)), probe.InstallationPath)
 	Expect(errs).To(BeEmpty())
-	Expect(controllers.Setup(mgr, controllers.Options{
-		SecretNamespace:      framework.SecretNamespace,
-		RoutingEnabled:       true,
-		InstallationProbe:    &policy,
-		Limits:               probe.Limits{MinPeriod: time.Second, MaxPeriod: 5 * time.Minute, MaxTimeout: 30 * time.Second},
-		Observer:             obs,
-		RoutingWorkers:       4,
-		MaxProbesInFlight:    16,
-		MemberTimeout:        2 * time.Second,
-		MemberHealthInterval: time.Second,
-		MemberGrace:          2 * time.Second,
-		Endpoint:             settings.endpoint,
-		Publisher:            settings.publisher,
-		RecordInterval:       settings.recordInterval,
-	})).To(Succeed())
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer GinkgoRecover()
-		defer close(done)
-		Expect(mgr.Start(ctx)).To(Succeed())
-	}()
-	return func() {
-		cancel()
-		<-done
-		obs.Close()
-	}
+	_, stop, err := framework.InProcessManager{
+		Config:          requests.Wrap(managerConfig),
+		ObserverOptions: observer.Options{MaxConcurrentRequests: 16, MaxResponseBytes: 65536, AllowLoopback: true, Hosts: hosts},
+		Controllers: controllers.Options{
+			SecretNamespace:      framework.SecretNamespace,
+			RoutingEnabled:       true,
+			InstallationProbe:    &policy,
+			Limits:               probe.Limits{MinPeriod: time.Second, MaxPeriod: 5 * time.Minute, MaxTimeout: 30 * time.Second},
+			RoutingWorkers:       4,
+			MaxProbesInFlight:    16,
+			MemberTimeout:        2 * time.Second,
+			MemberHealthInterval: time.Second,
+			MemberGrace:          2 * time.Second,
+			Endpoint:             settings.endpoint,
+			Publisher:            settings.publisher,
+			RecordInterval:       settings.recordInterval,
+		},
+		Manager: func(o *ctrl.Options) {
+			o.Logger = zap.New(zap.WriteTo(io.MultiWriter(GinkgoWriter, managerLog)), zap.UseDevMode(true))
+		},
+	}.Start(context.Background())
+	Expect(err).NotTo(HaveOccurred())
+	return func() { Expect(stop()).To(Succeed()) }
 }
 
 // probeSpec is Step 1's probe with a one-second period and the given policy.

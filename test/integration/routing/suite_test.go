@@ -11,9 +11,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/controllers"
@@ -87,55 +85,38 @@ type managerSetup struct {
 
 // launchManager is startManager with the differences in setup.
 func launchManager(installation *probe.Policy, maxRequests int64, setup managerSetup) (func(), ctrl.Manager) {
-	obs, err := observer.New(observer.Options{MaxConcurrentRequests: maxRequests, MaxResponseBytes: 65536, AllowLoopback: true})
-	Expect(err).NotTo(HaveOccurred())
 	managerLog = gbytes.NewBuffer()
-	opts := ctrl.Options{
-		Scheme:                 framework.Scheme,
-		Cache:                  controllers.CacheOptions(framework.SecretNamespace),
-		Logger:                 zap.New(zap.WriteTo(GinkgoWriter), zap.WriteTo(managerLog), zap.UseDevMode(true)),
-		Metrics:                metricsserver.Options{BindAddress: "0"},
-		HealthProbeBindAddress: "0",
-		// The suite restarts the manager in one process; controller names repeat.
-		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
-	}
-	if setup.elect {
-		opts.LeaderElection = true
-		opts.LeaderElectionID = "ome-routing-operator.ome.io"
-		opts.LeaderElectionNamespace = framework.SecretNamespace
-		opts.LeaseDuration = ptr.To(4 * time.Second)
-		opts.RenewDeadline = ptr.To(3 * time.Second)
-		opts.RetryPeriod = ptr.To(500 * time.Millisecond)
-		opts.LeaderElectionReleaseOnCancel = true
-	}
-	// The manager runs as the chart's ServiceAccount (see managerConfig).
-	mgr, err := ctrl.NewManager(managerConfig, opts)
+	mgr, stop, err := framework.InProcessManager{
+		// The manager runs as the chart's ServiceAccount (see managerConfig).
+		Config:          managerConfig,
+		ObserverOptions: observer.Options{MaxConcurrentRequests: maxRequests, MaxResponseBytes: 65536, AllowLoopback: true},
+		Controllers: controllers.Options{
+			SecretNamespace:      framework.SecretNamespace,
+			RoutingEnabled:       true,
+			InstallationProbe:    installation,
+			Limits:               probe.Limits{MinPeriod: time.Second, MaxPeriod: maxPeriod, MaxTimeout: maxTimeout},
+			RoutingWorkers:       4,
+			MaxProbesInFlight:    int(maxRequests),
+			MemberTimeout:        2 * time.Second,
+			MemberHealthInterval: time.Second,
+			MemberGrace:          memberGrace,
+			FieldManager:         setup.fieldManager,
+		},
+		Manager: func(opts *ctrl.Options) {
+			opts.Logger = zap.New(zap.WriteTo(GinkgoWriter), zap.WriteTo(managerLog), zap.UseDevMode(true))
+			if setup.elect {
+				opts.LeaderElection = true
+				opts.LeaderElectionID = "ome-routing-operator.ome.io"
+				opts.LeaderElectionNamespace = framework.SecretNamespace
+				opts.LeaseDuration = ptr.To(4 * time.Second)
+				opts.RenewDeadline = ptr.To(3 * time.Second)
+				opts.RetryPeriod = ptr.To(500 * time.Millisecond)
+				opts.LeaderElectionReleaseOnCancel = true
+			}
+		},
+	}.Start(context.Background())
 	Expect(err).NotTo(HaveOccurred())
-	Expect(controllers.Setup(mgr, controllers.Options{
-		SecretNamespace:      framework.SecretNamespace,
-		RoutingEnabled:       true,
-		InstallationProbe:    installation,
-		Limits:               probe.Limits{MinPeriod: time.Second, MaxPeriod: maxPeriod, MaxTimeout: maxTimeout},
-		Observer:             obs,
-		RoutingWorkers:       4,
-		MaxProbesInFlight:    int(maxRequests),
-		MemberTimeout:        2 * time.Second,
-		MemberHealthInterval: time.Second,
-		MemberGrace:          memberGrace,
-		FieldManager:         setup.fieldManager,
-	})).To(Succeed())
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer GinkgoRecover()
-		defer close(done)
-		Expect(mgr.Start(ctx)).To(Succeed())
-	}()
-	return func() {
-		cancel()
-		<-done
-		obs.Close()
-	}, mgr
+	return func() { Expect(stop()).To(Succeed()) }, mgr
 }
 
 // restartManager replaces the running manager with one built from the arguments.

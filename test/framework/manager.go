@@ -1,0 +1,80 @@
+package framework
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	ctrlconfig "sigs.k8s.io/controller-runtime/pkg/config"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/ome-routing/operator/controllers"
+	"github.com/ome-routing/operator/pkg/observer"
+)
+
+// InProcessManager is a manager the suites and the bench run in their own process, as
+// cmd/manager wires one: the cache limited by controllers.CacheOptions, the controllers
+// of controllers.Setup (or only the publisher's) and an observer of its own.
+type InProcessManager struct {
+	// Config is the API server the manager talks to, as the manager's user.
+	Config *rest.Config
+	// Controllers are the controllers' options; Observer is set from ObserverOptions.
+	Controllers controllers.Options
+	// ObserverOptions build the manager's observer.
+	ObserverOptions observer.Options
+	// PublisherOnly sets up the publisher alone (controllers.SetupPublisher).
+	PublisherOnly bool
+	// Manager adjusts the manager's options (a logger, leader election) after the
+	// defaults: the suite scheme, no metrics or health listener, and controller names that
+	// may repeat because suites start several managers in one process.
+	Manager func(*ctrl.Options)
+}
+
+// Start builds the manager and runs it until ctx ends or the returned stop is called.
+// stop waits for the manager to return, closes its observer and gives what Start returned
+// (nil for a manager stopped by its context).
+func (m InProcessManager) Start(ctx context.Context) (ctrl.Manager, func() error, error) {
+	obs, err := observer.New(m.ObserverOptions)
+	if err != nil {
+		return nil, nil, err
+	}
+	opts := ctrl.Options{
+		Scheme:                 Scheme,
+		Cache:                  controllers.CacheOptions(m.Controllers.SecretNamespace),
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+		Controller:             ctrlconfig.Controller{SkipNameValidation: ptr.To(true)},
+	}
+	if m.Manager != nil {
+		m.Manager(&opts)
+	}
+	mgr, err := ctrl.NewManager(m.Config, opts)
+	if err == nil {
+		c := m.Controllers
+		c.Observer = obs
+		if m.PublisherOnly {
+			err = controllers.SetupPublisher(mgr, c)
+		} else {
+			err = controllers.Setup(mgr, c)
+		}
+	}
+	if err != nil {
+		obs.Close()
+		return nil, nil, err
+	}
+	mctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(mctx) }()
+	return mgr, sync.OnceValue(func() error {
+		cancel()
+		err := <-done
+		obs.Close()
+		if errors.Is(err, context.Canceled) {
+			return nil
+		}
+		return err
+	}), nil
+}
