@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"time"
+
+	"github.com/ome-routing/operator/config/samples"
 )
 
 // The service the demo routes, named as in the spec's examples so that the commands it
@@ -89,42 +91,17 @@ func isvcManifest(t Timing, allFailedPolicy string) string {
 }
 
 // isvcManifestWithRamp is isvcManifest with the probe's optional rampUp, when positive.
+// Both are config/samples/inferenceservice.yaml, the guide's isvc.yaml, with the demo's
+// timing: the file a user applies is the one the demo applies.
 func isvcManifestWithRamp(t Timing, allFailedPolicy string, rampUp time.Duration) string {
-	manifest := fmt.Sprintf(`apiVersion: ome.io/v1beta1
-kind: InferenceService
-metadata:
-  name: %[1]s
-  namespace: %[2]s
-spec:
-  model:
-    name: %[1]s
-  runtime:
-    name: srt-%[1]s
-  engine:
-    minReplicas: 1
-    maxReplicas: 1
-  placement:
-    policy: ClusterAffinity
-    mode: All
-    clusterAffinity:
-      - matchFields:
-          - key: metadata.name
-            operator: In
-            values: [worker-a, worker-b]
-  routing:
-    probe:
-      path: /v1/models
-      method: GET
-      acceptStatuses: [200]
-      gateStatuses: [404, 500, 502, 503, 504]
-      period: %[3]s
-      timeout: %[4]s
-      failureThreshold: 3
-      successThreshold: 2
-      allFailedPolicy: %[5]s
-`, serviceName, serviceNS, t.Period, t.Timeout, allFailedPolicy)
+	fields := []samples.ProbeField{{Name: "period", Value: t.Period.String()}, {Name: "timeout", Value: t.Timeout.String()},
+		{Name: "allFailedPolicy", Value: allFailedPolicy}}
 	if rampUp > 0 {
-		manifest += fmt.Sprintf("      rampUp: %s\n", rampUp)
+		fields = append(fields, samples.ProbeField{Name: "rampUp", Value: rampUp.String()})
+	}
+	manifest, err := samples.GuideInferenceServiceWith(fields...)
+	if err != nil {
+		panic(err) // the sample is compiled in: a test of this package shows it at once
 	}
 	return manifest
 }

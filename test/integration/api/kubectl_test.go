@@ -13,45 +13,15 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/config/samples"
 )
 
 // docNamespace is the namespace the routing health probe guide uses.
 const docNamespace = "qwen3-0-6b"
 
-// isvcYAML is isvc.yaml from Step 2 of the routing health probe guide, byte for byte.
-const isvcYAML = `apiVersion: ome.io/v1beta1
-kind: InferenceService
-metadata:
-  name: qwen3-0-6b
-  namespace: qwen3-0-6b
-spec:
-  model:
-    name: qwen3-0-6b
-  runtime:
-    name: srt-qwen3-0-6b
-  engine:
-    minReplicas: 1
-    maxReplicas: 1
-  placement:
-    policy: ClusterAffinity
-    mode: All
-    clusterAffinity:
-      - matchFields:
-          - key: metadata.name
-            operator: In
-            values: [worker-a, worker-b]
-  routing:
-    probe:
-      path: /v1/models
-      method: GET
-      acceptStatuses: [200]
-      gateStatuses: [404, 500, 502, 503, 504]
-      period: 30s
-      timeout: 5s
-      failureThreshold: 3
-      successThreshold: 2
-      allFailedPolicy: Drain
-`
+// isvcYAML is isvc.yaml from Step 2 of the routing health probe guide, byte for byte, as
+// config/samples holds it for users.
+var isvcYAML = samples.GuideInferenceService()
 
 // The guide's commands, as a user copies them.
 const (
