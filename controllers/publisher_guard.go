@@ -37,7 +37,7 @@ const maxGuardedHosts = 4096
 // address passes the route guard, resolved at publish time and again once a decision is
 // older than the resync interval, since a name can be re-pointed. A failed lookup keeps
 // the last decision. What the global gateway resolves later, with its own resolver, only
-// the gateway can guard; see the README's security section.
+// the gateway can guard; see docs/concepts/security.md.
 type publishGuard struct {
 	guard  observer.Guard
 	lookup func(ctx context.Context, host string) ([]netip.Addr, error)

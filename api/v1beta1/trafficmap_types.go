@@ -50,7 +50,8 @@ const (
 	// ReasonRoutable (True): at least one entry has a positive weight.
 	ReasonRoutable = "Routable"
 	// ReasonAllHomesProbeFailed: every home is gated and some home could serve. True
-	// under PreserveTraffic, False under Drain. Which reason wins is in the README.
+	// under PreserveTraffic, False under Drain. Which reason wins is in
+	// docs/concepts/how-it-decides.md.
 	ReasonAllHomesProbeFailed = "AllHomesProbeFailed"
 	// ReasonNotPlaced (False): the service is not placed, so the map has no entries.
 	ReasonNotPlaced = "NotPlaced"

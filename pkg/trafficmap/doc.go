@@ -33,6 +33,6 @@
 // # The Routable condition
 //
 // The condition is derived from the finished entries, and is True exactly when some
-// weight is positive. Which reason wins when several apply is set out in one place, the
-// README's "How it decides" section; TestBuildRoutable holds the code to it.
+// weight is positive. Which reason wins when several apply is set out in one place,
+// docs/concepts/how-it-decides.md (Routable); TestBuildRoutable holds the code to it.
 package trafficmap

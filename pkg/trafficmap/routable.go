@@ -11,9 +11,9 @@ import (
 
 // routableCondition decides the Routable condition from the finished entries, so that the
 // condition can never disagree with the weights it describes: it is True exactly when some
-// entry has a positive weight. The order in which its reasons win is set out once, in the
-// README ("How it decides", Routable); the comments below say only why each step is where
-// it is.
+// entry has a positive weight. The order in which its reasons win is set out once, in
+// docs/concepts/how-it-decides.md (Routable); the comments below say only why each step is
+// where it is.
 func routableCondition(candidates int, policy omev1beta1.AllFailedPolicy, entries []omev1beta1.TrafficMapEntry) Condition {
 	if len(entries) == 0 {
 		if candidates <= 0 {

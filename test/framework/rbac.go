@@ -22,7 +22,7 @@ import (
 )
 
 // The tests run the controllers with the rights the chart gives them and read members with
-// the rights the README says a member must grant, not as system:masters: a rule the code
+// the rights docs/install.md says a member must grant, not as system:masters: a rule the code
 // needs and the chart lacks fails the tests, and so does a read the code should not make.
 
 // ManagerServiceAccount is the manager's ServiceAccount in the chart.
@@ -87,7 +87,7 @@ func (c *Cluster) InstallChartRBAC(ctx context.Context, namespace string) (*rest
 	return cfg, nil
 }
 
-// MemberRules are the rights a workload cluster grants the control plane, as the README
+// MemberRules are the rights a workload cluster grants the control plane, as docs/install.md
 // lists them: read the InferenceService copies. /version, the health check, is open to
 // every authenticated user by Kubernetes' default policy.
 var MemberRules = []rbacv1.PolicyRule{{

@@ -33,7 +33,8 @@ const (
 	managerName   = "ome-controller-manager"
 	configMapName = "inferenceservice-config"
 	checksumKey   = "checksum/config"
-	// badValueError is the schema's refusal of a probe without a timeout, as the README quotes it.
+	// badValueError is the schema's refusal of a probe without a timeout, as
+	// docs/reference/settings.md quotes it.
 	badValueError = "- at '/ome/multicluster/config/routing/probe': missing property 'timeout'"
 )
 
@@ -61,8 +62,8 @@ var _ = Describe("helm install, upgrade and uninstall of the chart", Ordered, fu
 		Expect(mustHelm(ctx, "list", "--all-namespaces", "--all", "--short")).To(BeEmpty())
 		// Helm 3 applies a chart's crds/ before it checks the values against the schema, so
 		// the CRDs are there: harmless (install would put them there too, and uninstall
-		// keeps them), and what the README tells users. Should helm ever check first, this
-		// fails and the README changes.
+		// keeps them), and what docs/install.md tells users. Should helm ever check first,
+		// this fails and docs/install.md changes.
 		for _, name := range projectCRDs {
 			Expect(k8s.Get(ctx, client.ObjectKey{Name: name}, &apiextensionsv1.CustomResourceDefinition{})).To(Succeed(), "CRD %s", name)
 		}
