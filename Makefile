@@ -278,7 +278,7 @@ bench-capacity: ## Probes and capacity polls together through one observer at 10
 	@$(GO) test -count=1 -run '^$$' -bench '^BenchmarkPollsAndProbes$$' -benchtime=1x -timeout $(BENCH_TIMEOUT) ./controllers/ \
 		| $(call BENCH_FIGURES,capacity)
 
-bench-e2e: envtest ## 200 services on 3 workload clusters with envtest, 2s period: writes and API server cost per map, gate delay (about 1.5 minutes).
+bench-e2e: envtest ## 200 services on 3 workload clusters with envtest, 2s period: writes and API server cost per map, gate and route delay, with the publisher off, on and with recordInterval (about 3 minutes).
 	@mkdir -p $(BENCH_OUT); $(call BENCH_LOAD,e2e)
 	@OME_BENCH=1 KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" OME_BENCH_LOG=$(BENCH_OUT)/e2e-manager.log \
 		$(GO) test -count=1 -v -run '^TestEndToEnd$$' -timeout $(BENCH_TIMEOUT) ./test/bench/ \
