@@ -131,13 +131,14 @@ func (s *service) set(worker string, mode framework.Mode) {
 	Expect(s.endpoints[worker].Set(mode)).To(Succeed())
 }
 
-// events are the messages of the service's events with the given reason.
+// events are the messages of the service's events with the given reason (the same events
+// on its TrafficMap are mapEvents).
 func (s *service) events(g Gomega, reason string) []string {
 	list := &corev1.EventList{}
 	g.Expect(fleet.ControlPlane.Client.List(context.Background(), list, client.InNamespace(s.key.Namespace))).To(Succeed())
 	var out []string
 	for _, e := range list.Items {
-		if e.InvolvedObject.Name == s.key.Name && e.Reason == reason {
+		if e.InvolvedObject.Kind == "InferenceService" && e.InvolvedObject.Name == s.key.Name && e.Reason == reason {
 			out = append(out, e.Message)
 		}
 	}
