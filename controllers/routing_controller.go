@@ -4,12 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2"
@@ -24,7 +22,6 @@ import (
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/pkg/capacity"
-	"github.com/ome-routing/operator/pkg/drain"
 	"github.com/ome-routing/operator/pkg/probe"
 	"github.com/ome-routing/operator/pkg/trafficmap"
 )
@@ -83,94 +80,6 @@ type RoutingReconciler struct {
 // +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
-// Reconcile brings one service's TrafficMap up to date.
-func (r *RoutingReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	reader := r.readerFor(req.NamespacedName)
-	isvc := &omev1beta1.InferenceService{}
-	if err := reader.Get(ctx, req.NamespacedName, isvc); err != nil {
-		if apierrors.IsNotFound(err) {
-			return r.gone(ctx, req.NamespacedName)
-		}
-		return ctrl.Result{}, err
-	}
-	current, err := r.currentMap(ctx, reader, isvc)
-	if errors.Is(err, errNotControlled) {
-		// Someone else's object: never touch it, and don't retry until something changes.
-		ctrl.LoggerFrom(ctx).Error(err, "Leaving TrafficMap alone", "InferenceService", klog.KObj(isvc))
-		return ctrl.Result{}, nil
-	}
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	if !r.routed(isvc) {
-		r.Prober.Forget(req.NamespacedName)
-		r.forgetCapacity(req.NamespacedName)
-		forgetRefusedHomes(req.NamespacedName)
-		r.written.forget(req.NamespacedName)
-		r.forgetMap(req.NamespacedName)
-		return r.retryConflict(req.NamespacedName, r.deleteMap(ctx, current))
-	}
-	policy, err := r.routingPolicy(isvc)
-	if err != nil {
-		r.refuse(ctx, isvc, err)
-		return ctrl.Result{}, nil
-	}
-	polls, err := capacity.Resolve(r.Capacity, serviceCapacity(isvc), r.CapacityLimits)
-	if err != nil {
-		r.refuse(ctx, isvc, err)
-		return ctrl.Result{}, nil
-	}
-	overrides, err := parseDrains(isvc)
-	if err != nil {
-		r.refuse(ctx, isvc, err)
-		return ctrl.Result{}, nil
-	}
-	in, err := r.gather(ctx, isvc)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	r.announceRefusedEndpoints(ctx, isvc, in.refused)
-	r.attachProbes(req.NamespacedName, isvc.UID, policy, in.homes, current)
-	nextExpiry := r.attachCeilings(req.NamespacedName, polls, in.homes)
-	homes := in.homes
-	if held := in.held(current); len(in.pending) > 0 {
-		// Entries of unconnected members stay as last written, capacity included: they
-		// are neither probed nor polled. The connection brings an event for every copy on
-		// the member; the retry below is in case it came before this reconcile read it.
-		ctrl.LoggerFrom(ctx).V(1).Info("Keeping the entries of unconnected members as last written",
-			"InferenceService", klog.KObj(isvc), "members", in.pending)
-		if policy.Mode == probe.ModePolicy {
-			// The probe's mode may have changed since they were written.
-			for i := range held {
-				held[i].Probe = probe.Recast(held[i].Probe, policy.Policy, policy.Digest)
-			}
-		}
-		homes = append(slices.Clip(homes), held...)
-	}
-	result := trafficmap.Build(trafficmap.Input{
-		Candidates:      len(in.placement.Candidates),
-		Homes:           homes,
-		CapacityFactors: capacityFactors(isvc),
-		AllFailedPolicy: allFailedPolicy(policy),
-	})
-	result = trafficmap.Explain(drain.Apply(result, overrides), allFailedPolicy(policy))
-	err = r.writePlacement(ctx, isvc, in.placement)
-	if err == nil {
-		err = r.writeMap(ctx, isvc, current, result, allFailedPolicy(policy), shadow(policy), polls.Enabled(),
-			drain.OverrideActive(overrides, result.Entries), in.excluded)
-	}
-	if err == nil && !nextExpiry.IsZero() {
-		// A capacity reading can expire between polls (when polls stop succeeding in
-		// time), which changes the weight with nothing else to trigger a reconcile.
-		return ctrl.Result{RequeueAfter: max(time.Until(nextExpiry), 0) + time.Millisecond}, nil
-	}
-	res, err := r.retryConflict(req.NamespacedName, err)
-	if err == nil && res.RequeueAfter == 0 && len(in.pending) > 0 {
-		res.RequeueAfter = memberPendingRetry
-	}
-	return res, err
-}
-
 // routed says whether the service takes part in routing: the installation has routing
 // on, the service is placed, and it has not opted out.
 func (r *RoutingReconciler) routed(isvc *omev1beta1.InferenceService) bool {
@@ -205,8 +114,7 @@ func (r *RoutingReconciler) routingPolicy(isvc *omev1beta1.InferenceService) (pr
 // refuse freezes a service whose routing settings are refused: no probing, and its map
 // (or the lack of one) stays exactly as it is until the settings are fixed.
 func (r *RoutingReconciler) refuse(ctx context.Context, isvc *omev1beta1.InferenceService, err error) {
-	r.Prober.Forget(client.ObjectKeyFromObject(isvc))
-	r.Poller.Forget(client.ObjectKeyFromObject(isvc))
+	r.stopObserving(client.ObjectKeyFromObject(isvc))
 	ctrl.LoggerFrom(ctx).Error(err, "Refusing routing settings; the TrafficMap is frozen", "InferenceService", klog.KObj(isvc))
 	r.Recorder.Eventf(isvc, nil, corev1.EventTypeWarning, EventRoutingPolicyRefused, actionResolvePolicy, "%s", err.Error())
 }

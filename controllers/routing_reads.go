@@ -48,11 +48,7 @@ func (r *RoutingReconciler) gone(ctx context.Context, key types.NamespacedName) 
 			return ctrl.Result{}, fmt.Errorf("confirm InferenceService %s is gone: %w", key, err)
 		}
 	}
-	r.Prober.Forget(key)
-	r.forgetCapacity(key)
-	forgetRefusedHomes(key)
-	r.written.forget(key)
-	r.forgetMap(key)
+	r.forgetService(key)
 	return ctrl.Result{}, nil
 }
 

@@ -11,6 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
@@ -60,12 +61,11 @@ func (r *RoutingReconciler) writePlacement(ctx context.Context, isvc *omev1beta1
 	return r.Client.Status().Patch(ctx, isvc, client.MergeFrom(before), r.owner())
 }
 
-// writeMap creates or updates the service's TrafficMap from the built result. The spec and
-// the status are each written only when they differ, so a steady service costs no writes
-// and a hand edit is put back.
+// writeMap creates or updates the service's TrafficMap spec from the built result and
+// returns the map as written. The spec is written only when it differs, so a steady
+// service costs no spec write and a hand edit is put back.
 func (r *RoutingReconciler) writeMap(ctx context.Context, isvc *omev1beta1.InferenceService, current *omev1beta1.TrafficMap,
-	result trafficmap.Result, policy omev1beta1.AllFailedPolicy, shadow, polled bool, override trafficmap.Condition,
-	excluded []omev1beta1.ExcludedCluster) error {
+	result trafficmap.Result) (*omev1beta1.TrafficMap, error) {
 	spec := omev1beta1.TrafficMapSpec{
 		Service:                isvc.Name,
 		Mode:                   isvc.Spec.Placement.Mode,
@@ -78,10 +78,10 @@ func (r *RoutingReconciler) writeMap(ctx context.Context, isvc *omev1beta1.Infer
 		tm = &omev1beta1.TrafficMap{ObjectMeta: metav1.ObjectMeta{Name: isvc.Name, Namespace: isvc.Namespace,
 			Annotations: map[string]string{version.Annotation: version.Stamp()}}, Spec: spec}
 		if err := controllerutil.SetControllerReference(isvc, tm, r.Client.Scheme()); err != nil {
-			return err
+			return nil, err
 		}
 		if err := r.ownWrite(tm, func() error { return r.Client.Create(ctx, tm, r.owner()) }); err != nil {
-			return err
+			return nil, err
 		}
 	case r.quietRound(tm, spec):
 		// Only lastProbeTime moved, and it was recorded less than recordInterval ago.
@@ -99,29 +99,32 @@ func (r *RoutingReconciler) writeMap(ctx context.Context, isvc *omev1beta1.Infer
 		// Conflict all the same.
 		patch := client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})
 		if err := r.ownWrite(tm, func() error { return r.Client.Patch(ctx, tm, patch, r.owner()) }); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	r.bindMap(isvc, tm)
+	return tm, nil
+}
+
+// announceAll emits the events for what the new entries change against the map as it
+// was: gates and lifts, drains, refusals, homes leaving or joining, capacity caps.
+func (r *RoutingReconciler) announceAll(isvc *omev1beta1.InferenceService, current *omev1beta1.TrafficMap,
+	result trafficmap.Result, policy omev1beta1.AllFailedPolicy, excluded []omev1beta1.ExcludedCluster) {
 	r.announce(isvc, current, result, policy)
 	r.announceDrains(isvc, current, result.Entries)
 	r.announceRefusals(isvc, current, result.Entries)
 	r.announceMembership(isvc, current, result.Entries, excluded)
 	r.announceCapacityCaps(isvc, current, result.Entries)
-	gated := countGated(result.Entries)
-	setGatedHomes(client.ObjectKeyFromObject(isvc), gated)
-	refused := countRefused(result.Entries)
-	setRefusedHomes(client.ObjectKeyFromObject(isvc), refused)
-	setShadowGatedHomes(client.ObjectKeyFromObject(isvc), shadow, countWouldGate(result.Entries))
-	fallback := capacity.FallbackCondition(polled, result.Entries)
+}
+
+// setMapGauges sets the map's gated, refused, would-gate and capacity-fallback gauges.
+func (r *RoutingReconciler) setMapGauges(key types.NamespacedName, entries []omev1beta1.TrafficMapEntry, shadow, polled bool) {
+	setGatedHomes(key, countGated(entries))
+	setRefusedHomes(key, countRefused(entries))
+	setShadowGatedHomes(key, shadow, countWouldGate(entries))
 	if polled {
-		setCapacityFallbackHomes(client.ObjectKeyFromObject(isvc), capacity.FallbackHomes(result.Entries))
+		setCapacityFallbackHomes(key, capacity.FallbackHomes(entries))
 	}
-	fallback.ObservedGeneration = tm.Generation
-	return r.writeMapStatus(ctx, isvc, tm, []metav1.Condition{
-		routableCondition(tm, result.Routable), fallback, overrideCondition(tm, override)},
-		withExplanations(map[string]any{"homes": int64(len(result.Entries)), "gatedHomes": int64(gated), "refusedHomes": int64(refused)},
-			result.Entries, excluded))
 }
 
 // quietRound says whether the new spec may go unwritten under routing.observer.recordInterval:
@@ -133,11 +136,16 @@ func (r *RoutingReconciler) quietRound(tm *omev1beta1.TrafficMap, spec omev1beta
 }
 
 // writeMapStatus applies the routing reconciler's share of the map's status: the source
-// UID and its own conditions, under its own field manager, only when it changed. The
+// UID, its own conditions (Routable, CapacityFallback, OverrideActive) and the counts and
+// explanations kubectl shows, under its own field manager, only when it changed. The
 // publisher's fields and conditions are left to the publisher.
-// fields are its status fields besides sourceUID (the entry counts kubectl shows).
 func (r *RoutingReconciler) writeMapStatus(ctx context.Context, isvc *omev1beta1.InferenceService, tm *omev1beta1.TrafficMap,
-	conditions []metav1.Condition, fields map[string]any) error {
+	result trafficmap.Result, polled bool, override trafficmap.Condition, excluded []omev1beta1.ExcludedCluster) error {
+	fallback := capacity.FallbackCondition(polled, result.Entries)
+	fallback.ObservedGeneration = tm.Generation
+	conditions := []metav1.Condition{routableCondition(tm, result.Routable), fallback, overrideCondition(tm, override)}
+	fields := withExplanations(map[string]any{"homes": int64(len(result.Entries)), "gatedHomes": int64(countGated(result.Entries)),
+		"refusedHomes": int64(countRefused(result.Entries))}, result.Entries, excluded)
 	fields["sourceUID"] = string(isvc.UID)
 	return r.written.do(client.ObjectKeyFromObject(tm), func() (string, error) {
 		return applyMapStatus(ctx, r.Client, tm, statusApply{
