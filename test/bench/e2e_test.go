@@ -68,9 +68,9 @@ func TestEndToEnd(t *testing.T) {
 	if os.Getenv("OME_BENCH") == "" {
 		t.Skip("end-to-end benchmark: set OME_BENCH=1 (with KUBEBUILDER_ASSETS) to run it; `make bench` does")
 	}
-	measured := envInt(t, "OME_BENCH_E2E_PERIODS", 10)
-	services = envInt(t, "OME_BENCH_E2E_SERVICES", 200)
-	routingWorkers = envInt(t, "OME_BENCH_E2E_WORKERS", routingWorkers)
+	measured := framework.EnvInt(t, "OME_BENCH_E2E_PERIODS", 10)
+	services = framework.EnvInt(t, "OME_BENCH_E2E_SERVICES", 200)
+	routingWorkers = framework.EnvInt(t, "OME_BENCH_E2E_WORKERS", routingWorkers)
 	recordPeriods := envCount(t, "OME_BENCH_E2E_RECORD_PERIODS", 10)
 	backend := os.Getenv("OME_BENCH_E2E_BACKEND")
 	switch backend {

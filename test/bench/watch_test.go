@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -210,25 +209,13 @@ func maxOf(ds []time.Duration) time.Duration {
 
 func ms(d time.Duration) string { return d.Round(time.Millisecond).String() }
 
-// envCount is envInt that also takes 0.
+// envCount is framework.EnvInt that also takes 0.
 func envCount(t *testing.T, name string, def int) int {
 	v := os.Getenv(name)
 	if v == "0" {
 		return 0
 	}
-	return envInt(t, name, def)
-}
-
-func envInt(t *testing.T, name string, def int) int {
-	v := os.Getenv(name)
-	if v == "" {
-		return def
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n <= 0 {
-		t.Fatalf("%s=%q: want a positive integer", name, v)
-	}
-	return n
+	return framework.EnvInt(t, name, def)
 }
 
 // routeWatch follows the HTTPRoutes on the control plane with an informer of its own and

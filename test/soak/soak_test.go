@@ -11,6 +11,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
@@ -35,7 +36,7 @@ func TestSoak(t *testing.T) {
 		t.Fatal("OME_SOAK_MANAGER must name the manager binary (make build writes bin/manager)")
 	}
 	duration := envDuration(t, "OME_SOAK_DURATION", 30*time.Minute)
-	services := envInt(t, "OME_SOAK_SERVICES", 200)
+	services := framework.EnvInt(t, "OME_SOAK_SERVICES", 200)
 	sched := newSchedule(duration)
 	out := outDir(t)
 	print := func(line string) { fmt.Println(line) }
@@ -196,46 +197,30 @@ func waitForLeader(t *testing.T, s *sampler) *replica {
 	return r
 }
 
-// waitUntil polls cond until it holds, or fails the test with what cond last said.
+// waitUntil polls cond every second until it holds, or fails the test with what cond
+// last said.
 func waitUntil(t *testing.T, what string, timeout time.Duration, cond func() (bool, string)) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		ok, state := cond()
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting until %s (%s)", timeout, what, state)
-		}
-		time.Sleep(time.Second)
+	var state string
+	if !poll(timeout, func() bool {
+		var ok bool
+		ok, state = cond()
+		return ok
+	}) {
+		t.Fatalf("timed out after %s waiting until %s (%s)", timeout, what, state)
 	}
 }
 
 // waitQuietly is waitUntil that reports instead of failing.
 func waitQuietly(timeout time.Duration, cond func() (bool, string)) bool {
-	deadline := time.Now().Add(timeout)
-	for {
-		if ok, _ := cond(); ok {
-			return true
-		}
-		if time.Now().After(deadline) {
-			return false
-		}
-		time.Sleep(time.Second)
-	}
+	return poll(timeout, func() bool { ok, _ := cond(); return ok })
 }
 
-func envInt(t *testing.T, name string, def int) int {
-	v := os.Getenv(name)
-	if v == "" {
-		return def
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n <= 0 {
-		t.Fatalf("%s=%q: want a positive integer", name, v)
-	}
-	return n
+// poll checks cond at once and then every second until it holds or timeout has passed.
+func poll(timeout time.Duration, cond func() bool) bool {
+	err := wait.PollUntilContextTimeout(context.Background(), time.Second, timeout, true,
+		func(context.Context) (bool, error) { return cond(), nil })
+	return err == nil
 }
 
 func envDuration(t *testing.T, name string, def time.Duration) time.Duration {
