@@ -34,7 +34,8 @@ var _ = Describe("The member kubeconfig recipe", func() {
 		dir := GinkgoT().TempDir()
 		Expect(os.Mkdir(filepath.Join(dir, "bin"), 0o755)).To(Succeed())
 		Expect(os.Symlink(bin, filepath.Join(dir, "bin", "kubectl"))).To(Succeed())
-		member := fleet.Workers["worker-c"]
+		// Not worker-c: another spec stops its API server for good.
+		member := fleet.Workers["worker-b"]
 		memberConfig := filepath.Join(dir, "member-admin")
 		Expect(os.WriteFile(memberConfig, member.KubeConfig, 0o600)).To(Succeed())
 		admin, err := clientcmd.Load(member.KubeConfig)
