@@ -53,7 +53,8 @@ type Routing struct {
 	Capacity *RoutingCapacitySpec `json:"capacity,omitempty"`
 
 	// capacityFactors multiplies a cluster's servable replicas when weights are computed,
-	// keyed by WorkloadCluster name. Each factor must be positive.
+	// keyed by WorkloadCluster name. Each factor must be positive. Factors count in
+	// thousandths: a finer one rounds up ("0.0005" counts as 0.001).
 	// +optional
 	// +kubebuilder:validation:MaxProperties=256
 	CapacityFactors map[string]resource.Quantity `json:"capacityFactors,omitempty"`

@@ -11,15 +11,16 @@
 //
 // A home's servable capacity is min(allocated, ready) times its capacity factor (1 when
 // none is set), and 0 while the probe gates it, unless every home is gated and the policy
-// is PreserveTraffic. Capacity is computed exactly, with factors as whole numbers of
-// 1e-9 (the finest precision a Quantity keeps), so "0.333" and "0.0005" are not rounded
-// at all. The capacities are divided by their greatest common divisor, which gives the
-// smallest whole-number ratio. Rounding happens in one place only: when the largest
-// reduced weight is above MaxWeight, all weights are scaled so that the largest is exactly
-// MaxWeight, each rounded half up, with a floor of 1 for any home that has capacity (a
-// home is never silently drained by rounding), and the result is reduced once more.
-// Factors are capped at 2^63-1, the largest value a Quantity documents, and anything
-// below 1e-9 counts as 1e-9, so an absurd factor cannot make the arithmetic unbounded.
+// is PreserveTraffic. Rounding happens in two places, both as OME's own weight function
+// does it, so that a map computed by either has the same weights. First, a factor is held
+// as a whole number of thousandths, rounded up ("0.0005" counts as 0.001, "1.0001" as
+// 1.001); capacity is then exact. The capacities are divided by their greatest common
+// divisor, which gives the smallest whole-number ratio. Second, when the largest reduced
+// weight is above MaxWeight, every positive weight is scaled to ceil(w * MaxWeight /
+// largest): the largest becomes exactly MaxWeight, a home with capacity keeps at least 1
+// (it is never silently drained by rounding), and the scaled table is not reduced again.
+// Factors are capped at 2^63-1, the largest value a Quantity documents, so an absurd
+// factor cannot make the arithmetic unbounded.
 //
 // A home that ramps up after its gate lifted (probe.rampPercent, under the probe's rampUp)
 // has that percentage of its servable capacity, before the reduction; every other home

@@ -9,11 +9,12 @@ import (
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 )
 
-// factorDigits is the number of decimal places a factor is held to. A Quantity parses to at
-// most nine (nano), so every factor a user can write is an exact integer in these units and
-// the ratio reduction below never has to round. Quantity.MilliValue would round 0.0005 up to
-// a whole milli-unit and overflows int64 for large factors, which is why it is not used.
-const factorDigits = 9
+// factorDigits is the number of decimal places a factor is held to: thousandths, rounded
+// up, as OME's weight function holds them, so that a map computed by either has the same
+// weights ("0.0005" counts as 0.001). Rounding up keeps every positive factor positive.
+// Quantity.MilliValue rounds the same way but overflows int64 for large factors, which is
+// why it is not used.
+const factorDigits = 3
 
 var (
 	bigTen       = big.NewInt(10)
@@ -66,10 +67,10 @@ func rampPercent(h Home) int32 {
 	return h.Probe.RampPercent
 }
 
-// factorUnits converts a capacity factor to an integer count of 1e-9 units. It works on the
-// decimal's unscaled digits and exponent so that an absurd exponent costs nothing: a factor
-// below one unit rounds up to one (as Quantity itself rounds up, so a positive factor never
-// silences a home), and one above 2^63-1 is capped there. A factor that is not positive
+// factorUnits converts a capacity factor to an integer count of thousandths, rounding any
+// finer part up. It works on the decimal's unscaled digits and exponent so that an absurd
+// exponent costs nothing: a factor below one thousandth counts as one (so a positive factor
+// never silences a home), and one above 2^63-1 is capped there. A factor that is not positive
 // yields 0; validation refuses those before Build runs, this only keeps weights non-negative.
 func factorUnits(q resource.Quantity) *big.Int {
 	if q.Sign() <= 0 {
@@ -81,8 +82,9 @@ func factorUnits(q resource.Quantity) *big.Int {
 	unscaled := dec.UnscaledBig()
 	shift := factorDigits - int64(dec.Scale())
 	if shift >= 0 {
-		// unscaled >= 1, so 10^29 alone is already past maxFactor (about 9.2e27).
-		if shift > 28 {
+		// unscaled >= 1, and 10^(19+factorDigits) alone is already past maxFactor
+		// (about 9.2 x 10^(18+factorDigits)).
+		if shift > 18+factorDigits {
 			return maxFactor
 		}
 		v := new(big.Int).Mul(unscaled, pow10(shift))
@@ -108,10 +110,11 @@ func factorUnits(q resource.Quantity) *big.Int {
 
 // reduceWeights turns servable capacities into route weights. The capacities are exact, so
 // dividing by their greatest common divisor gives the smallest whole-number ratio with no
-// rounding. Only when that ratio still exceeds MaxWeight are the weights scaled so that the
-// largest becomes MaxWeight, each rounded half up, with a floor of 1 for any home that has
-// capacity: a tiny share is still a share, and rounding it to 0 would silently drain the home.
-// The rounded weights are reduced once more so that what is written is always in lowest terms.
+// rounding. Only when that ratio still exceeds MaxWeight are the weights scaled, as OME
+// scales them: each positive weight becomes ceil(v * MaxWeight / largest), so the largest is
+// exactly MaxWeight and a home with capacity keeps at least 1 (rounding never silently
+// drains it). The scaled weights are written as they are, not reduced again, because OME
+// writes them so and the two must give the same map.
 func reduceWeights(servable []*big.Int) []int32 {
 	weights := make([]int32, len(servable))
 	g := new(big.Int)
@@ -140,30 +143,15 @@ func reduceWeights(servable []*big.Int) []int32 {
 		}
 		return weights
 	}
-	// round(v * MaxWeight / largest) = floor((2 * v * MaxWeight + largest) / (2 * largest))
-	den := new(big.Int).Lsh(largest, 1)
+	// ceil(v * MaxWeight / largest) = floor((v * MaxWeight + largest - 1) / largest)
+	bias := new(big.Int).Sub(largest, big.NewInt(1))
 	for i, v := range reduced {
 		if v.Sign() == 0 {
 			continue
 		}
 		num := new(big.Int).Mul(v, bigMaxWeight)
-		num.Lsh(num, 1).Add(num, largest)
-		w := num.Quo(num, den).Int64()
-		weights[i] = int32(max(w, 1)) //nolint:gosec // scaled to at most MaxWeight
-	}
-	var d int32
-	for _, w := range weights {
-		d = gcd(d, w)
-	}
-	for i := range weights {
-		weights[i] /= d
+		num.Add(num, bias)
+		weights[i] = int32(num.Quo(num, largest).Int64()) //nolint:gosec // v <= largest, so at most MaxWeight
 	}
 	return weights
-}
-
-func gcd(a, b int32) int32 {
-	for b != 0 {
-		a, b = b, a%b
-	}
-	return a
 }

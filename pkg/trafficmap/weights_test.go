@@ -139,7 +139,8 @@ func TestBuildWeights(t *testing.T) {
 			want:    []int32{3, 2},
 			healthy: []bool{true, true},
 		},
-		// Fractional factors are exact: no rounding below MaxWeight.
+		// Factors in whole thousandths are exact: no rounding below MaxWeight (finer ones
+		// round up, see TestBuildRoundsLikeOME).
 		{
 			name:    "factor 0.5 halves a home",
 			homes:   homes(makeHome("a").replicas(1, 1), makeHome("b").replicas(1, 1)),
@@ -176,20 +177,14 @@ func TestBuildWeights(t *testing.T) {
 			healthy: []bool{true, true},
 		},
 		{
-			name:    "factor finer than a milli-unit stays exact",
-			homes:   homes(makeHome("a").replicas(1, 1), makeHome("b").replicas(1, 1)),
-			factors: factors("a", "0.0005"),
-			want:    []int32{1, 2000},
-			healthy: []bool{true, true},
-		},
-		{
 			name:    "fractional factors on both homes",
 			homes:   homes(makeHome("a").replicas(4, 4), makeHome("b").replicas(3, 3)),
 			factors: factors("a", "0.25", "b", "0.125"),
 			want:    []int32{8, 3},
 			healthy: []bool{true, true},
 		},
-		// Step 3, past MaxWeight: scale, round half up, keep positive shares at 1.
+		// Step 3, past MaxWeight: scale so the largest is MaxWeight, each rounded up (more
+		// in TestBuildRoundsLikeOME).
 		{
 			name:    "largest above MaxWeight becomes MaxWeight and a small share stays at 1",
 			homes:   homes(makeHome("a").replicas(3000000, 3000000), makeHome("b").replicas(1, 1)),
@@ -197,21 +192,9 @@ func TestBuildWeights(t *testing.T) {
 			healthy: []bool{true, true},
 		},
 		{
-			name:    "scaling rounds half up",
+			name:    "scaling rounds up",
 			homes:   homes(makeHome("a").replicas(2000000, 2000000), makeHome("b").replicas(13, 13)),
 			want:    []int32{omev1beta1.MaxWeight, 7},
-			healthy: []bool{true, true},
-		},
-		{
-			name:    "scaled weights are reduced again",
-			homes:   homes(makeHome("a").replicas(2000000, 2000000), makeHome("b").replicas(3, 3)),
-			want:    []int32{500000, 1},
-			healthy: []bool{true, true},
-		},
-		{
-			name:    "many replicas on both sides round to equal shares",
-			homes:   homes(makeHome("a").replicas(maxInt32, maxInt32), makeHome("b").replicas(maxInt32-1, maxInt32-1)),
-			want:    []int32{1, 1},
 			healthy: []bool{true, true},
 		},
 		{
@@ -235,9 +218,9 @@ func TestBuildWeights(t *testing.T) {
 			healthy: []bool{true, true, true},
 		},
 		{
-			name:    "huge factor on many replicas against one nano",
+			name:    "huge factor on many replicas against one thousandth",
 			homes:   homes(makeHome("a").replicas(maxInt32, maxInt32), makeHome("b").replicas(1, 1)),
-			factors: factors("a", "1E", "b", "1n"),
+			factors: factors("a", "1E", "b", "1m"),
 			want:    []int32{omev1beta1.MaxWeight, 1},
 			healthy: []bool{true, true},
 		},
@@ -253,12 +236,12 @@ func TestBuildWeights(t *testing.T) {
 			healthy: []bool{true, true, true},
 		},
 		{
-			name:  "factors below one nano round up to one nano",
+			name:  "factors below one thousandth round up to one thousandth",
 			homes: homes(makeHome("a").replicas(1, 1), makeHome("b").replicas(1, 1), makeHome("c").replicas(1, 1)),
 			factors: map[string]resource.Quantity{
 				"a": *resource.NewScaledQuantity(1, -12),
 				"b": *resource.NewScaledQuantity(1, -999999999),
-				"c": resource.MustParse("1n"),
+				"c": resource.MustParse("1m"),
 			},
 			want:    []int32{1, 1, 1},
 			healthy: []bool{true, true, true},
@@ -278,20 +261,25 @@ func TestBuildWeights(t *testing.T) {
 }
 
 func TestFactorUnits(t *testing.T) {
-	maxUnits := new(big.Int).Mul(big.NewInt(math.MaxInt64), big.NewInt(1e9))
+	maxUnits := new(big.Int).Mul(big.NewInt(math.MaxInt64), big.NewInt(1e3))
 	tests := []struct {
 		name   string
 		factor resource.Quantity
 		want   *big.Int
 	}{
-		{"one", resource.MustParse("1"), big.NewInt(1e9)},
-		{"milli", resource.MustParse("333m"), big.NewInt(333e6)},
-		{"decimal", resource.MustParse("1.5"), big.NewInt(15e8)},
-		{"nano", resource.MustParse("1n"), big.NewInt(1)},
-		{"binary suffix", resource.MustParse("1Ki"), big.NewInt(1024e9)},
-		{"exponent", resource.MustParse("2e3"), big.NewInt(2e12)},
-		{"finer than nano rounds up", *resource.NewScaledQuantity(15, -10), big.NewInt(2)},
-		{"far below nano rounds up to one unit", *resource.NewScaledQuantity(7, -999999999), big.NewInt(1)},
+		{"one", resource.MustParse("1"), big.NewInt(1e3)},
+		{"milli", resource.MustParse("333m"), big.NewInt(333)},
+		{"decimal", resource.MustParse("1.5"), big.NewInt(1500)},
+		{"one milli", resource.MustParse("1m"), big.NewInt(1)},
+		{"binary suffix", resource.MustParse("1Ki"), big.NewInt(1024e3)},
+		{"exponent", resource.MustParse("2e3"), big.NewInt(2e6)},
+		{"half a milli rounds up", resource.MustParse("0.0005"), big.NewInt(1)},
+		{"a micro past a milli rounds up", resource.MustParse("1001u"), big.NewInt(2)},
+		{"a tenth of a milli past a whole rounds up", resource.MustParse("1.0001"), big.NewInt(1001)},
+		{"nano rounds up to one milli", resource.MustParse("1n"), big.NewInt(1)},
+		{"finer than nano rounds up", *resource.NewScaledQuantity(15, -10), big.NewInt(1)},
+		{"far below a milli rounds up to one unit", *resource.NewScaledQuantity(7, -999999999), big.NewInt(1)},
+		{"9e18 is below the cap", *resource.NewScaledQuantity(9, 18), new(big.Int).Mul(big.NewInt(9e18), big.NewInt(1e3))},
 		{"largest Quantity", resource.MustParse("9223372036854775807"), maxUnits},
 		{"above the largest Quantity", resource.MustParse("1e19"), maxUnits},
 		{"far above the largest Quantity", *resource.NewScaledQuantity(1, 999999999), maxUnits},
@@ -313,8 +301,9 @@ func TestFactorUnits(t *testing.T) {
 
 // TestWeightInvariants checks, over many generated inputs, the properties every table must
 // have: weights within 0..MaxWeight, a positive weight exactly for a home with servable
-// capacity, weights in lowest terms, Routable True exactly when a weight is positive, and a
-// result that does not depend on the order of the homes.
+// capacity, weights in lowest terms unless they were scaled (then the largest is exactly
+// MaxWeight), Routable True exactly when a weight is positive, and a result that does not
+// depend on the order of the homes.
 func TestWeightInvariants(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	counts := []int32{0, 1, 2, 3, 7, 1000, 999999, 1000001, math.MaxInt32}
@@ -337,7 +326,7 @@ func TestWeightInvariants(t *testing.T) {
 		got := Build(in)
 
 		ignoreGates := allGated(in.Homes) && in.AllFailedPolicy == omev1beta1.AllFailedPreserveTraffic
-		var g int32
+		var g, largest int32
 		positive := false
 		for j, e := range got.Entries {
 			h := in.Homes[j] // generated in name order
@@ -349,10 +338,11 @@ func TestWeightInvariants(t *testing.T) {
 				t.Fatalf("input %d: %s weight %d, servable %v: %+v", i, e.Cluster, e.Weight, servable, in)
 			}
 			g = gcd(g, e.Weight)
+			largest = max(largest, e.Weight)
 			positive = positive || e.Weight > 0
 		}
-		if positive && g != 1 {
-			t.Fatalf("input %d: weights %v not in lowest terms", i, weightsOf(got.Entries))
+		if positive && g != 1 && largest != omev1beta1.MaxWeight {
+			t.Fatalf("input %d: weights %v neither in lowest terms nor scaled to MaxWeight", i, weightsOf(got.Entries))
 		}
 		if (got.Routable.Status == "True") != positive {
 			t.Fatalf("input %d: Routable %+v with weights %v", i, got.Routable, weightsOf(got.Entries))
@@ -367,4 +357,11 @@ func TestWeightInvariants(t *testing.T) {
 				weightsOf(got.Entries), got.Routable, weightsOf(again.Entries), again.Routable)
 		}
 	}
+}
+
+func gcd(a, b int32) int32 {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
 }

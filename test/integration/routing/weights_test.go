@@ -41,6 +41,14 @@ var _ = Describe("Weights and the Routable condition", func() {
 		// A change on a workload cluster reaches the map.
 		placeCopy(ctx, "worker-a", s.key, s.endpoints["worker-a"].URL(), 4, 1)
 		Eventually(s.weights).WithTimeout(timeout).WithPolling(interval).Should(Equal(map[string]int32{"worker-a": 1, "worker-b": 6}))
+
+		// A factor finer than a thousandth rounds up, as OME rounds it: worker-b's two
+		// replicas at 0.0005 count as 2 x 0.001 against worker-a's one (exact: 1000 and 1).
+		s.update(ctx, func(isvc *omev1beta1.InferenceService) {
+			isvc.Spec.Routing = &omev1beta1.Routing{CapacityFactors: map[string]resource.Quantity{"worker-b": resource.MustParse("0.0005")}}
+		})
+		Eventually(s.weights).WithTimeout(timeout).WithPolling(interval).Should(Equal(map[string]int32{"worker-a": 500, "worker-b": 1}))
+		Expect(s.entry(Default, "worker-b").Capacity.Factor.String()).To(Equal("500u"))
 	})
 
 	It("is NotPlaced when no cluster matches the placement", func(ctx context.Context) {
