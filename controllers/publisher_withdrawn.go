@@ -10,9 +10,9 @@ import (
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 )
 
-// EventPublicationWithdrawn: the publisher withdrew a map's publication (Published False,
-// Withdrawn); the note says which endpoint setting or annotation is missing, which the
-// condition's message, OME's, does not.
+// EventPublicationWithdrawn is the reason of the event the publisher records when it
+// withdraws a map's publication (Published False, Withdrawn); the note says which endpoint
+// setting or annotation is missing, which the condition's message, OME's, does not.
 const EventPublicationWithdrawn = "PublicationWithdrawn"
 
 // announceWithdrawn says on the map, once per withdrawal, why nothing is published for it.
