@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
@@ -97,17 +96,9 @@ func (q queueStats) transitionWaitMean() time.Duration {
 
 // installationProbe is the spec's Step 1 probe with a 2s period.
 func installationProbe(t *testing.T) *probe.Policy {
-	p, errs := probe.Validate(probe.SpecFromAPI(&omev1beta1.RoutingProbe{
-		Path:             "/v1/models",
-		Method:           omev1beta1.ProbeMethodGet,
-		AcceptStatuses:   []omev1beta1.HTTPStatus{200},
-		GateStatuses:     []omev1beta1.HTTPStatus{404, 500, 502, 503, 504},
-		Period:           &metav1.Duration{Duration: period},
-		Timeout:          &metav1.Duration{Duration: time.Second},
-		FailureThreshold: ptr.To[int32](failureThreshold),
-		SuccessThreshold: ptr.To[int32](2),
-		AllFailedPolicy:  omev1beta1.AllFailedPreserveTraffic,
-	}), probe.InstallationPath)
+	spec := framework.GuideProbe(period, time.Second, omev1beta1.AllFailedPreserveTraffic)
+	spec.FailureThreshold = ptr.To[int32](failureThreshold)
+	p, errs := probe.Validate(probe.SpecFromAPI(spec), probe.InstallationPath)
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}

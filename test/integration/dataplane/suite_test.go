@@ -8,7 +8,6 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -68,15 +67,7 @@ var _ = ReportAfterEach(func(r SpecReport) {
 // all-failed policy, as the service's own probe.
 func probeSpec(policy omev1beta1.AllFailedPolicy) *omev1beta1.RoutingProbe {
 	t := dataplane.DefaultTiming
-	return &omev1beta1.RoutingProbe{
-		Path:             "/v1/models",
-		Method:           omev1beta1.ProbeMethodGet,
-		AcceptStatuses:   []omev1beta1.HTTPStatus{200},
-		GateStatuses:     []omev1beta1.HTTPStatus{404, 500, 502, 503, 504},
-		Period:           &metav1.Duration{Duration: t.Period},
-		Timeout:          &metav1.Duration{Duration: t.Timeout},
-		FailureThreshold: ptr.To(int32(t.FailureThreshold)),
-		SuccessThreshold: ptr.To(int32(t.SuccessThreshold)),
-		AllFailedPolicy:  policy,
-	}
+	p := framework.GuideProbe(t.Period, t.Timeout, policy)
+	p.FailureThreshold, p.SuccessThreshold = ptr.To(int32(t.FailureThreshold)), ptr.To(int32(t.SuccessThreshold))
+	return p
 }

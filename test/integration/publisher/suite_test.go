@@ -14,7 +14,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
-	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
@@ -154,15 +153,5 @@ func startManager(settings managerSettings) func() {
 
 // probeSpec is Step 1's probe with a one-second period and the given policy.
 func probeSpec(policy omev1beta1.AllFailedPolicy) *omev1beta1.RoutingProbe {
-	return &omev1beta1.RoutingProbe{
-		Path:             "/v1/models",
-		Method:           omev1beta1.ProbeMethodGet,
-		AcceptStatuses:   []omev1beta1.HTTPStatus{200},
-		GateStatuses:     []omev1beta1.HTTPStatus{404, 500, 502, 503, 504},
-		Period:           &metav1.Duration{Duration: period},
-		Timeout:          &metav1.Duration{Duration: 500 * time.Millisecond},
-		FailureThreshold: ptr.To[int32](3),
-		SuccessThreshold: ptr.To[int32](2),
-		AllFailedPolicy:  policy,
-	}
+	return framework.GuideProbe(period, 500*time.Millisecond, policy)
 }

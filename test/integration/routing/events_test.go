@@ -18,7 +18,7 @@ var _ = Describe("Events", func() {
 	It("are cut to the API's 1024-byte note limit instead of being lost", func(ctx context.Context) {
 		// A long probe path makes the transport error, and so the probe message, as long
 		// as a message may be; the HomeGated event adds its own words in front.
-		p := probeSpec(period, 500*time.Millisecond, omev1beta1.AllFailedPreserveTraffic)
+		p := framework.GuideProbe(period, 500*time.Millisecond, omev1beta1.AllFailedPreserveTraffic)
 		p.Path = "/" + strings.Repeat("long-path/", 150)
 		s := newService(ctx, "verbose-event", withProbe(p), both(1))
 		Eventually(s.table).WithTimeout(timeout).WithPolling(interval).Should(HaveLen(2))

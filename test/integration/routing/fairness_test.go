@@ -16,7 +16,7 @@ var _ = Describe("One service's probes", func() {
 		s := newService(ctx, "over-maxima", nil, both(1))
 		Eventually(s.table).WithTimeout(timeout).WithPolling(interval).Should(HaveLen(2))
 		s.update(ctx, func(isvc *omev1beta1.InferenceService) {
-			isvc.Spec.Routing = withProbe(probeSpec(59*time.Minute, 58*time.Minute, omev1beta1.AllFailedPreserveTraffic))
+			isvc.Spec.Routing = withProbe(framework.GuideProbe(59*time.Minute, 58*time.Minute, omev1beta1.AllFailedPreserveTraffic))
 		})
 		const msg = "resolve probe policy: spec.routing.probe.period (59m0s) must be at most routing.observer.maxPeriod (1m0s); " +
 			"spec.routing.probe.timeout (58m0s) must be at most routing.observer.maxTimeout (10s)"
@@ -32,7 +32,7 @@ var _ = Describe("One service's probes", func() {
 		restartManager(installationProbe(omev1beta1.AllFailedPreserveTraffic), 2)
 		DeferCleanup(func() { restartManager(installationProbe(omev1beta1.AllFailedPreserveTraffic), 16) })
 		greedyTimeout := maxTimeout
-		greedy := newService(ctx, "greedy", withProbe(probeSpec(greedyTimeout+time.Second, greedyTimeout, omev1beta1.AllFailedPreserveTraffic)),
+		greedy := newService(ctx, "greedy", withProbe(framework.GuideProbe(greedyTimeout+time.Second, greedyTimeout, omev1beta1.AllFailedPreserveTraffic)),
 			both(1))
 		for w := range greedy.endpoints {
 			greedy.set(w, framework.Hang)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
-	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -19,21 +18,6 @@ import (
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/test/framework"
 )
-
-// probeSpec is the spec's probe block with the given period, timeout and policy.
-func probeSpec(period, timeout time.Duration, policy omev1beta1.AllFailedPolicy) *omev1beta1.RoutingProbe {
-	return &omev1beta1.RoutingProbe{
-		Path:             "/v1/models",
-		Method:           omev1beta1.ProbeMethodGet,
-		AcceptStatuses:   []omev1beta1.HTTPStatus{200},
-		GateStatuses:     []omev1beta1.HTTPStatus{404, 500, 502, 503, 504},
-		Period:           &metav1.Duration{Duration: period},
-		Timeout:          &metav1.Duration{Duration: timeout},
-		FailureThreshold: ptr.To[int32](3),
-		SuccessThreshold: ptr.To[int32](2),
-		AllFailedPolicy:  policy,
-	}
-}
 
 // service is a source InferenceService on the control plane and the endpoints its copies
 // report on each worker.

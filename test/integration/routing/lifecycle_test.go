@@ -41,7 +41,7 @@ var _ = Describe("Probe state across changes", func() {
 
 		// Any probe setting change lifts the gate and starts the count over.
 		s.update(ctx, func(isvc *omev1beta1.InferenceService) {
-			isvc.Spec.Routing = withProbe(probeSpec(period, 400*time.Millisecond, omev1beta1.AllFailedPreserveTraffic))
+			isvc.Spec.Routing = withProbe(framework.GuideProbe(period, 400*time.Millisecond, omev1beta1.AllFailedPreserveTraffic))
 		})
 		Eventually(func(g Gomega) {
 			e := s.entry(g, "worker-b")
@@ -56,7 +56,7 @@ var _ = Describe("Probe state across changes", func() {
 	})
 
 	It("stops probing with disabled: true and falls back to the installation's probe when the block is removed", func(ctx context.Context) {
-		s := newService(ctx, "disable", withProbe(probeSpec(period, 400*time.Millisecond, omev1beta1.AllFailedDrain)), both(1))
+		s := newService(ctx, "disable", withProbe(framework.GuideProbe(period, 400*time.Millisecond, omev1beta1.AllFailedDrain)), both(1))
 		gateWorkerB(s)
 		ownDigest := s.entry(Default, "worker-b").Probe.PolicyDigest
 
@@ -82,7 +82,7 @@ var _ = Describe("Probe state across changes", func() {
 	It("keeps a service's own probe when the installation has none", func(ctx context.Context) {
 		restartManager(nil, 16)
 		DeferCleanup(func() { restartManager(installationProbe(omev1beta1.AllFailedPreserveTraffic), 16) })
-		own := newService(ctx, "own-probe", withProbe(probeSpec(period, 400*time.Millisecond, omev1beta1.AllFailedDrain)), both(1))
+		own := newService(ctx, "own-probe", withProbe(framework.GuideProbe(period, 400*time.Millisecond, omev1beta1.AllFailedDrain)), both(1))
 		none := newService(ctx, "no-probe", nil, both(1))
 		Eventually(own.table).WithTimeout(timeout).WithPolling(interval).Should(Equal([]string{
 			"worker-a 1 true Passing HTTP 200",
@@ -101,7 +101,7 @@ var _ = Describe("Refused per-service settings", func() {
 		s := newService(ctx, "freeze", nil, both(1))
 		gateWorkerB(s)
 		s.update(ctx, func(isvc *omev1beta1.InferenceService) {
-			isvc.Spec.Routing = withProbe(probeSpec(500*time.Millisecond, 100*time.Millisecond, omev1beta1.AllFailedPreserveTraffic))
+			isvc.Spec.Routing = withProbe(framework.GuideProbe(500*time.Millisecond, 100*time.Millisecond, omev1beta1.AllFailedPreserveTraffic))
 		})
 		const msg = "resolve probe policy: spec.routing.probe.period (500ms) must be at least routing.observer.minPeriod (1s)"
 		Eventually(managerLog, timeout, interval).Should(gbytesSay(msg))

@@ -154,7 +154,7 @@ var _ = Describe("A control-plane API server that restarts", func() {
 		// ...and its watches work again: a change to the service reaches the map.
 		digest := s.entry(Default, "worker-b").Probe.PolicyDigest
 		s.update(ctx, func(isvc *omev1beta1.InferenceService) {
-			isvc.Spec.Routing = withProbe(probeSpec(period, 400*time.Millisecond, omev1beta1.AllFailedPreserveTraffic))
+			isvc.Spec.Routing = withProbe(framework.GuideProbe(period, 400*time.Millisecond, omev1beta1.AllFailedPreserveTraffic))
 		})
 		Eventually(func(g Gomega) {
 			p := s.entry(g, "worker-a").Probe

@@ -19,7 +19,7 @@ import (
 // (docs/concepts/probe-extensions.md).
 var _ = Describe("The probe's optional settings", func() {
 	It("in Shadow mode records the gates it would set and never changes a weight; Enforce then keeps its counts", func(ctx context.Context) {
-		p := probeSpec(period, 500*time.Millisecond, omev1beta1.AllFailedDrain)
+		p := framework.GuideProbe(period, 500*time.Millisecond, omev1beta1.AllFailedDrain)
 		p.Mode = omev1beta1.ProbeModeShadow
 		s := newService(ctx, "shadow", withProbe(p), both(1))
 		Eventually(s.table).WithTimeout(timeout).WithPolling(interval).Should(Equal([]string{
@@ -106,7 +106,7 @@ var _ = Describe("The probe's optional settings", func() {
 	})
 
 	It("in Shadow mode records a probe the operator refuses to send without taking the home's weight", func(ctx context.Context) {
-		p := probeSpec(period, 500*time.Millisecond, omev1beta1.AllFailedPreserveTraffic)
+		p := framework.GuideProbe(period, 500*time.Millisecond, omev1beta1.AllFailedPreserveTraffic)
 		p.Mode = omev1beta1.ProbeModeShadow
 		s := newService(ctx, "shadow-refused", withProbe(p), both(1))
 		Eventually(s.table).WithTimeout(timeout).WithPolling(interval).Should(HaveLen(2))
@@ -127,7 +127,7 @@ var _ = Describe("The probe's optional settings", func() {
 	It("under flapDamping needs successThreshold x 2^k passes after a quick re-gate, capped at maxFactor", func(ctx context.Context) {
 		// Two-second rounds leave the test time to give worker-b exactly one pass.
 		const roundPeriod = 2 * time.Second
-		p := probeSpec(roundPeriod, 500*time.Millisecond, omev1beta1.AllFailedPreserveTraffic)
+		p := framework.GuideProbe(roundPeriod, 500*time.Millisecond, omev1beta1.AllFailedPreserveTraffic)
 		p.FailureThreshold, p.SuccessThreshold = ptr.To[int32](2), ptr.To[int32](1)
 		p.FlapDamping = &omev1beta1.ProbeFlapDamping{Window: &metav1.Duration{Duration: 10 * time.Minute}, MaxFactor: ptr.To[int32](2)}
 		s := newService(ctx, "damping", withProbe(p), both(1))
@@ -212,7 +212,7 @@ var _ = Describe("The probe's optional settings", func() {
 	})
 
 	It("under rampUp brings a lifted cluster back in rising steps, and a new gate stops the ramp at once", func(ctx context.Context) {
-		p := probeSpec(period, 500*time.Millisecond, omev1beta1.AllFailedPreserveTraffic)
+		p := framework.GuideProbe(period, 500*time.Millisecond, omev1beta1.AllFailedPreserveTraffic)
 		p.FailureThreshold, p.SuccessThreshold = ptr.To[int32](2), ptr.To[int32](1)
 		p.RampUp = &metav1.Duration{Duration: 6 * period}
 		s := newService(ctx, "ramp", withProbe(p), both(1))

@@ -112,7 +112,7 @@ var _ = Describe("The routing probe", func() {
 	})
 
 	It("drains when every cluster is gated under Drain", func(ctx context.Context) {
-		s := newService(ctx, "drain", withProbe(probeSpec(period, 500*time.Millisecond, omev1beta1.AllFailedDrain)), both(1))
+		s := newService(ctx, "drain", withProbe(framework.GuideProbe(period, 500*time.Millisecond, omev1beta1.AllFailedDrain)), both(1))
 		s.set("worker-a", framework.Unavailable)
 		s.set("worker-b", framework.Hang)
 		Eventually(func(g Gomega) {

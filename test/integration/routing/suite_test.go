@@ -63,7 +63,7 @@ var _ = BeforeSuite(func(ctx context.Context) {
 // installationProbe is the installation's probe of the suite: the spec's Step 1 probe with
 // a one-second period.
 func installationProbe(policy omev1beta1.AllFailedPolicy) *probe.Policy {
-	p, errs := probe.Validate(probe.SpecFromAPI(probeSpec(period, 500*time.Millisecond, policy)), probe.InstallationPath)
+	p, errs := probe.Validate(probe.SpecFromAPI(framework.GuideProbe(period, 500*time.Millisecond, policy)), probe.InstallationPath)
 	Expect(errs).To(BeEmpty())
 	return &p
 }
