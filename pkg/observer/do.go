@@ -73,6 +73,10 @@ type Result struct {
 // wait ends early, with OutcomeCancelled, if ctx ends. req.Timeout starts only once the
 // slot is held, so a saturated observer shows up as SlotWait, not as endpoint timeouts.
 func (o *Observer) Do(ctx context.Context, req Request) Result {
+	if o == nil || o.slots == nil || o.client == nil {
+		// A zero or nil Observer has no cap and no client: nothing may be sent through it.
+		return Result{Outcome: OutcomeTransportError, Err: &NotSentError{Reason: "the observer is not set up (make it with observer.New)"}}
+	}
 	res := o.do(ctx, req)
 	o.metrics.countOutcome(res.Outcome)
 	return res

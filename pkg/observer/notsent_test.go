@@ -65,3 +65,13 @@ func TestNotSent(t *testing.T) {
 		t.Fatalf("%d connections reached the server, want only the answered one", got)
 	}
 }
+
+// A zero or nil Observer refuses to send, as a probe not sent, instead of panicking.
+func TestZeroObserverSendsNothing(t *testing.T) {
+	for name, o := range map[string]*Observer{"zero": {}, "nil": nil} {
+		res := o.Do(t.Context(), Request{URL: "http://127.0.0.1:1/", Timeout: time.Second})
+		if _, notSent := NotSent(res.Err); res.Outcome != OutcomeTransportError || !notSent {
+			t.Errorf("%s observer: outcome %s, err %v; want a transport error that is not sent", name, res.Outcome, res.Err)
+		}
+	}
+}
