@@ -559,3 +559,23 @@ func TestProberRemembersADepartedHome(t *testing.T) {
 		t.Errorf("back after Forget: state = %+v, want a fresh state", st)
 	}
 }
+
+// startProberOn starts a prober on an existing observer, stopped when the test ends.
+func startProberOn(t *testing.T, obs *observer.Observer, maxRequests int) *Prober {
+	p, _ := runProber(t, obs, maxRequests)
+	return p
+}
+
+// runProber starts a prober on obs and throws its notifications away, as the routing
+// controller would read them. stop ends it and waits for it; the test's end calls it too.
+func runProber(tb testing.TB, obs *observer.Observer, maxRequests int) (p *Prober, stop func()) {
+	p = NewProber(obs, maxRequests)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { _ = p.Start(ctx); close(done) }()
+	go discardAll(ctx, p.Events())
+	var once sync.Once
+	stop = func() { once.Do(func() { cancel(); <-done }) }
+	tb.Cleanup(stop)
+	return p, stop
+}
