@@ -19,12 +19,12 @@ import (
 // writes a TrafficMap: when a home's verdict changes it asks the routing reconciler to
 // run, which reads the verdicts with Sync.
 //
-// It is a policy on the prober's scheduling engine (pkg/schedule): homes spread over the
-// period by their map's name, the next poll one period after the previous one was due
-// (never before it finished, no catch-up bursts), a fair share of its cap per map, and a
-// request's timeout starting only once the observer gives it a slot. Windows live only in
-// memory, so a restart or a change of leader starts every home with an empty window, as a
-// changed setting or endpoint does.
+// It is a policy on the scheduling engine the prober runs on (pkg/schedule): homes spread
+// over the period by their map's name, the next poll one period after the previous one was
+// due (never before it finished, no catch-up bursts), a fair share of its cap per map, and
+// a request's timeout starting only once the observer gives it a slot. Windows live only
+// in memory, so a restart or a change of leader starts every home with an empty window, as
+// a changed setting or endpoint does.
 //
 // It runs only on the leader.
 type Poller struct {

@@ -94,11 +94,21 @@ func startFakePoller(t *testing.T, obs *observer.Observer, maxRequests int, clk 
 	return &fakePoller{Poller: p, clk: clk, stop: stop}
 }
 
+// startPollerFixture starts a poller on a fake clock and an observer of slots, and a
+// report server answering servable on the same clock.
+func startPollerFixture(t *testing.T, slots int, servable int32) (*fakePoller, *reportServer) {
+	clk := clocktesting.NewFakeClock(epoch)
+	srv := newReportServer(t, clk, servable)
+	return startFakePoller(t, newTestObserver(t, int64(slots)), slots, clk), srv
+}
+
 func (f *fakePoller) stepTo(at time.Time) {
 	if at.After(f.clk.Now()) {
 		f.clk.SetTime(at)
 	}
 }
+
+func (f *fakePoller) idle() bool { return f.engine.Idle() }
 
 func (f *fakePoller) nextDue() time.Time {
 	next, _ := f.engine.NextDue()
@@ -111,7 +121,7 @@ func (f *fakePoller) poll(t *testing.T, srv *reportServer, want int32) {
 	t.Helper()
 	f.stepTo(f.nextDue())
 	eventually(t, fmt.Sprintf("poll %d is answered", want), func() bool { return srv.total.Load() == want })
-	eventually(t, fmt.Sprintf("poll %d is recorded", want), f.engine.Idle)
+	eventually(t, fmt.Sprintf("poll %d is recorded", want), f.idle)
 }
 
 func (f *fakePoller) verdict(policy capacity.Policy, targets []PollTarget, cluster string) capacity.Ceiling {
@@ -121,9 +131,7 @@ func (f *fakePoller) verdict(policy capacity.Policy, targets []PollTarget, clust
 
 // A new home is first polled on its map's slot, not at once, and then every period.
 func TestPollerPollsOnScheduleExactly(t *testing.T) {
-	clk := clocktesting.NewFakeClock(epoch)
-	srv := newReportServer(t, clk, 2)
-	f := startFakePoller(t, newTestObserver(t, 4), 4, clk)
+	f, srv := startPollerFixture(t, 4, 2)
 	policy := testPoll(10*time.Second, time.Second, 1)
 	targets := []PollTarget{{Cluster: "worker-a", Endpoint: srv.URL}}
 	f.Sync(testKey, policy, capacity.Digest(policy), targets)
@@ -132,17 +140,7 @@ func TestPollerPollsOnScheduleExactly(t *testing.T) {
 	if got := f.nextDue(); !got.Equal(due) {
 		t.Fatalf("first poll due at %s, want the map's slot %s", got, due)
 	}
-	for round := int32(1); round <= 3; round++ {
-		f.stepTo(due.Add(-time.Millisecond))
-		if got := srv.total.Load(); got != round-1 {
-			t.Fatalf("poll %d: %d polls a millisecond before the due time, want %d", round, got, round-1)
-		}
-		f.poll(t, srv, round)
-		due = due.Add(policy.Period)
-		if got := f.nextDue(); !got.Equal(due) {
-			t.Fatalf("poll %d: next poll due at %s, want one period later, %s", round, got, due)
-		}
-	}
+	checkOnSchedule(t, f, srv.total.Load, 1, due, policy.Period, 3)
 	if got := f.verdict(policy, targets, "worker-a"); got != (capacity.Ceiling{OK: true, Value: 2}) {
 		t.Errorf("verdict = %+v, want capped at 2", got)
 	}
@@ -151,10 +149,8 @@ func TestPollerPollsOnScheduleExactly(t *testing.T) {
 // A poll that runs past its next slots skips them: one poll of a home at a time, no
 // catch-up after it.
 func TestPollerNeverOverlapsAHomeNorCatchesUp(t *testing.T) {
-	clk := clocktesting.NewFakeClock(epoch)
-	srv := newReportServer(t, clk, 1)
+	f, srv := startPollerFixture(t, 4, 1)
 	srv.hang.Store(true)
-	f := startFakePoller(t, newTestObserver(t, 4), 4, clk)
 	policy := testPoll(10*time.Second, time.Hour, 1)
 	f.Sync(testKey, policy, capacity.Digest(policy), []PollTarget{{Cluster: "worker-a", Endpoint: srv.URL}})
 	first := f.nextDue()
@@ -177,45 +173,36 @@ func TestPollerNeverOverlapsAHomeNorCatchesUp(t *testing.T) {
 }
 
 func TestPollerCapsAfterQuorumAndFallsBackOnFailure(t *testing.T) {
-	clk := clocktesting.NewFakeClock(epoch)
-	srv := newReportServer(t, clk, 0)
-	f := startFakePoller(t, newTestObserver(t, 4), 4, clk)
+	f, srv := startPollerFixture(t, 4, 0)
 	policy := testPoll(10*time.Second, time.Second, 2)
 	targets := []PollTarget{{Cluster: "worker-b", Endpoint: srv.URL}}
 
 	if got := f.verdict(policy, targets, "worker-b"); got.Reason != "no capacity report yet" {
 		t.Fatalf("first verdict = %+v, want no report yet", got)
 	}
-	f.poll(t, srv, 1)
-	if got := f.verdict(policy, targets, "worker-b"); got.OK {
-		t.Fatalf("after one reading of a quorum of 2: %+v, want no ceiling yet", got)
-	}
-	f.poll(t, srv, 2)
-	if got := f.verdict(policy, targets, "worker-b"); got != (capacity.Ceiling{OK: true, Value: 0}) {
-		t.Fatalf("after two readings: %+v, want capped at 0", got)
-	}
-	srv.status.Store(http.StatusNotFound)
-	f.poll(t, srv, 3)
-	if got := f.verdict(policy, targets, "worker-b"); got.OK || got.Reason != "capacity endpoint returned HTTP 404" {
-		t.Fatalf("after a 404: %+v, want the fallback", got)
-	}
-	srv.status.Store(http.StatusOK)
-	srv.servable.Store(1)
-	f.poll(t, srv, 4)
-	if got := f.verdict(policy, targets, "worker-b"); got.OK {
-		t.Fatalf("one reading after a failure: %+v, want no ceiling until a quorum again", got)
-	}
-	f.poll(t, srv, 5)
-	if got := f.verdict(policy, targets, "worker-b"); got != (capacity.Ceiling{OK: true, Value: 1}) {
-		t.Fatalf("two readings after a failure: %+v, want capped at 1", got)
+	awaiting := capacity.Ceiling{Reason: capacity.AwaitingQuorum(1, 2)}
+	for i, step := range []struct {
+		status, servable int32
+		want             capacity.Ceiling
+	}{
+		{http.StatusOK, 0, awaiting}, // one reading of a quorum of 2
+		{http.StatusOK, 0, capacity.Ceiling{OK: true, Value: 0}},
+		{http.StatusNotFound, 0, capacity.Ceiling{Reason: "capacity endpoint returned HTTP 404"}}, // the fallback
+		{http.StatusOK, 1, awaiting},                                                              // a failure empties the window
+		{http.StatusOK, 1, capacity.Ceiling{OK: true, Value: 1}},
+	} {
+		srv.status.Store(step.status)
+		srv.servable.Store(step.servable)
+		f.poll(t, srv, int32(i+1))
+		if got := f.verdict(policy, targets, "worker-b"); got != step.want {
+			t.Fatalf("after poll %d: %+v, want %+v", i+1, got, step.want)
+		}
 	}
 }
 
 func TestPollerStartsOverOnNewEndpointOrPolicy(t *testing.T) {
-	clk := clocktesting.NewFakeClock(epoch)
-	srv := newReportServer(t, clk, 2)
-	other := newReportServer(t, clk, 2)
-	f := startFakePoller(t, newTestObserver(t, 4), 4, clk)
+	f, srv := startPollerFixture(t, 4, 2)
+	other := newReportServer(t, f.clk, 2)
 	policy := testPoll(10*time.Second, time.Second, 1)
 	targets := []PollTarget{{Cluster: "worker-a", Endpoint: srv.URL}}
 	f.Sync(testKey, policy, capacity.Digest(policy), targets)
@@ -243,16 +230,14 @@ func TestPollerStartsOverOnNewEndpointOrPolicy(t *testing.T) {
 }
 
 func TestPollerNextExpiry(t *testing.T) {
-	clk := clocktesting.NewFakeClock(epoch)
-	srv := newReportServer(t, clk, 1)
-	f := startFakePoller(t, newTestObserver(t, 4), 4, clk)
+	f, srv := startPollerFixture(t, 4, 1)
 	policy := testPoll(10*time.Second, time.Second, 1)
 	targets := []PollTarget{{Cluster: "worker-a", Endpoint: srv.URL}}
 	if _, expiry := f.Sync(testKey, policy, capacity.Digest(policy), targets); !expiry.IsZero() {
 		t.Errorf("Sync() gave an expiry for an empty window")
 	}
 	f.poll(t, srv, 1)
-	observed := clk.Now().Truncate(time.Nanosecond) // the report's observedAt
+	observed := f.clk.Now().Truncate(time.Nanosecond) // the report's observedAt
 	if _, expiry := f.Sync(testKey, policy, capacity.Digest(policy), targets); !expiry.Equal(observed.Add(policy.MaxAge)) {
 		t.Errorf("Sync() gave expiry %s, want the reading's observedAt plus maxAge, %s", expiry, observed.Add(policy.MaxAge))
 	}
@@ -287,9 +272,7 @@ func TestPollerCapsPollsInFlight(t *testing.T) {
 
 // A map is announced once a round, and only when a verdict changed.
 func TestPollerAnnouncesVerdictChangesOncePerRound(t *testing.T) {
-	clk := clocktesting.NewFakeClock(epoch)
-	srv := newReportServer(t, clk, 1)
-	f := startFakePoller(t, newTestObserver(t, 8), 8, clk)
+	f, srv := startPollerFixture(t, 8, 1)
 	policy := testPoll(10*time.Second, time.Second, 1)
 	var targets []PollTarget
 	for i := range 3 {
@@ -320,9 +303,7 @@ func TestPollerAnnouncesVerdictChangesOncePerRound(t *testing.T) {
 // Stopping the poller cancels the polls in flight; their results are thrown away. Forget
 // stops polling a map.
 func TestPollerDiscardsCancelledPollsAndForgets(t *testing.T) {
-	clk := clocktesting.NewFakeClock(epoch)
-	srv := newReportServer(t, clk, 1)
-	f := startFakePoller(t, newTestObserver(t, 4), 4, clk)
+	f, srv := startPollerFixture(t, 4, 1)
 	policy := testPoll(10*time.Second, time.Hour, 1)
 	targets := []PollTarget{{Cluster: "worker-a", Endpoint: srv.URL}}
 	other := types.NamespacedName{Namespace: "ns", Name: "other"}
@@ -359,8 +340,7 @@ func TestPollsDoNotStarveAnotherServicesProbes(t *testing.T) {
 	fast := newCountingServer(t)
 
 	poller := startFakePoller(t, obs, slots, clk)
-	prober := NewProber(obs, slots)
-	prober.clock = clk
+	prober := newProber(obs, slots, clk)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { _ = prober.Start(ctx); close(done) }()
@@ -384,12 +364,8 @@ func TestPollsDoNotStarveAnotherServicesProbes(t *testing.T) {
 	prober.Sync(light, "", policy, probe.Digest(policy), probeTargets)
 	for round := int32(1); round <= 5; round++ {
 		eventually(t, fmt.Sprintf("probe %d is answered", round), func() bool { return fast.total.Load() == round })
-		eventually(t, fmt.Sprintf("probe %d is recorded", round), func() bool {
-			prober.mu.Lock()
-			defer prober.mu.Unlock()
-			return prober.running == 0
-		})
-		next, _ := prober.queue.next()
+		eventually(t, fmt.Sprintf("probe %d is recorded", round), prober.engine.Idle)
+		next, _ := prober.engine.NextDue()
 		if next.After(clk.Now()) {
 			clk.SetTime(next)
 		}
