@@ -2,6 +2,7 @@ package schedule
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -160,7 +161,12 @@ func (e *Engine[G, H, R, N]) Lock() { e.mu.Lock() }
 func (e *Engine[G, H, R, N]) Unlock() { e.mu.Unlock() }
 
 // Now is the engine's clock's time.
-func (e *Engine[G, H, R, N]) Now() time.Time { return e.clock.Now() }
+func (e *Engine[G, H, R, N]) Now() time.Time {
+	if e.clock == nil {
+		return time.Now()
+	}
+	return e.clock.Now()
+}
 
 // AddGroup starts a group whose homes share name's slot of period and whose news waits at
 // most timeout for its siblings. It needs the lock.
@@ -268,8 +274,12 @@ func (e *Engine[G, H, R, N]) NextDue() (time.Time, bool) {
 }
 
 // Start runs the schedule until ctx ends, then cancels the work in flight (its results
-// are thrown away, never recorded) and waits for it.
+// are thrown away, never recorded) and waits for it. An engine made without New has no
+// policy and refuses to start.
 func (e *Engine[G, H, R, N]) Start(ctx context.Context) error {
+	if e.policy == nil {
+		return errors.New("schedule: the engine has no policy (make it with New)")
+	}
 	timer := e.clock.NewTimer(time.Hour)
 	defer timer.Stop()
 	e.mu.Lock()

@@ -409,3 +409,20 @@ func TestEngineReusesABoundedSetOfGoroutines(t *testing.T) {
 		t.Errorf("%d goroutines left after Start returned, want none", st.Workers)
 	}
 }
+
+// The zero engine holds nothing, reports so and refuses to start.
+func TestZeroEngine(t *testing.T) {
+	var e testEngine
+	if st := e.Stats(); st != (Stats{}) || !e.Idle() {
+		t.Errorf("zero engine: stats %+v, idle %v", st, e.Idle())
+	}
+	if _, ok := e.NextDue(); ok {
+		t.Error("zero engine has a due time")
+	}
+	if e.Now().IsZero() {
+		t.Error("zero engine has no time")
+	}
+	if err := e.Start(context.Background()); err == nil {
+		t.Error("zero engine started without a policy")
+	}
+}
