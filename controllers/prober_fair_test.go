@@ -67,11 +67,9 @@ func TestProberPastTheCapOnePerIdleService(t *testing.T) {
 	healthy := newCountingServer(t)
 	p := startProber(t, 2)
 	slowHang := testPolicy(time.Hour, 300*time.Millisecond)
-	var keys []types.NamespacedName
 	for i := range 2 {
 		key := types.NamespacedName{Namespace: "ns", Name: fmt.Sprintf("greedy-%d", i)}
 		p.Sync(key, "", slowHang, probe.Digest(slowHang), []ProbeTarget{{Cluster: "a", Endpoint: hanging.URL}, {Cluster: "b", Endpoint: hanging.URL}})
-		keys = append(keys, key)
 	}
 	eventually(t, "the hanging services hold every slot", func() bool { return hangingNow.Load() == 2 })
 	normalPolicy := testPolicy(time.Hour, 100*time.Millisecond)
