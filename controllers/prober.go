@@ -2,7 +2,6 @@ package controllers
 
 import (
 	"context"
-	"sync"
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
@@ -13,6 +12,7 @@ import (
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/pkg/observer"
 	"github.com/ome-routing/operator/pkg/probe"
+	"github.com/ome-routing/operator/pkg/schedule"
 )
 
 // Prober sends every home's routing probe on its schedule through the shared observer and
@@ -20,52 +20,33 @@ import (
 // a result it asks the routing reconciler to run, which reads the states with Sync and
 // writes the map once, so results that arrive together coalesce into one write.
 //
+// It is a policy on the scheduling engine (pkg/schedule), which decides when each home is
+// probed and how many probes are in flight: at most maxInFlight (the observer's request
+// cap), a fair share of it per map, and past it one probe per map with nothing in flight,
+// up to maxInFlight more (see schedule.Options.PastCap).
+//
 // It runs only on the leader (a manager runnable that needs leader election).
 type Prober struct {
 	observer *observer.Observer
 	// notify receives a notice for every map with new results.
 	notify chan event.TypedGenericEvent[ProbeNotice]
-	// clock decides every due time and times every result; tests drive a fake one, so
-	// that scheduling is checked exactly and without waiting.
-	clock clock.Clock
-
-	// maxInFlight caps the probes dispatched at once. A due home past the cap stays in
-	// the queue (a heap slot) instead of becoming a goroutine parked on an observer slot,
-	// so a prober that has fallen behind does not grow a goroutine per waiting home.
-	maxInFlight int
-
-	mu      sync.Mutex
-	maps    map[types.NamespacedName]*mapProbes
-	queue   dueQueue[*homeProbe]
-	held    heldHomes // due homes waiting for room under maxInFlight; see prober_fair.go
-	wake    chan struct{}
-	running int // probes dispatched and not yet finished
-	// cancels ends each running probe's request, by home. It is here rather than on each
-	// home, as only the few homes in flight have one.
-	cancels map[*homeProbe]context.CancelFunc
-	// inFlight counts running probes, so Start can wait for them on the way out, and
-	// workers the goroutines that send them (see runProbes).
-	inFlight, workers sync.WaitGroup
+	engine *probeEngine
+	// maps are the engine's groups by service; guarded by the engine's lock.
+	maps map[types.NamespacedName]*probeGroup
 	// onStart, when set (by benchmarks), receives each probe's lateness: how long after
 	// its due time its request started, including the wait for an observer slot.
 	onStart func(lateness time.Duration)
-	// probeParent is the parent of every probe's context: Start's context without its
-	// cancellation. A probe's own cancel ends it, and on the way out Start calls the
-	// cancel of every probe in flight; a child of Start's context itself would also be
-	// registered with it and taken off again, under its lock, on every probe.
-	probeParent context.Context
-	// idle hands a dispatched probe to a prober goroutine waiting for work (see runProbes).
-	// It is unbuffered: a send succeeds only when one waits, and otherwise a new goroutine
-	// is started. workerCount counts those goroutines.
-	idle        chan probeJob
-	workerCount int
 }
 
-// mapProbes is the probing of one TrafficMap's homes under one policy.
+type (
+	probeEngine = schedule.Engine[mapProbes, homeProbe, observer.Result, ProbeNotice]
+	probeGroup  = schedule.Group[mapProbes, homeProbe]
+	probeHome   = schedule.Home[mapProbes, homeProbe]
+)
+
+// mapProbes is what the prober keeps of one TrafficMap probed under one policy.
 type mapProbes struct {
 	key types.NamespacedName
-	// name is key.String(), made once: the observer's tenant and the schedule's slot key.
-	name string
 	// results are the map's ome_routing_probe_results_total series, by result, looked up
 	// on first use; forgetProbeMetrics deletes them with the map.
 	results probeResultCounters
@@ -73,27 +54,15 @@ type mapProbes struct {
 	uid    types.UID
 	policy probe.Policy
 	digest string
-	homes  map[string]*homeProbe
 	// departed remembers, by cluster, homes that left the map (see DepartedHomeMemory).
 	// It is made when a home first leaves: most maps never need it.
 	departed map[string]departedHome
-	// running counts the map's probes in flight; held are its due homes waiting for it
-	// to drop under its fair share (see prober_fair.go).
-	running int
-	held    []*homeProbe
-	inReady bool
 	// transitionAt is when a result that gated or lifted one of its homes arrived, until
 	// the reconciler reads the states (see Sync): the time a transition waits for it.
 	transitionAt time.Time
 	// counted is whether a pass ended an ungated home's run of failures since the
 	// reconciler last read the states (see ProbeNotice.Counted).
 	counted bool
-	// unannouncedSince is when the oldest counted result not yet handed to the
-	// reconciler arrived (zero when there is none). The map is announced once none of its
-	// homes is still running, so the homes of one round cost one reconcile and one write,
-	// not one each; or once that result has waited a probe timeout, so homes whose probes
-	// keep overlapping cannot hold it back for longer.
-	unannouncedSince time.Time
 }
 
 // departedHome is the state a home had when it left its map.
@@ -103,19 +72,12 @@ type departedHome struct {
 	until    time.Time
 }
 
-// homeProbe is one home's schedule and state. Its fields are guarded by Prober.mu.
+// homeProbe is one home's probe state.
 type homeProbe struct {
-	owner    *mapProbes
-	cluster  string
-	endpoint string
-	// url is where its probes go, probeURL of endpoint and the policy's path, made once:
-	// both are fixed for a home's life (another endpoint or policy is another home).
-	url     string
-	state   probe.State
-	queued  // when its next probe is due
-	running bool
-	waiting bool // held until its map may send it; see prober_fair.go
-	removed bool
+	// url is where its probes go, probeURL of its endpoint and the policy's path, made
+	// once: both are fixed for a home's life (another endpoint or policy is another home).
+	url   string
+	state probe.State
 }
 
 // ProbeTarget is a home the routing reconciler wants probed.
@@ -130,16 +92,30 @@ type ProbeTarget struct {
 // NewProber returns a prober that sends its requests through obs, with at most
 // maxInFlight probes dispatched at once (the observer's request cap).
 func NewProber(obs *observer.Observer, maxInFlight int) *Prober {
-	return &Prober{
-		observer:    obs,
-		maxInFlight: max(maxInFlight, 1),
-		notify:      make(chan event.TypedGenericEvent[ProbeNotice], 1024),
-		clock:       clock.RealClock{},
-		maps:        map[types.NamespacedName]*mapProbes{},
-		wake:        make(chan struct{}, 1),
-		idle:        make(chan probeJob),
-		cancels:     map[*homeProbe]context.CancelFunc{},
+	return newProber(obs, maxInFlight, clock.RealClock{})
+}
+
+// newProber returns a prober whose schedule runs on clk; tests drive a fake one, so that
+// scheduling is checked exactly and without waiting.
+func newProber(obs *observer.Observer, maxInFlight int, clk clock.Clock) *Prober {
+	p := &Prober{
+		observer: obs,
+		notify:   make(chan event.TypedGenericEvent[ProbeNotice], 1024),
+		maps:     map[types.NamespacedName]*probeGroup{},
 	}
+	maxInFlight = max(maxInFlight, 1)
+	p.engine = schedule.New(probePolicy{p}, schedule.Options{
+		MaxInFlight: maxInFlight,
+		PastCap:     maxInFlight,
+		Clock:       clk,
+		OnStart: func(lateness time.Duration) {
+			observeLateness(lateness)
+			if p.onStart != nil {
+				p.onStart(lateness)
+			}
+		},
+	})
+	return p
 }
 
 // ProbeNotice tells the routing controller that a map has new probe results.
@@ -179,19 +155,20 @@ const DepartedHomeMemory = 10 * time.Minute
 // prober's memory when it left the map less than DepartedHomeMemory ago; a home that is
 // not in targets stops being probed.
 func (p *Prober) Sync(key types.NamespacedName, uid types.UID, policy probe.Policy, digest string, targets []ProbeTarget) map[string]probe.State {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	now := p.clock.Now()
-	mp := p.maps[key]
-	if mp != nil && (mp.digest != digest || mp.uid != uid) {
-		p.dropLocked(mp)
-		mp = nil
+	p.engine.Lock()
+	defer p.engine.Unlock()
+	now := p.engine.Now()
+	g := p.maps[key]
+	if g != nil && (g.Data.digest != digest || g.Data.uid != uid) {
+		p.dropLocked(g)
+		g = nil
 	}
-	if mp == nil {
-		mp = &mapProbes{key: key, name: key.String(), uid: uid, policy: policy.DeepCopy(), digest: digest,
-			homes: map[string]*homeProbe{}}
-		p.maps[key] = mp
+	if g == nil {
+		g = p.engine.AddGroup(key.String(), policy.Period, policy.Timeout,
+			mapProbes{key: key, uid: uid, policy: policy.DeepCopy(), digest: digest})
+		p.maps[key] = g
 	}
+	mp := &g.Data
 	// The digest leaves the mode out, so that a switch between Shadow and Enforce keeps the
 	// counts and gates; the states follow the new mode from the next result on.
 	mp.policy.Mode = policy.Mode
@@ -205,319 +182,127 @@ func (p *Prober) Sync(key types.NamespacedName, uid types.UID, policy probe.Poli
 			delete(mp.departed, cluster)
 		}
 	}
-	wanted := make(map[string]bool, len(targets))
-	states := make(map[string]probe.State, len(targets))
-	for _, t := range targets {
-		wanted[t.Cluster] = true
-		h := mp.homes[t.Cluster]
-		if h != nil && h.endpoint != t.Endpoint {
-			// Another endpoint is another thing to probe: what the old one did says
-			// nothing about it.
-			p.removeLocked(h)
-			delete(mp.homes, t.Cluster)
-			h = nil
-		}
-		if h == nil {
-			state := probe.Seed(t.Persisted, digest)
-			if d, ok := mp.departed[t.Cluster]; ok {
-				delete(mp.departed, t.Cluster)
-				if d.endpoint == t.Endpoint {
-					state = d.state
-				}
-			}
-			h = &homeProbe{owner: mp, cluster: t.Cluster, queued: unqueued(), state: state}
-			h.endpoint, h.url = endpointAndURL(t.Endpoint, mp.policy.Path)
-			mp.homes[t.Cluster] = h
-			// A new home is probed at once; a restored one a period after its last probe.
-			// From its second probe on, it shares the map's slot (see finish).
-			p.queue.schedule(h, probe.FirstProbe(now, h.state.LastProbeTime, policy.Period))
-		}
-		states[t.Cluster] = h.state
-	}
-	for cluster, h := range mp.homes {
-		if !wanted[cluster] {
-			p.removeLocked(h)
-			delete(mp.homes, cluster)
-			if h.state.Probed {
-				if mp.departed == nil {
-					mp.departed = map[string]departedHome{}
-				}
-				mp.departed[cluster] = departedHome{state: h.state, endpoint: h.endpoint, until: now.Add(DepartedHomeMemory)}
-			}
+	s := &probeSync{mp: mp, targets: targets, now: now, states: make(map[string]probe.State, len(targets))}
+	p.engine.SyncGroup(g, s)
+	return s.states
+}
+
+// probeSync is one Sync's targets, and the states it reads.
+type probeSync struct {
+	mp      *mapProbes
+	targets []ProbeTarget
+	now     time.Time
+	states  map[string]probe.State
+}
+
+func (s *probeSync) Len() int { return len(s.targets) }
+
+func (s *probeSync) Target(i int) (string, string) {
+	return s.targets[i].Cluster, s.targets[i].Endpoint
+}
+
+// New restores a new home's state from its persisted block when that block was made under
+// the same policy, or from the prober's memory when it left the map less than
+// DepartedHomeMemory ago at the same endpoint. A new home is probed at once; a restored
+// one a period after its last probe. From its second probe on, it shares the map's slot.
+func (s *probeSync) New(i int) (homeProbe, string, time.Time) {
+	t := s.targets[i]
+	state := probe.Seed(t.Persisted, s.mp.digest)
+	if d, ok := s.mp.departed[t.Cluster]; ok {
+		delete(s.mp.departed, t.Cluster)
+		if d.endpoint == t.Endpoint {
+			state = d.state
 		}
 	}
-	p.poke()
-	return states
+	endpoint, url := endpointAndURL(t.Endpoint, s.mp.policy.Path)
+	return homeProbe{url: url, state: state}, endpoint, schedule.Resume(s.now, state.LastProbeTime, s.mp.policy.Period)
+}
+
+func (s *probeSync) Seen(i int, h *probeHome) { s.states[s.targets[i].Cluster] = h.Data.state }
+
+// Gone remembers a home that left the map, if it was ever probed.
+func (s *probeSync) Gone(h *probeHome) {
+	if !h.Data.state.Probed {
+		return
+	}
+	if s.mp.departed == nil {
+		s.mp.departed = map[string]departedHome{}
+	}
+	s.mp.departed[h.Cluster()] = departedHome{state: h.Data.state, endpoint: h.Endpoint(), until: s.now.Add(DepartedHomeMemory)}
 }
 
 // Forget stops probing a map's homes and forgets their states.
 func (p *Prober) Forget(key types.NamespacedName) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if mp := p.maps[key]; mp != nil {
-		p.dropLocked(mp)
+	p.engine.Lock()
+	defer p.engine.Unlock()
+	if g := p.maps[key]; g != nil {
+		p.dropLocked(g)
 	}
 }
 
-func (p *Prober) dropLocked(mp *mapProbes) {
-	for _, h := range mp.homes {
-		p.removeLocked(h)
-	}
-	delete(p.maps, mp.key)
-	forgetProbeMetrics(mp.key)
-}
-
-func (p *Prober) removeLocked(h *homeProbe) {
-	h.removed = true
-	p.queue.remove(h)
-	if cancel := p.cancels[h]; cancel != nil {
-		cancel()
-	}
-}
-
-func (p *Prober) poke() {
-	select {
-	case p.wake <- struct{}{}:
-	default:
-	}
+func (p *Prober) dropLocked(g *probeGroup) {
+	p.engine.DropGroup(g)
+	delete(p.maps, g.Data.key)
+	forgetProbeMetrics(g.Data.key)
 }
 
 // Start runs the schedule until ctx ends, then cancels the probes in flight (their
 // results are thrown away, never counted) and waits for them.
-func (p *Prober) Start(ctx context.Context) error {
-	timer := p.clock.NewTimer(time.Hour)
-	defer timer.Stop()
-	p.mu.Lock()
-	p.probeParent = context.WithoutCancel(ctx)
-	p.mu.Unlock()
-	for {
-		p.mu.Lock()
-		now := p.clock.Now()
-		for h := p.nextLocked(now); h != nil; h = p.nextLocked(now) {
-			p.handOff(ctx, p.dispatchLocked(h, now))
-		}
-		next, ok := p.queue.next()
-		p.mu.Unlock()
+func (p *Prober) Start(ctx context.Context) error { return p.engine.Start(ctx) }
 
-		// Even with every slot taken, a home of a map with nothing running is dispatched
-		// when due; other due homes are held, so the queue's next is never overdue here.
-		wait := time.Hour
-		if ok {
-			wait = next.Sub(p.clock.Now())
-			if wait <= 0 {
-				continue // came due meanwhile
-			}
-		}
-		timer.Reset(wait)
-		if ok && !p.clock.Now().Before(next) {
-			// The clock reached next between reading it and setting the timer, which then
-			// counts wait from the later time: with a clock that jumps (a test's), it
-			// would fire late or never.
-			continue
-		}
-		select {
-		case <-ctx.Done():
-			p.mu.Lock()
-			for _, cancel := range p.cancels {
-				cancel()
-			}
-			p.mu.Unlock()
-			p.inFlight.Wait()
-			p.workers.Wait()
-			return nil
-		case <-timer.C():
-		case <-p.wake:
-		}
-	}
-}
+// probePolicy is the prober's side of the engine: a probe is the policy's request to the
+// home's URL, its answer is counted into the home's state, and a map is announced with
+// the priority its results call for (see ProbeNotice).
+type probePolicy struct{ p *Prober }
 
-// probeJob is one dispatched probe: its home, its request and what its lateness is
-// measured from.
-type probeJob struct {
-	h      *homeProbe
-	ctx    context.Context
-	cancel context.CancelFunc
-	req    observer.Request
-	// due is when the probe was due, and dispatched when it was handed out.
-	due, dispatched time.Time
-}
-
-// dispatchLocked marks h as running and returns its probe, for a prober goroutine to send.
-func (p *Prober) dispatchLocked(h *homeProbe, now time.Time) probeJob {
-	reqCtx, cancel := context.WithCancel(p.probeParent)
-	h.running, p.cancels[h] = true, cancel
-	p.running++
-	mp := h.owner
-	mp.running++
-	p.inFlight.Add(1)
-	return probeJob{h: h, ctx: reqCtx, cancel: cancel, due: h.due, dispatched: now, req: observer.Request{
-		Method:  mp.policy.Method,
-		URL:     h.url,
-		Timeout: mp.policy.Timeout,
+func (pp probePolicy) Send(ctx context.Context, h *probeHome) (observer.Result, time.Duration) {
+	g := h.Group()
+	res := pp.p.observer.Do(ctx, observer.Request{
+		Method:  g.Data.policy.Method,
+		URL:     h.Data.url,
+		Timeout: g.Data.policy.Timeout,
 		// The observer shares its slots fairly between services.
-		Tenant: mp.name,
-	}}
+		Tenant: g.Name(),
+	})
+	return res, res.SlotWait
 }
 
-// handOff gives a dispatched probe to a prober goroutine waiting for work, or to a new one.
-func (p *Prober) handOff(ctx context.Context, job probeJob) {
-	select {
-	case p.idle <- job:
-	default:
-		p.workerCount++
-		p.workers.Add(1)
-		go p.runProbes(ctx, job)
-	}
-}
-
-// surplusWorkerLocked reports whether enough prober goroutines exist that one with
-// nothing to do should end: more than can be sending at once. A goroutine about to wait
-// is not yet waiting, so handOff may start another meanwhile; without this bound such
-// extra goroutines would add up over time.
-func (p *Prober) surplusWorkerLocked() bool {
-	return p.workerCount > p.pastCapLimit()
-}
-
-// runProbes sends job, then the probes that its finish hands back, one after another, and
-// then waits for another until ctx ends. Reusing the goroutines keeps a probe from paying
-// for a new goroutine and for growing its stack into net/http's depth each time, and a
-// home held behind a sibling (see prober_fair.go) goes out from the goroutine that
-// freed its room, without waking Start. At most as many wait as were ever sending at
-// once, which the dispatch cap bounds.
-func (p *Prober) runProbes(ctx context.Context, job probeJob) {
-	defer p.workers.Done()
-	for {
-		for more := true; more; {
-			job, more = p.send(ctx, job)
-		}
-		p.mu.Lock()
-		if p.surplusWorkerLocked() {
-			p.workerCount--
-			p.mu.Unlock()
-			return
-		}
-		p.mu.Unlock()
-		select {
-		case job = <-p.idle:
-		case <-ctx.Done():
-			p.mu.Lock()
-			p.workerCount--
-			p.mu.Unlock()
-			return
-		}
-	}
-}
-
-// send sends one probe and records its result; it returns the next probe for the same
-// goroutine, if its finish dispatched one.
-func (p *Prober) send(ctx context.Context, job probeJob) (probeJob, bool) {
-	defer p.inFlight.Done()
-	res := p.observer.Do(job.ctx, job.req)
-	job.cancel()
-	lateness := probe.Lateness(job.due, job.dispatched.Add(res.SlotWait))
-	observeLateness(lateness)
-	if p.onStart != nil {
-		p.onStart(lateness)
-	}
-	return p.finish(ctx, job.h, res)
-}
-
-// finish records a probe's result and schedules the home's next probe one period after
-// this one was due, or later if it ran past that: a late home is not caught up with a
-// burst. The room the probe leaves goes to the homes it was holding back: the first is
-// returned for the caller to send, any others are handed off.
-func (p *Prober) finish(ctx context.Context, h *homeProbe, res observer.Result) (probeJob, bool) {
-	p.mu.Lock()
-	h.running = false
-	delete(p.cancels, h)
-	p.running--
-	p.finishedLocked(h.owner)
-	mp := h.owner
-	finished := p.clock.Now()
-	var transition probe.Transition
-	announce := false
-	if !h.removed {
-		result, message, counted := probe.Classify(res, mp.policy)
-		if counted {
-			wasGated, failures := h.state.Gated, h.state.ConsecutiveFailures
-			transition = h.state.Observe(result, message, finished, mp.policy, mp.digest)
-			if transition == probe.NoChange && !wasGated && failures > 0 && h.state.ConsecutiveFailures == 0 {
-				mp.counted = true
-			}
-			mp.results.count(mp.key, result)
-			if mp.unannouncedSince.IsZero() {
-				mp.unannouncedSince = finished
-			}
-		}
-		// Every home of a map shares the map's offset, so the homes of one map are probed
-		// together and their results reach the map in one write.
-		p.queue.schedule(h, probe.NextDue(h.due, finished, mp.name, mp.policy.Period))
-		if h.index == 0 {
-			// It is now the earliest due: Start's timer is set for a later one.
-			p.poke()
-		}
-		// A gate or a lift still waits for the round's other probes (usually milliseconds),
-		// so that homes failing together reach the map together: announced alone, the
-		// first of them would be written, and published, gated on its own for a moment.
-		if transition != probe.NoChange && mp.transitionAt.IsZero() {
-			mp.transitionAt = finished
-		}
-		announce = !mp.unannouncedSince.IsZero() &&
-			(!mp.anyRunning() || finished.Sub(mp.unannouncedSince) >= mp.policy.Timeout)
-		if announce {
-			mp.unannouncedSince = time.Time{}
-		}
-	}
-	notice := ProbeNotice{Service: mp.key, Transition: !mp.transitionAt.IsZero(), Counted: mp.counted}
-	var next probeJob
-	found := false
-	if !ctxDone(ctx) {
-		for n := p.nextLocked(finished); n != nil; n = p.nextLocked(finished) {
-			job := p.dispatchLocked(n, finished)
-			if !found {
-				next, found = job, true
-				continue
-			}
-			p.handOff(ctx, job)
-		}
-	}
-	p.mu.Unlock()
-
-	if transition != probe.NoChange {
-		// The arguments are built only for a logger that writes them.
-		if log := logf.FromContext(ctx).V(1); log.Enabled() {
-			log.Info("Probe gate changed", "InferenceService", notice.Service, "cluster", h.cluster, "transition", transition.String())
-		}
-	}
-	if announce {
-		p.enqueue(ctx, notice)
-	}
-	return next, found
-}
-
-// ctxDone reports whether ctx has ended, without blocking.
-func ctxDone(ctx context.Context) bool {
-	select {
-	case <-ctx.Done():
-		return true
-	default:
+// Record counts a probe's result into the home's state. A gate or a lift still waits
+// for the round's other probes (usually milliseconds), so that homes failing together
+// reach the map together: announced alone, the first of them would be written, and
+// published, gated on its own for a moment.
+func (probePolicy) Record(ctx context.Context, h *probeHome, res observer.Result, finished time.Time) bool {
+	mp := &h.Group().Data
+	result, message, counted := probe.Classify(res, mp.policy)
+	if !counted {
 		return false
 	}
-}
-
-// anyRunning reports whether a probe of one of the map's homes is still in flight.
-func (mp *mapProbes) anyRunning() bool {
-	for _, h := range mp.homes {
-		if h.running || h.waiting {
-			return true
+	st := &h.Data.state
+	wasGated, failures := st.Gated, st.ConsecutiveFailures
+	transition := st.Observe(result, message, finished, mp.policy, mp.digest)
+	if transition == probe.NoChange && !wasGated && failures > 0 && st.ConsecutiveFailures == 0 {
+		mp.counted = true
+	}
+	mp.results.count(mp.key, result)
+	if transition != probe.NoChange {
+		if mp.transitionAt.IsZero() {
+			mp.transitionAt = finished
+		}
+		// The arguments are built only for a logger that writes them.
+		if log := logf.FromContext(ctx).V(1); log.Enabled() {
+			log.Info("Probe gate changed", "InferenceService", mp.key, "cluster", h.Cluster(), "transition", transition.String())
 		}
 	}
-	return false
+	return true
 }
 
-func (p *Prober) enqueue(ctx context.Context, notice ProbeNotice) {
+func (probePolicy) Notice(g *probeGroup) ProbeNotice {
+	return ProbeNotice{Service: g.Data.key, Transition: !g.Data.transitionAt.IsZero(), Counted: g.Data.counted}
+}
+
+func (pp probePolicy) Announce(ctx context.Context, notice ProbeNotice) {
 	select {
-	case p.notify <- event.TypedGenericEvent[ProbeNotice]{Object: notice}:
+	case pp.p.notify <- event.TypedGenericEvent[ProbeNotice]{Object: notice}:
 	case <-ctx.Done():
 	}
 }

@@ -115,8 +115,8 @@ func TestProberProbesWhereTheEndpointAndPathSay(t *testing.T) {
 }
 
 // TestProberCancelsARemovedHomesProbe: the probe in flight of a home that stops being
-// probed is cancelled at once (its cancel is kept by the prober, not by the home), rather
-// than left to run out its timeout holding an observer slot.
+// probed is cancelled at once, rather than left to run out its timeout holding an observer
+// slot (the engine's TestEngineCancelsARemovedHomesWork checks that no cancel is kept).
 func TestProberCancelsARemovedHomesProbe(t *testing.T) {
 	srv := newCountingServer(t)
 	srv.hold.Store(true) // answers only when cancelled: the timeout below is far off
@@ -127,11 +127,8 @@ func TestProberCancelsARemovedHomesProbe(t *testing.T) {
 
 	f.Sync(testKey, testUID, policy, probe.Digest(policy), nil)
 	eventually(t, "the removed home's probe ends", f.idle)
-	f.mu.Lock()
-	left := len(f.cancels)
-	f.mu.Unlock()
-	if left != 0 {
-		t.Errorf("%d probe cancels kept after every probe ended, want none", left)
+	if got := srv.now.Load(); got != 0 {
+		t.Errorf("%d probes still at the endpoint after the home was removed", got)
 	}
 	if st, ok := f.state(testKey, "worker-a"); ok {
 		t.Errorf("the removed home still has a state: %+v", st)
@@ -157,14 +154,13 @@ func TestProberReusesABoundedSetOfGoroutines(t *testing.T) {
 			{Cluster: "worker-a", Endpoint: srv.URL}, {Cluster: "worker-b", Endpoint: srv.URL}})
 	}
 	eventually(t, "ten rounds of 24 probes are answered", func() bool { return srv.total.Load() >= 10*24 })
-	p.mu.Lock()
-	workers, limit := p.workerCount, p.pastCapLimit()
-	p.mu.Unlock()
-	if workers < 1 || workers > limit {
+	// The cap of 2 and as many past it.
+	const limit = 4
+	if workers := p.engine.Stats().Workers; workers < 1 || workers > limit {
 		t.Errorf("%d probing goroutines after ten rounds of 24 probes, want between 1 and %d", workers, limit)
 	}
 	stop()
-	if p.workerCount != 0 {
-		t.Errorf("%d probing goroutines left after Start returned, want none", p.workerCount)
+	if workers := p.engine.Stats().Workers; workers != 0 {
+		t.Errorf("%d probing goroutines left after Start returned, want none", workers)
 	}
 }

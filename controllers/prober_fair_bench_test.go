@@ -61,7 +61,6 @@ func BenchmarkProberFairness(b *testing.B) {
 	}
 	greedyKey := types.NamespacedName{Namespace: "bench", Name: "greedy"}
 	p.Sync(greedyKey, "", greedyPolicy, probe.Digest(greedyPolicy), greedy)
-	dueNow(p, greedyKey)
 
 	normalPolicy := testPolicy(normalPeriod, normalPeriod/2)
 	normalPolicy.Path = "/"

@@ -29,19 +29,6 @@ func hangingServer(t *testing.T) (*httptest.Server, *atomic.Int32) {
 	return srv, &now
 }
 
-// dueNow makes every home of a map due now, instead of at its offset in a long period.
-// A home already sent or held is left alone: queued again, it would be in flight twice.
-func dueNow(p *Prober, key types.NamespacedName) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for _, h := range p.maps[key].homes {
-		if !h.running && !h.waiting {
-			p.queue.schedule(h, p.clock.Now())
-		}
-	}
-	p.poke()
-}
-
 // A service whose every home hangs for a long timeout holds only its fair share of the
 // slots: another service is probed on schedule meanwhile, not after the hanging probes
 // time out.
@@ -59,11 +46,10 @@ func TestProberFairShareBetweenServices(t *testing.T) {
 	normalPolicy := testPolicy(20*time.Millisecond, 10*time.Millisecond)
 	normalHomes := []ProbeTarget{{Cluster: "worker-a", Endpoint: healthy.URL}, {Cluster: "worker-b", Endpoint: healthy.URL}}
 
-	// Both services are known before the greedy one's homes fall due, so its share is
-	// already half the slots.
-	p.Sync(greedy, "", greedyPolicy, probe.Digest(greedyPolicy), greedyHomes)
+	// New homes are probed at once: the normal service is known first, so that the greedy
+	// one's share is already half the slots when its homes go.
 	p.Sync(testKey, "", normalPolicy, probe.Digest(normalPolicy), normalHomes)
-	dueNow(p, greedy)
+	p.Sync(greedy, "", greedyPolicy, probe.Digest(greedyPolicy), greedyHomes)
 	eventually(t, "the greedy service holds its share", func() bool { return hangingNow.Load() == 2 })
 	eventually(t, "the normal service is probed round after round", func() bool { return healthy.total.Load() >= 20 })
 	if got := hangingNow.Load(); got != 2 {
@@ -81,19 +67,13 @@ func TestProberPastTheCapOnePerIdleService(t *testing.T) {
 	healthy := newCountingServer(t)
 	p := startProber(t, 2)
 	slowHang := testPolicy(time.Hour, 300*time.Millisecond)
-	var keys []types.NamespacedName
 	for i := range 2 {
 		key := types.NamespacedName{Namespace: "ns", Name: fmt.Sprintf("greedy-%d", i)}
 		p.Sync(key, "", slowHang, probe.Digest(slowHang), []ProbeTarget{{Cluster: "a", Endpoint: hanging.URL}, {Cluster: "b", Endpoint: hanging.URL}})
-		keys = append(keys, key)
-	}
-	for _, key := range keys {
-		dueNow(p, key)
 	}
 	eventually(t, "the hanging services hold every slot", func() bool { return hangingNow.Load() == 2 })
 	normalPolicy := testPolicy(time.Hour, 100*time.Millisecond)
 	p.Sync(testKey, "", normalPolicy, probe.Digest(normalPolicy), []ProbeTarget{{Cluster: "a", Endpoint: healthy.URL}})
-	dueNow(p, testKey)
 	eventually(t, "the normal service is probed once a hanging probe times out", func() bool { return healthy.total.Load() >= 1 })
 	st := p.Sync(testKey, "", normalPolicy, probe.Digest(normalPolicy), []ProbeTarget{{Cluster: "a", Endpoint: healthy.URL}})["a"]
 	eventually(t, "its result is recorded", func() bool {
@@ -121,16 +101,11 @@ func TestProberBoundsProbesPastTheCap(t *testing.T) {
 	for i := range 20 {
 		key := types.NamespacedName{Namespace: "ns", Name: fmt.Sprintf("idle-%02d", i)}
 		p.Sync(key, "", policy, probe.Digest(policy), []ProbeTarget{{Cluster: "a", Endpoint: hanging.URL}})
-		dueNow(p, key)
 	}
 	// counts is how many probes are in flight and how many due homes wait in the prober.
 	counts := func() (running, waiting int) {
-		p.mu.Lock()
-		defer p.mu.Unlock()
-		for _, mp := range p.maps {
-			waiting += len(mp.held)
-		}
-		return p.running, waiting
+		st := p.engine.Stats()
+		return st.Running, st.Held
 	}
 	// Every home is due: each is either sent or held, and the loop settles there.
 	eventually(t, "every due home is sent or held", func() bool {

@@ -15,7 +15,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/ome-routing/operator/pkg/probe"
+	"github.com/ome-routing/operator/pkg/schedule"
 )
 
 // The paced bare floor of BenchmarkProberScale: what a bare net/http client costs when it
@@ -33,7 +33,7 @@ type benchMap struct {
 // pacedBare sends, with a plain http.Client, one request per home and period to the URL
 // the prober probes (probeURL of the home's endpoint and the policy's path). Every home
 // of a map goes out together on the map's slot, computed with the function the prober
-// schedules by (probe.FirstDue with the map's key, which probe.NextDue lands on), and at
+// schedules by (schedule.FirstDue with the map's key, which schedule.NextDue lands on), and at
 // most benchMaxRequests run at once, the observer's cap, from a pool of that many workers.
 // It runs warmup, then measures the CPU and the requests completed over window.
 func measurePacedBare(b *testing.B, maps []benchMap, path string, period, warmup, window time.Duration, profile string) benchFloor {
@@ -50,7 +50,7 @@ func measurePacedBare(b *testing.B, maps []benchMap, path string, period, warmup
 	sched := make([]pacedMap, 0, len(maps))
 	homes := 0
 	for _, m := range maps {
-		pm := pacedMap{first: probe.FirstDue(start, m.key.String(), period)}
+		pm := pacedMap{first: schedule.FirstDue(start, m.key.String(), period)}
 		for _, t := range m.targets {
 			pm.urls = append(pm.urls, probeURL(t.Endpoint, path))
 		}

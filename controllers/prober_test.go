@@ -18,6 +18,7 @@ import (
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/pkg/observer"
 	"github.com/ome-routing/operator/pkg/probe"
+	"github.com/ome-routing/operator/pkg/schedule"
 )
 
 // testProbePath is the path of testPolicy: the servers answer only there, so a probe sent
@@ -103,9 +104,8 @@ func startFakeProber(t *testing.T, maxInFlight int) *fakeProber {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := NewProber(obs, maxInFlight)
 	clk := clocktesting.NewFakeClock(epoch)
-	p.clock = clk
+	p := newProber(obs, maxInFlight, clk)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { _ = p.Start(ctx); close(done) }()
@@ -125,28 +125,23 @@ func (f *fakeProber) stepTo(at time.Time) {
 }
 
 // state is a home's current state.
-func (f *fakeProber) state(key types.NamespacedName, cluster string) (probe.State, bool) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	mp := f.maps[key]
-	if mp == nil || mp.homes[cluster] == nil {
+func (p *Prober) state(key types.NamespacedName, cluster string) (probe.State, bool) {
+	p.engine.Lock()
+	defer p.engine.Unlock()
+	g := p.maps[key]
+	if g == nil || g.Home(cluster) == nil {
 		return probe.State{}, false
 	}
-	return mp.homes[cluster].state, true
+	return g.Home(cluster).Data.state, true
 }
 
-// idle reports whether no probe is in flight.
-func (f *fakeProber) idle() bool {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.running == 0
-}
+// idle reports whether every probe sent so far is recorded and, if it announced, its
+// announcement sent.
+func (p *Prober) idle() bool { return p.engine.Idle() }
 
 // nextDue is the earliest due time in the queue.
-func (f *fakeProber) nextDue() time.Time {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	next, _ := f.queue.next()
+func (p *Prober) nextDue() time.Time {
+	next, _ := p.engine.NextDue()
 	return next
 }
 
@@ -176,23 +171,11 @@ func TestProberProbesOnScheduleExactly(t *testing.T) {
 	eventually(t, "the first probe is answered", func() bool { return srv.total.Load() == 1 })
 	eventually(t, "the first probe is recorded", f.idle)
 	// Then it joins the map's slot, at least half a period later, and keeps to it.
-	due := probe.FirstDue(epoch.Add(policy.Period/2), testKey.String(), policy.Period)
+	due := schedule.FirstDue(epoch.Add(policy.Period/2), testKey.String(), policy.Period)
 	if got := f.nextDue(); !got.Equal(due) {
 		t.Fatalf("second probe due at %s, want the map's slot %s", got, due)
 	}
-	for round := int32(2); round <= 4; round++ {
-		f.stepTo(due.Add(-time.Millisecond))
-		if got := srv.total.Load(); got != round-1 {
-			t.Fatalf("probe %d: %d requests a millisecond before the due time, want %d", round, got, round-1)
-		}
-		f.stepTo(due)
-		eventually(t, fmt.Sprintf("probe %d is answered", round), func() bool { return srv.total.Load() == round })
-		eventually(t, "the probe is recorded", f.idle)
-		due = due.Add(policy.Period)
-		if got := f.nextDue(); !got.Equal(due) {
-			t.Fatalf("probe %d: next probe due at %s, want one period later, %s", round, got, due)
-		}
-	}
+	checkOnSchedule(t, f, srv.total.Load, 2, due, policy.Period, 3)
 	want := []string{"GET /v1/models", "GET /v1/models", "GET /v1/models", "GET /v1/models"}
 	if got := srv.requests(); !slices.Equal(got, want) {
 		t.Errorf("requests = %q, want %q (the endpoint joined with the probe path, the policy's method)", got, want)
@@ -225,10 +208,9 @@ func TestProberFirstProbeAfterRestart(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := NewProber(nil, 1) // never started: only the schedule is looked at
-			p.clock = clocktesting.NewFakeClock(epoch)
+			p := newProber(nil, 1, clocktesting.NewFakeClock(epoch)) // never started: only the schedule is looked at
 			p.Sync(testKey, testUID, policy, digest, []ProbeTarget{{Cluster: "worker-a", Endpoint: "http://x", Persisted: tt.persisted}})
-			if got, _ := p.queue.next(); !got.Equal(tt.want) {
+			if got := p.nextDue(); !got.Equal(tt.want) {
 				t.Fatalf("first probe due at epoch%+v, want epoch%+v", got.Sub(epoch), tt.want.Sub(epoch))
 			}
 		})
@@ -267,7 +249,7 @@ func TestProberGatesAndNeverOverlapsAHome(t *testing.T) {
 	eventually(t, "the first probe is recorded", func() bool { st, _ := f.state(testKey, "worker-a"); return st.Probed })
 	eventually(t, "the first probe is recorded", f.idle)
 	// The slots it ran over are skipped, not caught up.
-	next := probe.FirstDue(answered, testKey.String(), policy.Period)
+	next := schedule.FirstDue(answered, testKey.String(), policy.Period)
 	if got := f.nextDue(); !got.Equal(next) {
 		t.Fatalf("next probe due at %s, want the first slot after the late answer, %s", got, next)
 	}
@@ -296,9 +278,10 @@ func TestProberForgetStopsProbing(t *testing.T) {
 	eventually(t, "the probe is recorded", f.idle)
 
 	f.Forget(testKey)
-	f.mu.Lock()
-	queued, maps := f.queue.Len(), len(f.maps)
-	f.mu.Unlock()
+	f.engine.Lock()
+	maps := len(f.maps)
+	f.engine.Unlock()
+	queued := f.engine.Stats().Queued
 	if queued != 0 || maps != 0 {
 		t.Fatalf("after Forget %d homes are queued and %d maps kept, want none", queued, maps)
 	}
@@ -328,8 +311,8 @@ func TestProberSyncSeedsFromThePersistedBlock(t *testing.T) {
 	}
 
 	st = p.Sync(testKey, testUID, other, probe.Digest(other), nil)
-	if len(st) != 0 || p.queue.Len() != 0 {
-		t.Errorf("a home left out of targets must stop being scheduled: states %v, queue %d", st, p.queue.Len())
+	if len(st) != 0 || p.engine.Stats().Queued != 0 {
+		t.Errorf("a home left out of targets must stop being scheduled: states %v, queue %d", st, p.engine.Stats().Queued)
 	}
 }
 
@@ -395,54 +378,11 @@ func TestProberAnnouncesAMapOncePerRound(t *testing.T) {
 		eventually(t, fmt.Sprintf("round %d is answered", round), func() bool { return srv.total.Load() == 4*round })
 		// Every probe of the round has been dispatched; wait for each to be recorded and,
 		// if it announces, to have sent its announcement.
-		f.inFlight.Wait()
+		eventually(t, fmt.Sprintf("round %d is recorded", round), f.idle)
 		if got := len(f.Events()); got != 1 {
 			t.Fatalf("round %d of 4 homes: %d announcements, want exactly 1", round, got)
 		}
 		<-f.Events()
-	}
-}
-
-func TestProberAnnouncementWaitsForSiblingsAtMostATimeout(t *testing.T) {
-	p := NewProber(nil, 4) // finish is driven by hand, with a hand-moved clock
-	clk := clocktesting.NewFakeClock(epoch)
-	p.clock = clk
-	policy := testPolicy(time.Second, 100*time.Millisecond)
-	p.Sync(testKey, testUID, policy, probe.Digest(policy), []ProbeTarget{{Cluster: "a", Endpoint: "http://a"}, {Cluster: "b", Endpoint: "http://b"}})
-	mp := p.maps[testKey]
-	a, b := mp.homes["a"], mp.homes["b"]
-	dispatch := func(h *homeProbe) {
-		p.queue.remove(h)
-		h.running = true
-		p.running++
-		h.owner.running++
-	}
-	passed := observer.Result{Outcome: observer.OutcomeResponse, StatusCode: 200}
-	announced := func() bool {
-		select {
-		case <-p.Events():
-			return true
-		default:
-			return false
-		}
-	}
-
-	dispatch(a)
-	dispatch(b)
-	p.finish(context.Background(), a, passed)
-	if announced() {
-		t.Fatal("announced while a sibling was still being probed")
-	}
-	// b keeps running; a's next result comes a full timeout after the first one.
-	dispatch(a)
-	clk.Step(policy.Timeout)
-	p.finish(context.Background(), a, passed)
-	if !announced() {
-		t.Fatal("a result that waited a whole timeout for a sibling must be announced")
-	}
-	p.finish(context.Background(), b, passed)
-	if !announced() {
-		t.Fatal("the last home of a round to finish must announce its result")
 	}
 }
 
@@ -489,8 +429,7 @@ func gatedRecord(policy probe.Policy) *omev1beta1.TrafficMapProbe {
 // TestProberStateBelongsToOneServiceAndEndpoint: a service created again under the same
 // name (another UID) and a home at another endpoint start over; nothing carries across.
 func TestProberStateBelongsToOneServiceAndEndpoint(t *testing.T) {
-	p := NewProber(nil, 1) // never started: Sync alone decides the states
-	p.clock = clocktesting.NewFakeClock(epoch)
+	p := newProber(nil, 1, clocktesting.NewFakeClock(epoch)) // never started: Sync alone decides the states
 	policy := testPolicy(10*time.Second, time.Second)
 	digest := probe.Digest(policy)
 	gated := []ProbeTarget{{Cluster: "worker-a", Endpoint: "http://a.example.test", Persisted: gatedRecord(policy)}}
@@ -519,9 +458,8 @@ func TestProberStateBelongsToOneServiceAndEndpoint(t *testing.T) {
 // TestProberRemembersADepartedHome: a home that leaves its map keeps its gate for
 // DepartedHomeMemory, if it comes back at the same endpoint.
 func TestProberRemembersADepartedHome(t *testing.T) {
-	p := NewProber(nil, 1)
 	clk := clocktesting.NewFakeClock(epoch)
-	p.clock = clk
+	p := newProber(nil, 1, clk)
 	policy := testPolicy(10*time.Second, time.Second)
 	digest := probe.Digest(policy)
 	gated := []ProbeTarget{{Cluster: "worker-a", Endpoint: "http://a.example.test", Persisted: gatedRecord(policy)}}
@@ -535,7 +473,7 @@ func TestProberRemembersADepartedHome(t *testing.T) {
 		t.Fatalf("back within the memory: state = %+v, want the gate and count it left with", st)
 	}
 	// Its last probe was long ago by now: it is probed at once.
-	if due, _ := p.queue.next(); !due.Equal(clk.Now()) {
+	if due := p.nextDue(); !due.Equal(clk.Now()) {
 		t.Errorf("back within the memory: next probe at %s, want at once, %s", due, clk.Now())
 	}
 
@@ -558,4 +496,24 @@ func TestProberRemembersADepartedHome(t *testing.T) {
 	if st := p.Sync(testKey, testUID, policy, digest, back)["worker-a"]; st.Probed || st.Gated {
 		t.Errorf("back after Forget: state = %+v, want a fresh state", st)
 	}
+}
+
+// startProberOn starts a prober on an existing observer, stopped when the test ends.
+func startProberOn(t *testing.T, obs *observer.Observer, maxRequests int) *Prober {
+	p, _ := runProber(t, obs, maxRequests)
+	return p
+}
+
+// runProber starts a prober on obs and throws its notifications away, as the routing
+// controller would read them. stop ends it and waits for it; the test's end calls it too.
+func runProber(tb testing.TB, obs *observer.Observer, maxRequests int) (p *Prober, stop func()) {
+	p = NewProber(obs, maxRequests)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { _ = p.Start(ctx); close(done) }()
+	go discardAll(ctx, p.Events())
+	var once sync.Once
+	stop = func() { once.Do(func() { cancel(); <-done }) }
+	tb.Cleanup(stop)
+	return p, stop
 }

@@ -2,17 +2,16 @@ package controllers
 
 import (
 	"context"
+	"net/http"
 	"testing"
 	"time"
 
 	dto "github.com/prometheus/client_model/go"
 	"k8s.io/apimachinery/pkg/types"
-	clocktesting "k8s.io/utils/clock/testing"
 	"sigs.k8s.io/controller-runtime/pkg/controller/priorityqueue"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
-	"github.com/ome-routing/operator/pkg/observer"
 	"github.com/ome-routing/operator/pkg/probe"
 )
 
@@ -54,67 +53,64 @@ func TestProbeNoticesQueueTransitionsFirst(t *testing.T) {
 // The reconciler's next Sync records how long the transition waited for it, and ends it:
 // the next round is a plain refresh.
 func TestProberAnnouncesATransitionWithItsRound(t *testing.T) {
-	p := NewProber(nil, 4) // finish is driven by hand, with a hand-moved clock
-	clk := clocktesting.NewFakeClock(epoch)
-	p.clock = clk
-	policy := testPolicy(time.Second, 100*time.Millisecond) // gates after 2 failures
-	targets := []ProbeTarget{{Cluster: "a", Endpoint: "http://a"}, {Cluster: "b", Endpoint: "http://b"}}
-	p.Sync(testKey, testUID, policy, probe.Digest(policy), targets)
-	mp := p.maps[testKey]
-	a, b := mp.homes["a"], mp.homes["b"]
-	dispatch := func(h *homeProbe) {
-		p.queue.remove(h)
-		h.running = true
-		p.running++
-		h.owner.running++
-	}
-	failed := observer.Result{Outcome: observer.OutcomeResponse, StatusCode: 503}
-	passed := observer.Result{Outcome: observer.OutcomeResponse, StatusCode: 200}
+	failing, passing := newCountingServer(t), newCountingServer(t)
+	failing.status.Store(http.StatusServiceUnavailable)
+	passing.hold.Store(true) // b answers when the test says: a's result comes first
+	f := startFakeProber(t, 4)
+	policy := testPolicy(2*time.Minute, time.Minute) // gates after 2 failures
+	targets := []ProbeTarget{{Cluster: "a", Endpoint: failing.URL}, {Cluster: "b", Endpoint: passing.URL}}
+	f.Sync(testKey, testUID, policy, probe.Digest(policy), targets)
 	next := func() (ProbeNotice, bool) {
 		select {
-		case e := <-p.Events():
+		case e := <-f.Events():
 			return e.Object, true
 		default:
 			return ProbeNotice{}, false
 		}
 	}
+	// round runs one round: a fails, then b passes once a's result is in. It reports
+	// whether a's result was announced before b's answer.
+	round := func(n int32) bool {
+		t.Helper()
+		f.stepTo(f.nextDue()) // the first round is due at once
+		eventually(t, "a's probe is recorded", func() bool {
+			st, _ := f.state(testKey, "a")
+			return failing.total.Load() == n && st.ConsecutiveFailures == n
+		})
+		eventually(t, "b's probe is in flight", func() bool { return passing.now.Load() == 1 })
+		early := len(f.Events()) > 0
+		f.clk.Step(10 * time.Millisecond)
+		passing.release <- struct{}{}
+		eventually(t, "the round is recorded", func() bool { return passing.total.Load() == n && f.idle() })
+		return early
+	}
 
-	// Every home due is dispatched by hand before any finishes: finish sends what is due.
-	dispatch(a)
-	dispatch(b)
-	p.finish(context.Background(), a, failed) // first failure: no transition yet
-	p.finish(context.Background(), b, passed)
+	if round(1) {
+		t.Fatal("a's first failure was announced while b was running")
+	}
 	if n, ok := next(); !ok || n.Transition || n.Counted {
 		t.Fatalf("after a's first failure: notice %+v (sent %v), want a refresh", n, ok)
 	}
-	dispatch(a)
-	dispatch(b)
-	p.finish(context.Background(), a, failed) // second failure: a is gated
-	if n, ok := next(); ok {
-		t.Fatalf("a gated while b is running: notice %+v sent, want it to wait for b", n)
+	if round(2) {
+		t.Fatal("a gated while b is running: a notice was sent, want it to wait for b")
 	}
-	clk.Step(10 * time.Millisecond)
-	p.finish(context.Background(), b, passed)
 	n, ok := next()
 	if !ok || !n.Transition || n.Service != testKey {
 		t.Fatalf("the round of a's gate: notice %+v (sent %v), want a transition for %s", n, ok, testKey)
 	}
 
 	count0, sum0 := transitionWaitTotals(t)
-	clk.Step(300 * time.Millisecond)
-	p.Sync(testKey, testUID, policy, probe.Digest(policy), targets)
+	f.clk.Step(300 * time.Millisecond)
+	f.Sync(testKey, testUID, policy, probe.Digest(policy), targets)
 	count, sum := transitionWaitTotals(t)
 	if count != count0+1 || sum-sum0 < 0.309 || sum-sum0 > 0.311 {
 		t.Errorf("transition wait: %d more observations summing %.3fs, want 1 of 0.31s (from the gate to the Sync)", count-count0, sum-sum0)
 	}
-	p.Sync(testKey, testUID, policy, probe.Digest(policy), targets)
+	f.Sync(testKey, testUID, policy, probe.Digest(policy), targets)
 	if again, _ := transitionWaitTotals(t); again != count {
 		t.Errorf("a second Sync observed the same transition again")
 	}
-	dispatch(a)
-	dispatch(b)
-	p.finish(context.Background(), a, failed)
-	p.finish(context.Background(), b, passed)
+	round(3)
 	if n, ok := next(); !ok || n.Transition || n.Counted {
 		t.Fatalf("the round after the reconciler read the gate: notice %+v (sent %v), want a refresh: a gated home's count is not urgent", n, ok)
 	}
@@ -124,32 +120,30 @@ func TestProberAnnouncesATransitionWithItsRound(t *testing.T) {
 // map says the home has been failing in a row, and a new leader would count on from there.
 // Failures, passes after passes and anything while gated are refreshes.
 func TestProberMarksAChangedFailureCount(t *testing.T) {
-	p := NewProber(nil, 4)
-	p.clock = clocktesting.NewFakeClock(epoch)
-	policy := testPolicy(time.Second, 100*time.Millisecond) // gates after 2 failures
-	targets := []ProbeTarget{{Cluster: "a", Endpoint: "http://a"}}
-	p.Sync(testKey, testUID, policy, probe.Digest(policy), targets)
-	a := p.maps[testKey].homes["a"]
-	round := func(res observer.Result) ProbeNotice {
+	srv := newCountingServer(t)
+	f := startFakeProber(t, 4)
+	policy := testPolicy(10*time.Second, 5*time.Second) // gates after 2 failures
+	targets := []ProbeTarget{{Cluster: "a", Endpoint: srv.URL}}
+	f.Sync(testKey, testUID, policy, probe.Digest(policy), targets)
+	var probes int32
+	round := func(status int32) ProbeNotice {
 		t.Helper()
-		p.queue.remove(a)
-		a.running = true
-		p.running++
-		a.owner.running++
-		p.finish(context.Background(), a, res)
+		srv.status.Store(status)
+		probes++
+		f.stepTo(f.nextDue()) // the first round is due at once
+		eventually(t, "the probe is recorded", func() bool { return srv.total.Load() == probes && f.idle() })
 		select {
-		case e := <-p.Events():
-			p.Sync(testKey, testUID, policy, probe.Digest(policy), targets) // the reconciler reads the states
+		case e := <-f.Events():
+			f.Sync(testKey, testUID, policy, probe.Digest(policy), targets) // the reconciler reads the states
 			return e.Object
 		default:
 			t.Fatal("no notice after a round")
 			return ProbeNotice{}
 		}
 	}
-	failed := observer.Result{Outcome: observer.OutcomeResponse, StatusCode: 503}
-	passed := observer.Result{Outcome: observer.OutcomeResponse, StatusCode: 200}
+	const failed, passed = http.StatusServiceUnavailable, http.StatusOK
 	for i, step := range []struct {
-		res                 observer.Result
+		status              int32
 		transition, counted bool
 	}{
 		{passed, false, false}, // nothing was failing
@@ -161,7 +155,7 @@ func TestProberMarksAChangedFailureCount(t *testing.T) {
 		{failed, false, false}, // a gated home's count moves nothing
 		{passed, true, false},  // the pass that lifts it (successThreshold 1) is a transition, not a count
 	} {
-		if n := round(step.res); n.Transition != step.transition || n.Counted != step.counted {
+		if n := round(step.status); n.Transition != step.transition || n.Counted != step.counted {
 			t.Errorf("round %d: notice %+v, want transition %v, counted %v", i, n, step.transition, step.counted)
 		}
 	}

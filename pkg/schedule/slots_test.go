@@ -1,4 +1,4 @@
-package probe
+package schedule
 
 import (
 	"fmt"
@@ -129,7 +129,7 @@ func TestNextDueRejoinsTheSlotGrid(t *testing.T) {
 	}
 }
 
-func TestFirstProbe(t *testing.T) {
+func TestResume(t *testing.T) {
 	const period = 10 * time.Second
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	tests := []struct {
@@ -145,8 +145,8 @@ func TestFirstProbe(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := FirstProbe(now, tt.last, period); !got.Equal(tt.want) {
-				t.Fatalf("FirstProbe = now%+v, want now%+v", got.Sub(now), tt.want.Sub(now))
+			if got := Resume(now, tt.last, period); !got.Equal(tt.want) {
+				t.Fatalf("Resume = now%+v, want now%+v", got.Sub(now), tt.want.Sub(now))
 			}
 		})
 	}

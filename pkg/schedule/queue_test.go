@@ -1,4 +1,4 @@
-package controllers
+package schedule
 
 import (
 	"math/rand/v2"

@@ -1,4 +1,4 @@
-package probe
+package schedule
 
 import (
 	"hash/fnv"
@@ -7,7 +7,7 @@ import (
 
 // Offset spreads homes that share a period over it: it returns a stable offset in
 // [0, period) derived from key, the home's identity (such as namespace/name/cluster), so
-// that a thousand homes probed every 10s do not all fire in the same millisecond, and a
+// that a thousand homes due every 10s do not all fire in the same millisecond, and a
 // home keeps its slot across restarts. It returns 0 for a period that is not positive.
 func Offset(key string, period time.Duration) time.Duration {
 	if period <= 0 {
@@ -20,7 +20,7 @@ func Offset(key string, period time.Duration) time.Duration {
 
 // FirstDue is the first time at or after now that falls on key's slot: Offset(key, period)
 // past a multiple of period, counted as time.Truncate counts it, from a fixed origin.
-// Anchoring to a fixed origin rather than to the prober's start keeps every home's slot
+// Anchoring to a fixed origin rather than to the engine's start keeps every home's slot
 // where it was after a restart or a change of leader.
 func FirstDue(now time.Time, key string, period time.Duration) time.Time {
 	if period <= 0 {
@@ -33,27 +33,27 @@ func FirstDue(now time.Time, key string, period time.Duration) time.Time {
 	return base
 }
 
-// FirstProbe is when a home's first probe under a schedule is due. A home with no record
-// under the current policy (new, or its policy changed) is probed at once, so its first
-// verdict does not wait up to a period for its slot. A home restored from its record after a
-// restart or a change of leader is probed one period after its lastProbeTime, or at once
-// if that has passed: the restart costs it no time towards a gate, and its probes are not
-// bunched any closer than a period.
-func FirstProbe(now, lastProbe time.Time, period time.Duration) time.Time {
-	if lastProbe.IsZero() {
+// Resume is when a home's first attempt under a schedule is due, given when its last one
+// was (zero for none). A home with no record under the current policy (new, or its policy
+// changed) goes at once, so its first verdict does not wait up to a period for its slot. A
+// home restored from its record after a restart or a change of leader goes one period
+// after its last attempt, or at once if that has passed: the restart costs it no time
+// towards a verdict, and its attempts are not bunched any closer than a period.
+func Resume(now, last time.Time, period time.Duration) time.Time {
+	if last.IsZero() {
 		return now
 	}
-	if due := lastProbe.Add(period); due.After(now) {
+	if due := last.Add(period); due.After(now) {
 		return due
 	}
 	return now
 }
 
-// NextDue is when a home is probed next: on the first of key's slots (see FirstDue) at
+// NextDue is when a home's next attempt is due: on the first of key's slots (see FirstDue) at
 // least half a period after prevDue, and never before the previous attempt finished at
-// finished. On the slot grid that is exactly one period after prevDue; a first probe that
-// came off the grid (see FirstProbe) rejoins it, so that all homes of one map land
-// together again, without two probes closer than half a period. A home that fell behind
+// finished. On the slot grid that is exactly one period after prevDue; a first attempt that
+// came off the grid (see Resume) rejoins it, so that all homes of one map land
+// together again, without two attempts closer than half a period. A home that fell behind
 // (its attempt waited for a slot or ran long) skips the slots it missed and takes the
 // first at or after finished; it is not caught up with a burst of attempts. It returns
 // finished for a period that is not positive.
@@ -69,7 +69,7 @@ func NextDue(prevDue, finished time.Time, key string, period time.Duration) time
 }
 
 // Lateness is how long after its due time an attempt started, or zero if it started on
-// time. It measures how far the observer's slots hold probes back.
+// time. It measures how far the slots an attempt waits for hold it back.
 func Lateness(due, started time.Time) time.Duration {
 	if late := started.Sub(due); late > 0 {
 		return late

@@ -1,9 +1,8 @@
-package controllers
+package schedule
 
 import "time"
 
-// queued is what the due queue keeps of a home: when it is due and where it sits. The
-// prober's and the poller's homes embed it and share one queue implementation.
+// queued is what the due queue keeps of a home: when it is due and where it sits.
 type queued struct {
 	due   time.Time
 	index int // position in the due queue, -1 when not queued
@@ -27,7 +26,7 @@ type dueEntry[T scheduled] struct {
 	home T
 }
 
-// dueQueue orders the homes waiting for their next probe or poll by due time. One timer
+// dueQueue orders the homes waiting for their next attempt by due time. One timer
 // for the earliest due home replaces a timer or goroutine per home, which keeps a large
 // fleet cheap: a waiting home costs one heap slot.
 type dueQueue[T scheduled] []dueEntry[T]
