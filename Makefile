@@ -270,12 +270,12 @@ bench-observer: ## Observer vs a bare net/http client: ns/op, allocs/op and thei
 
 bench-prober: ## The prober alone at 1,000, 10,000 and 50,000 homes (10s period, 64 slots), then 50,000 past capacity, the time to a first verdict, and a greedy service beside a normal one (about 6 minutes: each size first measures two bare-client floors).
 	@mkdir -p $(BENCH_OUT); $(call BENCH_LOAD,prober)
-	@$(GO) test -count=1 -run '^$$' -bench '^(BenchmarkProberScale|BenchmarkProberFirstVerdict|BenchmarkProberFairness)$$' -benchtime=1x -timeout $(BENCH_TIMEOUT) ./controllers/ \
+	@$(GO) test -count=1 -run '^$$' -bench '^(BenchmarkProberScale|BenchmarkProberFirstVerdict|BenchmarkProberFairness)$$' -benchtime=1x -timeout $(BENCH_TIMEOUT) ./controllers/routing/ \
 		| $(call BENCH_FIGURES,prober)
 
 bench-capacity: ## Probes and capacity polls together through one observer at 10,000 homes (10s period, 64 slots; under a minute).
 	@mkdir -p $(BENCH_OUT); $(call BENCH_LOAD,capacity)
-	@$(GO) test -count=1 -run '^$$' -bench '^BenchmarkPollsAndProbes$$' -benchtime=1x -timeout $(BENCH_TIMEOUT) ./controllers/ \
+	@$(GO) test -count=1 -run '^$$' -bench '^BenchmarkPollsAndProbes$$' -benchtime=1x -timeout $(BENCH_TIMEOUT) ./controllers/routing/ \
 		| $(call BENCH_FIGURES,capacity)
 
 bench-e2e: envtest ## 200 services on 3 workload clusters with envtest, 2s period: writes and API server cost per map, gate and route delay, with the publisher off, on and with recordInterval (about 3 minutes).
