@@ -89,7 +89,7 @@ test: envtest helm image egctl haproxy-ingress haproxy $(PROMQL) $(PROMETHEUS_OP
 	$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) $(TEST_FLAGS) $(UNIT_PKGS)
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" HELM="$(HELM)" KUBECTL="$(ENVTEST_ASSETS)/kubectl" OME_IMAGE_LAYOUT="$(IMAGE_OUT)/oci" EGCTL="$(EGCTL)" PROMQL="$(PROMQL)" \
 		PROMETHEUS_OPERATOR_CRDS="$(PROMETHEUS_OPERATOR_CRDS)" HAPROXY_INGRESS="$(HAPROXY_INGRESS)" \
-		$(GO) test -count=1 -timeout $(TEST_TIMEOUT) $(TEST_FLAGS) $$($(GO) list ./... | grep -v -e '/pkg/' -e '/controllers$$')
+		$(GO) test -count=1 -timeout $(TEST_TIMEOUT) $(TEST_FLAGS) $$($(GO) list ./... | grep -v -e '/pkg/' -e '/controllers$$' -e '/controllers/')
 
 .PHONY: verify
 verify: manifests generate ## Regenerate everything and fail if the tree changed (untracked files too), a tracked file is over 1 MiB, a Go module is not tidy or a Go file not gofmt'ed.
@@ -243,7 +243,7 @@ demo: envtest build egctl haproxy-ingress haproxy ## Watch the operator gate and
 
 ##@ Benchmarks (make bench: one line per figure set; raw output in _out/bench/)
 
-# The prober's figures come from BenchmarkProberScale (controllers, no API server); the
+# The prober's figures come from BenchmarkProberScale (controllers/routing, no API server); the
 # end-to-end ones from test/bench, which runs only with OME_BENCH=1 so that `make test`
 # skips it. Figures depend on the machine's load: each part first prints the load average.
 BENCH_TIMEOUT ?= 30m

@@ -11,14 +11,12 @@ import (
 	"github.com/ome-routing/operator/controllers/internal/priority"
 )
 
-// The prober's notices carry a priority (see package priority): a gate or a lift goes
-// ahead of everything, then a pass that ended an ungated home's run of failures (a new
-// leader counts on from the map, see ProbeNotice.Counted), and a refresh behind everything
-// else (a service's own changes, its copies on the members, capacity readings, its map
-// being edited), and a refusal of new settings, which comes from a change to the service,
-// never waits behind refreshes either.
-
-// probeNoticeHandler enqueues the service of a prober notice at its priority.
+// probeNoticeHandler enqueues the service of a prober notice at its priority (see package
+// priority): a gate or a lift goes ahead of everything, then a pass that ended an ungated
+// home's run of failures (a new leader counts on from the map, see ProbeNotice.Counted),
+// and a refresh behind everything else (a service's own changes, its copies on the members,
+// capacity readings, its map being edited); a refusal of new settings, which comes from a
+// change to the service, never waits behind refreshes either.
 func probeNoticeHandler() handler.TypedEventHandler[ProbeNotice, reconcile.Request] {
 	return handler.TypedFuncs[ProbeNotice, reconcile.Request]{
 		GenericFunc: func(_ context.Context, e event.TypedGenericEvent[ProbeNotice], q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
