@@ -4,11 +4,15 @@ import (
 	"errors"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 
 	ctrl "sigs.k8s.io/controller-runtime"
 
+	"github.com/ome-routing/operator/controllers/publisher"
+	"github.com/ome-routing/operator/controllers/routing"
+	"github.com/ome-routing/operator/controllers/workloadcluster"
 	"github.com/ome-routing/operator/pkg/capacity"
 	"github.com/ome-routing/operator/pkg/config"
 	"github.com/ome-routing/operator/pkg/observer"
@@ -53,7 +57,8 @@ type Options struct {
 	// GatewayAPIRecheck is how often a manager started without the Gateway API CRDs looks
 	// for them; zero means every 10 seconds.
 	GatewayAPIRecheck time.Duration
-	// FieldManager names the routing writes in managedFields; empty means FieldManager.
+	// FieldManager names the routing writes in managedFields; empty means
+	// routing.FieldManager.
 	FieldManager string
 }
 
@@ -72,7 +77,7 @@ const memberWorkers = 4
 // the manager neither needs nor holds the rights to Secrets anywhere else, and its cache
 // of Services to the publisher's backends.
 func CacheOptions(secretNamespace string) cache.Options {
-	byObject := publishedObjectsCache()
+	byObject := publisher.CacheByObject()
 	byObject[&corev1.Secret{}] = cache.ByObject{Namespaces: map[string]cache.Config{secretNamespace: {}}}
 	return cache.Options{ByObject: byObject}
 }
@@ -83,9 +88,9 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 	if opts.SecretNamespace == "" {
 		return errors.New("controllers: SecretNamespace must be set")
 	}
-	members := NewMembers(mgr.GetScheme(), opts.MemberTimeout)
-	prober := NewProber(opts.Observer, opts.MaxProbesInFlight)
-	poller := NewPoller(opts.Observer, opts.MaxProbesInFlight)
+	members := workloadcluster.NewMembers(mgr.GetScheme(), opts.MemberTimeout)
+	prober := routing.NewProber(opts.Observer, opts.MaxProbesInFlight)
+	poller := routing.NewPoller(opts.Observer, opts.MaxProbesInFlight)
 	if err := mgr.Add(members); err != nil {
 		return err
 	}
@@ -95,7 +100,7 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 	if err := mgr.Add(poller); err != nil {
 		return err
 	}
-	if err := (&WorkloadClusterReconciler{
+	if err := (&workloadcluster.Reconciler{
 		Client:          mgr.GetClient(),
 		Members:         members,
 		SecretNamespace: opts.SecretNamespace,
@@ -107,11 +112,11 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 	if err := SetupPublisher(mgr, opts); err != nil {
 		return err
 	}
-	return (&RoutingReconciler{
+	return (&routing.Reconciler{
 		Client:            mgr.GetClient(),
 		APIReader:         mgr.GetAPIReader(),
 		FieldManager:      opts.FieldManager,
-		Recorder:          newServiceEvents(noteCapRecorder{mgr.GetEventRecorder("ome-routing")}, mgr.GetLogger().WithName("routing")),
+		Recorder:          routing.NewEventRecorder(mgr),
 		Members:           members,
 		Prober:            prober,
 		Poller:            poller,
@@ -122,4 +127,26 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 		CapacityLimits:    opts.CapacityLimits,
 		RecordInterval:    opts.RecordInterval,
 	}).SetupWithManager(mgr, max(opts.RoutingWorkers, 1))
+}
+
+// SetupPublisher registers the publisher alone (Setup calls it with the rest); see
+// publisher.Setup.
+func SetupPublisher(mgr ctrl.Manager, opts Options) error {
+	return publisher.Setup(mgr, publisher.Options{
+		Active:            opts.RoutingEnabled,
+		Endpoint:          opts.Endpoint,
+		Publisher:         opts.Publisher,
+		Observer:          opts.Observer,
+		GatewayAPIRecheck: opts.GatewayAPIRecheck,
+	})
+}
+
+// RegisterMetrics registers the routing and member metrics with reg.
+func RegisterMetrics(reg prometheus.Registerer) error {
+	for _, c := range append(routing.Collectors(), workloadcluster.Collectors()...) {
+		if err := reg.Register(c); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -12,7 +12,7 @@ import (
 	eventsv1 "k8s.io/api/events/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/ome-routing/operator/controllers"
+	"github.com/ome-routing/operator/controllers/routing"
 	"github.com/ome-routing/operator/test/framework"
 )
 
@@ -198,9 +198,9 @@ func (r *report) events(ctx context.Context) {
 		}
 		key := homeKey{e.Regarding.Name, e.Related.Name}
 		switch e.Reason {
-		case controllers.EventHomeGated:
+		case routing.EventHomeGated:
 			gated[key] += n
-		case controllers.EventHomeUngated:
+		case routing.EventHomeUngated:
 			ungated[key] += n
 		}
 	}

@@ -11,7 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
-	"github.com/ome-routing/operator/controllers"
+	"github.com/ome-routing/operator/controllers/publisher"
 	"github.com/ome-routing/operator/pkg/config"
 	"github.com/ome-routing/operator/pkg/publish"
 	"github.com/ome-routing/operator/test/framework"
@@ -49,7 +49,7 @@ var _ = Describe("The publish guard", func() {
 			Eventually(s.weights).WithTimeout(timeout).WithPolling(interval).Should(Equal([]string{"worker-a 1"}))
 			Eventually(func(g Gomega) []string { return s.publishedObjects(g) }).WithTimeout(timeout).WithPolling(interval).
 				ShouldNot(ContainElement(ContainSubstring(publish.BackendName(s.key.Namespace, s.key.Name, "worker-b"))))
-			Eventually(mapEvents).WithArguments(s.key, controllers.EventBackendRefused).WithTimeout(timeout).WithPolling(interval).
+			Eventually(mapEvents).WithArguments(s.key, publisher.EventBackendRefused).WithTimeout(timeout).WithPolling(interval).
 				Should(ContainElement(HavePrefix("Cluster worker-b left out of the route: " + reason)))
 			Expect(s.condition(Default, omev1beta1.TrafficMapPublished)).To(HavePrefix("True Published"))
 			for _, svc := range backendServices(ctx, s.key) {

@@ -17,6 +17,7 @@ import (
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/controllers"
+	"github.com/ome-routing/operator/controllers/publisher"
 	"github.com/ome-routing/operator/pkg/observer"
 	"github.com/ome-routing/operator/pkg/publish"
 	"github.com/ome-routing/operator/test/framework"
@@ -76,14 +77,14 @@ var _ = Describe("A gate among many maps", func() {
 			Expect(c.Update(ctx, tm)).To(Succeed())
 		}
 		refresh := func(tm *omev1beta1.TrafficMap) { tm.Spec.Entries[0].Healthy = !tm.Spec.Entries[0].Healthy }
-		busy := names[:controllers.PublisherWorkers]
+		busy := names[:publisher.Workers]
 		for _, name := range busy {
 			edit(name, refresh)
 		}
-		Eventually(held.Waiting).WithTimeout(timeout).WithPolling(interval).Should(BeEquivalentTo(controllers.PublisherWorkers))
+		Eventually(held.Waiting).WithTimeout(timeout).WithPolling(interval).Should(BeEquivalentTo(publisher.Workers))
 		depth0 := publisherQueueDepth()
 		requests.Reset()
-		queued := names[controllers.PublisherWorkers : fleetMaps-1]
+		queued := names[publisher.Workers : fleetMaps-1]
 		for _, name := range queued {
 			edit(name, refresh)
 		}
@@ -91,7 +92,7 @@ var _ = Describe("A gate among many maps", func() {
 		edit(gated, func(tm *omev1beta1.TrafficMap) { tm.Spec.Entries[1].Weight, tm.Spec.Entries[1].Healthy = 0, false })
 		Eventually(publisherQueueDepth).WithTimeout(timeout).WithPolling(interval / 10).
 			Should(BeNumerically(">=", depth0+float64(len(queued)+1)))
-		Expect(held.Waiting()).To(BeEquivalentTo(controllers.PublisherWorkers), "a worker got free before the gate was queued")
+		Expect(held.Waiting()).To(BeEquivalentTo(publisher.Workers), "a worker got free before the gate was queued")
 		held.Release()
 		Eventually(published).WithTimeout(timeout).WithPolling(interval).Should(Succeed())
 
@@ -108,7 +109,7 @@ var _ = Describe("A gate among many maps", func() {
 				before = append(before, r.Name)
 			}
 		}
-		Expect(len(before)).To(BeNumerically("<", controllers.PublisherWorkers), "status writes sent before the gated route: %v", before)
+		Expect(len(before)).To(BeNumerically("<", publisher.Workers), "status writes sent before the gated route: %v", before)
 	})
 })
 

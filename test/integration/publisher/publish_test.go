@@ -16,7 +16,7 @@ import (
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
-	"github.com/ome-routing/operator/controllers"
+	"github.com/ome-routing/operator/controllers/publisher"
 	"github.com/ome-routing/operator/pkg/config"
 	"github.com/ome-routing/operator/pkg/publish"
 	"github.com/ome-routing/operator/pkg/version"
@@ -190,7 +190,7 @@ var _ = Describe("Withdrawal and removal", func() {
 		Expect(s.condition(Default, "PublicationFallback")).To(Equal("False Withdrawn: TrafficMap publication is withdrawn"))
 		Eventually(s.publishedObjects).WithTimeout(timeout).WithPolling(interval).Should(BeEmpty())
 		// The condition keeps OME's words; an event on the map says what is missing.
-		Eventually(mapEvents).WithArguments(s.key, controllers.EventPublicationWithdrawn).WithTimeout(timeout).WithPolling(interval).Should(
+		Eventually(mapEvents).WithArguments(s.key, publisher.EventPublicationWithdrawn).WithTimeout(timeout).WithPolling(interval).Should(
 			Equal([]string{"Nothing is published for this map: no global hostname: neither the " + publish.GlobalHostAnnotation +
 				" annotation nor endpoint.globalHostTemplate is set"}))
 		tm := s.trafficMap(Default)

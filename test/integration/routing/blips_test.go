@@ -13,7 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
-	"github.com/ome-routing/operator/controllers"
+	"github.com/ome-routing/operator/controllers/routing"
 	"github.com/ome-routing/operator/test/framework"
 )
 
@@ -74,7 +74,7 @@ var _ = Describe("A home that leaves the map and comes back under a new leader",
 		Expect(e.Weight).To(BeZero())
 		Consistently(func(g Gomega) bool { return s.entry(g, "worker-b").Probe.Gated }, 3*period, interval).Should(BeTrue())
 		tm := s.trafficMap(Default)
-		Expect(tm.Annotations).NotTo(HaveKey(controllers.DepartedProbesAnnotation), "a returned home's record leaves the annotation")
+		Expect(tm.Annotations).NotTo(HaveKey(routing.DepartedProbesAnnotation), "a returned home's record leaves the annotation")
 	})
 })
 

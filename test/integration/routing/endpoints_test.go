@@ -8,7 +8,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
-	"github.com/ome-routing/operator/controllers"
+	"github.com/ome-routing/operator/controllers/routing"
 	"github.com/ome-routing/operator/test/framework"
 )
 
@@ -36,7 +36,7 @@ var _ = Describe("A copy's status.url", func() {
 			Expect(s.entry(Default, "worker-b").Endpoint).To(BeEmpty())
 			Eventually(func(g Gomega) string { return s.routable(g).Message }, timeout, interval).Should(
 				Equal("1 of 2 home(s) take traffic; 1 home(s) refused by the operator, with weight 0: worker-b: " + refusal))
-			Eventually(func(g Gomega) []string { return s.events(g, controllers.EventEndpointRefused) }, timeout, interval).Should(
+			Eventually(func(g Gomega) []string { return s.events(g, routing.EventEndpointRefused) }, timeout, interval).Should(
 				ContainElement("Cluster worker-b left out: the status.url of its copy is refused because " + reason +
 					"; it is neither probed nor routed to"))
 
@@ -53,7 +53,7 @@ var _ = Describe("A copy's status.url", func() {
 			for _, e := range s.trafficMap(Default).Spec.Entries {
 				Expect(e.Endpoint).NotTo(ContainSubstring(secret))
 			}
-			for _, msg := range append(s.events(Default, controllers.EventEndpointRefused), s.events(Default, controllers.EventHomeRefused)...) {
+			for _, msg := range append(s.events(Default, routing.EventEndpointRefused), s.events(Default, routing.EventHomeRefused)...) {
 				Expect(msg).NotTo(ContainSubstring(secret))
 				Expect(msg).NotTo(ContainSubstring("127.0.0.1"))
 			}

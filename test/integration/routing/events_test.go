@@ -10,7 +10,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
-	"github.com/ome-routing/operator/controllers"
+	"github.com/ome-routing/operator/controllers/routing"
 	"github.com/ome-routing/operator/test/framework"
 )
 
@@ -24,9 +24,9 @@ var _ = Describe("Events", func() {
 		Eventually(s.table).WithTimeout(timeout).WithPolling(interval).Should(HaveLen(2))
 		s.set("worker-b", framework.Refuse)
 
-		Eventually(func(g Gomega) []string { return s.events(g, controllers.EventHomeGated) }, timeout, interval).Should(
+		Eventually(func(g Gomega) []string { return s.events(g, routing.EventHomeGated) }, timeout, interval).Should(
 			ContainElement(HavePrefix("Cluster worker-b gated after 3 probe failures in a row: transport error: Get ")))
-		for _, note := range s.events(Default, controllers.EventHomeGated) {
+		for _, note := range s.events(Default, routing.EventHomeGated) {
 			Expect(len(note)).To(BeNumerically("<=", 1024))
 			Expect(utf8.ValidString(note)).To(BeTrue())
 		}

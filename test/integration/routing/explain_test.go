@@ -15,7 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
-	"github.com/ome-routing/operator/controllers"
+	"github.com/ome-routing/operator/controllers/routing"
 	"github.com/ome-routing/operator/test/framework"
 )
 
@@ -82,16 +82,16 @@ var _ = Describe("Why worker-b gets no traffic", func() {
 			HavePrefix("worker-b Gated: gated by the routing probe after "),
 			HaveSuffix(" failure(s) in a row; last probe Failing: HTTP 503")))
 		Expect(s.entry(Default, "worker-b").WeightReason).To(Equal(omev1beta1.WeightGated))
-		Eventually(func(g Gomega) []string { return s.mapEvents(g, controllers.EventHomeGated) }, timeout, interval).Should(
+		Eventually(func(g Gomega) []string { return s.mapEvents(g, routing.EventHomeGated) }, timeout, interval).Should(
 			ConsistOf("Cluster worker-b gated after 3 probe failures in a row: HTTP 503"))
-		Expect(s.events(Default, controllers.EventHomeGated)).To(HaveLen(1), "the service's event stays, beside the map's")
+		Expect(s.events(Default, routing.EventHomeGated)).To(HaveLen(1), "the service's event stays, beside the map's")
 		Expect(kubectl("describe", "trafficmap", s.key.Name, "-n", s.key.Namespace)).To(
 			MatchRegexp(`Warning\s+HomeGated\s+.*Cluster worker-b gated after 3 probe failures in a row: HTTP 503`))
 		Expect(managerLog).To(gbytesSay(`"reason": "HomeGated"`))
 
 		s.set("worker-b", framework.Serve)
 		Eventually(s.noTrafficColumn).WithTimeout(timeout).WithPolling(interval).Should(BeEmpty())
-		Eventually(func(g Gomega) []string { return s.mapEvents(g, controllers.EventHomeUngated) }, timeout, interval).Should(
+		Eventually(func(g Gomega) []string { return s.mapEvents(g, routing.EventHomeUngated) }, timeout, interval).Should(
 			ConsistOf("Cluster worker-b gate lifted: it passed successThreshold probes in a row; last probe Passing: HTTP 200"))
 	})
 
@@ -100,7 +100,7 @@ var _ = Describe("Why worker-b gets no traffic", func() {
 		Eventually(s.table).WithTimeout(timeout).WithPolling(interval).Should(HaveLen(2))
 		s.annotate(ctx, ptr.To(`{"maintenance-b":{"cluster":"worker-b","reason":"planned"}}`))
 		s.expectNoTraffic(Equal("worker-b Drained: held at weight 0 by traffic-drain override(s) maintenance-b"))
-		Eventually(func(g Gomega) []string { return s.mapEvents(g, controllers.EventHomeDrained) }, timeout, interval).Should(
+		Eventually(func(g Gomega) []string { return s.mapEvents(g, routing.EventHomeDrained) }, timeout, interval).Should(
 			ConsistOf("Cluster worker-b held at weight 0 by ome.io/traffic-drain override(s) maintenance-b"))
 	})
 
@@ -112,13 +112,13 @@ var _ = Describe("Why worker-b gets no traffic", func() {
 		s.endpoints["worker-b"].SetServable(0)
 		s.expectNoTraffic(Equal("worker-b CapacityCapped: capped at 0 replicas by its capacity report"))
 		capped := "Cluster worker-b capped at 0 replicas by its capacity report: it takes no traffic until a report above 0"
-		Eventually(func(g Gomega) []string { return s.mapEvents(g, controllers.EventHomeCapacityCapped) }, timeout, interval).Should(
+		Eventually(func(g Gomega) []string { return s.mapEvents(g, routing.EventHomeCapacityCapped) }, timeout, interval).Should(
 			ConsistOf(capped))
-		Expect(s.events(Default, controllers.EventHomeCapacityCapped)).To(ConsistOf(capped), "one on the service, beside the map's")
+		Expect(s.events(Default, routing.EventHomeCapacityCapped)).To(ConsistOf(capped), "one on the service, beside the map's")
 
 		s.endpoints["worker-b"].SetServable(1)
 		Eventually(s.noTrafficColumn).WithTimeout(timeout).WithPolling(interval).Should(BeEmpty())
-		Eventually(func(g Gomega) []string { return s.mapEvents(g, controllers.EventHomeCapacityRestored) }, timeout, interval).Should(
+		Eventually(func(g Gomega) []string { return s.mapEvents(g, routing.EventHomeCapacityRestored) }, timeout, interval).Should(
 			ConsistOf("Cluster worker-b is no longer capped at 0 by its capacity report: 1 allocated replica(s) count"))
 	})
 
@@ -134,7 +134,7 @@ var _ = Describe("Why worker-b gets no traffic", func() {
 		s.expectNoTraffic(Equal(noEndpoint))
 		Expect(s.trafficMap(Default).Status.ExcludedClusters).To(Equal([]omev1beta1.ExcludedCluster{{Cluster: "worker-b",
 			Reason: omev1beta1.ExcludedNoEndpoint, Message: "its copy of InferenceService " + s.key.String() + " reports no status.url yet"}}))
-		Eventually(func(g Gomega) []string { return s.mapEvents(g, controllers.EventHomeLeft) }, timeout, interval).Should(
+		Eventually(func(g Gomega) []string { return s.mapEvents(g, routing.EventHomeLeft) }, timeout, interval).Should(
 			ConsistOf("Cluster worker-b left the map and takes no traffic: NoEndpoint: its copy of InferenceService " + s.key.String() +
 				" reports no status.url yet"))
 
@@ -154,7 +154,7 @@ var _ = Describe("Why worker-b gets no traffic", func() {
 		})
 		s.expectNoTraffic(HavePrefix("worker-b ClusterUnreachable: WorkloadCluster Ready is False (ConnectionFailed): "))
 		Expect(s.hasEntry(Default, "worker-b")).To(BeFalse())
-		Eventually(func(g Gomega) []string { return s.mapEvents(g, controllers.EventHomeLeft) }, timeout, interval).Should(
+		Eventually(func(g Gomega) []string { return s.mapEvents(g, routing.EventHomeLeft) }, timeout, interval).Should(
 			ConsistOf(HavePrefix("Cluster worker-b left the map and takes no traffic: ClusterUnreachable: WorkloadCluster Ready is False (ConnectionFailed): ")))
 		Expect(s.trafficMap(Default).Status.Homes).To(Equal(ptr.To[int32](1)))
 
@@ -162,7 +162,7 @@ var _ = Describe("Why worker-b gets no traffic", func() {
 		restored = true
 		Eventually(s.noTrafficColumn).WithTimeout(timeout).WithPolling(interval).Should(BeEmpty())
 		Expect(s.trafficMap(Default).Status.ExcludedClusters).To(BeEmpty())
-		Eventually(func(g Gomega) []string { return s.mapEvents(g, controllers.EventHomeJoined) }, timeout, interval).Should(
+		Eventually(func(g Gomega) []string { return s.mapEvents(g, routing.EventHomeJoined) }, timeout, interval).Should(
 			ConsistOf(HavePrefix("Cluster worker-b joined the map with weight ")))
 	})
 
@@ -172,7 +172,7 @@ var _ = Describe("Why worker-b gets no traffic", func() {
 		placeCopy(ctx, "worker-b", s.key, "http://10.0.0.7:8080", 1, 1)
 		s.expectNoTraffic(Equal("worker-b ProbeNotSent: probe not sent: destination 10.0.0.7 is in a private network and refused " +
 			"by the observer's network guard (routing.observer.allowPrivateNetworks is off)"))
-		Eventually(func(g Gomega) []string { return s.mapEvents(g, controllers.EventHomeRefused) }, timeout, interval).Should(
+		Eventually(func(g Gomega) []string { return s.mapEvents(g, routing.EventHomeRefused) }, timeout, interval).Should(
 			ConsistOf(HavePrefix("Cluster worker-b takes no traffic: the operator refuses it: probe not sent: ")))
 	})
 })
@@ -185,8 +185,8 @@ var _ = Describe("A gate lifted by a new status.url", func() {
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(moved.Close)
 		placeCopy(ctx, "worker-b", s.key, moved.URL(), 1, 1)
-		Eventually(func(g Gomega) []string { return s.events(g, controllers.EventHomeUngated) }, timeout, interval).Should(
+		Eventually(func(g Gomega) []string { return s.events(g, routing.EventHomeUngated) }, timeout, interval).Should(
 			ContainElement("Cluster worker-b gate lifted: its endpoint (the status.url of its copy) changed, so its probe record starts over"))
-		Expect(s.events(Default, controllers.EventHomeUngated)).NotTo(ContainElement(ContainSubstring("probe policy")))
+		Expect(s.events(Default, routing.EventHomeUngated)).NotTo(ContainElement(ContainSubstring("probe policy")))
 	})
 })

@@ -11,7 +11,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
-	"github.com/ome-routing/operator/controllers"
+	"github.com/ome-routing/operator/controllers/routing"
 	"github.com/ome-routing/operator/test/framework"
 )
 
@@ -56,9 +56,9 @@ var _ = Describe("The probe's optional settings", func() {
 			g.Expect(e.Probe.ConsecutiveFailures).To(BeNumerically(">=", 3))
 			g.Expect(e.WeightReason).To(Equal(omev1beta1.WeightShadowGated), "the entry says its weight ignores the would-be gate")
 		}, timeout, interval/2).Should(Succeed())
-		Eventually(func(g Gomega) []string { return s.events(g, controllers.EventHomeWouldGate) }, timeout, interval).Should(ContainElement(
+		Eventually(func(g Gomega) []string { return s.events(g, routing.EventHomeWouldGate) }, timeout, interval).Should(ContainElement(
 			"Cluster worker-b would be gated after 3 probe failures in a row: HTTP 503 (Shadow mode: its weight is unchanged)"))
-		Expect(s.events(Default, controllers.EventHomeGated)).To(BeEmpty())
+		Expect(s.events(Default, routing.EventHomeGated)).To(BeEmpty())
 
 		By("worker-b recovers: the would-be gate lifts after successThreshold passes")
 		s.set("worker-b", framework.Serve)
@@ -66,7 +66,7 @@ var _ = Describe("The probe's optional settings", func() {
 			unchanged(g)
 			g.Expect(s.entry(g, "worker-b").Probe.WouldGate).To(BeFalse())
 		}, timeout, interval/2).Should(Succeed())
-		Eventually(func(g Gomega) []string { return s.events(g, controllers.EventHomeWouldUngate) }, timeout, interval).Should(ContainElement(
+		Eventually(func(g Gomega) []string { return s.events(g, routing.EventHomeWouldUngate) }, timeout, interval).Should(ContainElement(
 			"Cluster worker-b would have its gate lifted: it passed successThreshold probes in a row; last probe Passing: HTTP 200 (Shadow mode)"))
 
 		By("both fail under Drain: Enforce would drain the service, Shadow leaves it as it is")
@@ -102,7 +102,7 @@ var _ = Describe("The probe's optional settings", func() {
 			g.Expect(c.Status).To(Equal(metav1.ConditionFalse))
 			g.Expect(c.Reason).To(Equal(omev1beta1.ReasonAllHomesProbeFailed))
 		}, timeout, interval/2).Should(Succeed())
-		Eventually(func(g Gomega) []string { return s.events(g, controllers.EventHomeGated) }, timeout, interval).Should(HaveLen(2))
+		Eventually(func(g Gomega) []string { return s.events(g, routing.EventHomeGated) }, timeout, interval).Should(HaveLen(2))
 	})
 
 	It("in Shadow mode records a probe the operator refuses to send without taking the home's weight", func(ctx context.Context) {

@@ -10,7 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
-	"github.com/ome-routing/operator/controllers"
+	"github.com/ome-routing/operator/controllers/routing"
 )
 
 // A home the operator itself refuses takes no traffic, and says so loudly: in its entry,
@@ -41,7 +41,7 @@ var _ = Describe("A home the operator refuses", func() {
 			HaveField("Reason", omev1beta1.ReasonRoutable),
 			HaveField("Message", "1 of 2 home(s) take traffic; 1 home(s) refused by the operator, with weight 0: worker-b: "+guardRefusal),
 		))
-		Eventually(func(g Gomega) []string { return s.events(g, controllers.EventHomeRefused) }, timeout, interval).Should(
+		Eventually(func(g Gomega) []string { return s.events(g, routing.EventHomeRefused) }, timeout, interval).Should(
 			ContainElement("Cluster worker-b takes no traffic: the operator refuses it: " + guardRefusal))
 		Expect(ptr.Deref(s.trafficMap(Default).Status.RefusedHomes, -1)).To(Equal(int32(1)))
 
@@ -62,7 +62,7 @@ var _ = Describe("A home the operator refuses", func() {
 			"worker-b 1 true Passing HTTP 200",
 		}))
 		Expect(s.entry(Default, "worker-b").Refused).To(BeEmpty())
-		Eventually(func(g Gomega) []string { return s.events(g, controllers.EventHomeRefusalLifted) }, timeout, interval).Should(
+		Eventually(func(g Gomega) []string { return s.events(g, routing.EventHomeRefusalLifted) }, timeout, interval).Should(
 			ContainElement("Cluster worker-b is no longer refused"))
 		Eventually(func(g Gomega) int32 { return ptr.Deref(s.trafficMap(g).Status.RefusedHomes, -1) }, timeout, interval).Should(BeZero())
 	})

@@ -1,0 +1,345 @@
+package publisher
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/klog/v2"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/controllers/internal/mapstatus"
+	"github.com/ome-routing/operator/pkg/config"
+	"github.com/ome-routing/operator/pkg/publish"
+)
+
+// Finalizer holds a published TrafficMap until the publisher has removed its
+// route and backends.
+const Finalizer = "ome.io/trafficmap-publisher"
+
+// ownerCatchUpGrace is how long a map may lag behind its InferenceService's generation
+// before the publisher calls it InvalidOwner. Every edit of a service leaves its map a
+// generation behind until the routing reconciler has written it again, which is a wait,
+// not a failure; a map that stays behind is one the routing reconciler refused to update
+// (the service's new settings are invalid), and OME reports that as InvalidOwner.
+const ownerCatchUpGrace = 15 * time.Second
+
+// Reconciler writes each TrafficMap into a Gateway API HTTPRoute on the control
+// plane, with one backend per workload cluster, for the global gateway to spread the
+// service's traffic by the map's weights. It reads the map's spec, which only the routing
+// reconciler writes, and writes only its own status fields and conditions. It runs on the
+// leader only, with Workers workers: the queue never hands one map to two of
+// them, and the names two maps could both want (a route's name, a hostname on a Gateway)
+// are claimed in memory the workers share (memory.go), so two writers never
+// race for one route.
+//
+// Every probe round moves each map's generation, so at fleet size the publisher is handed
+// every map every round. Such a round costs it one status write and nothing else: it reads
+// what it published from the cache, writes a route or backend only when the plan differs
+// from it, and looks for stale objects only when the plan's set of objects changed or at
+// the resync. Maps whose weights changed go ahead of maps whose only news is a new
+// generation (see priority.go).
+type Reconciler struct {
+	// Client writes, and reads the maps, services, routes and backend Services from the
+	// manager's cache (see CacheOptions: the Services cached are the publisher's own).
+	Client client.Client
+	// Backends reads Envoy Gateway Backends, the publisher's own, from a cache of their
+	// own; nil when the control plane does not serve them (see SetupPublisher).
+	Backends client.Reader
+	// Reader reads around the cache, where a decision must see the live object: before a
+	// name the cache does not hold is claimed (a foreign object at that name, or one of
+	// ours the cache has not caught up with), and when a deleted map's objects are removed.
+	Reader   client.Reader
+	Recorder events.EventRecorder
+	// Active is the installation's routing.enabled: with routing off, the publisher only
+	// removes what it published.
+	Active    bool
+	Endpoint  config.Endpoint
+	Publisher config.Publisher
+	// now is the clock of condition transition times and of the resync; time.Now when nil.
+	now func() time.Time
+
+	// memory is what the publisher last published for each map (memory.go).
+	memory publications
+	// guard decides which entries' hosts may be published (guard.go).
+	guard *publishGuard
+}
+
+// +kubebuilder:rbac:groups=ome.io,resources=trafficmaps,verbs=get;list;watch;patch
+// +kubebuilder:rbac:groups=ome.io,resources=trafficmaps/status,verbs=get;patch
+// +kubebuilder:rbac:groups=ome.io,resources=inferenceservices,verbs=get;list;watch
+// +kubebuilder:rbac:groups=gateway.networking.k8s.io,resources=httproutes,verbs=get;list;watch;create;patch;delete
+// +kubebuilder:rbac:groups="",resources=services,verbs=get;list;watch;create;patch;delete
+// +kubebuilder:rbac:groups=gateway.envoyproxy.io,resources=backends,verbs=get;list;watch;create;patch;delete
+
+// Reconcile publishes one TrafficMap, withdraws it, or removes what was published for it.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	tm := &omev1beta1.TrafficMap{}
+	if err := r.Client.Get(ctx, req.NamespacedName, tm); err != nil {
+		if apierrors.IsNotFound(err) {
+			// A map deleted before it carried the finalizer can still have left objects.
+			r.memory.forget(req.NamespacedName)
+			r.routeGuard().forget(req.NamespacedName)
+			return ctrl.Result{}, r.removeAll(ctx, r.cached(), req.NamespacedName, nil)
+		}
+		return ctrl.Result{}, err
+	}
+	if !tm.DeletionTimestamp.IsZero() {
+		return ctrl.Result{}, r.finalize(ctx, tm)
+	}
+	if !r.Active {
+		return ctrl.Result{}, nil
+	}
+	isvc, err := r.owner(ctx, tm)
+	var behind *ownerBehind
+	if errors.As(err, &behind) {
+		if wait := r.memory.behind(req.NamespacedName, behind.generation, r.clock()); wait > 0 {
+			// The routing reconciler has not written the service's new generation yet: the
+			// last publication stands until it has, and the map's write brings it here.
+			ctrl.LoggerFrom(ctx).V(1).Info("Waiting for the TrafficMap to catch up with its InferenceService",
+				"trafficMap", klog.KObj(tm), "mapBuiltFrom", tm.Spec.ObservedISVCGeneration, "serviceGeneration", behind.generation)
+			return ctrl.Result{RequeueAfter: wait}, nil
+		}
+		err = &behind.invalidOwner
+	}
+	if err != nil {
+		var invalid *invalidOwner
+		return r.fail(ctx, tm, omev1beta1.ReasonInvalidOwner, err, !errors.As(err, &invalid))
+	}
+	r.memory.caughtUp(req.NamespacedName)
+	if isvc == nil || !publishable(isvc) {
+		// The service is going or left routing: the routing reconciler deletes the map,
+		// and until then nothing is published for it.
+		if err := r.removeAll(ctx, r.cached(), req.NamespacedName, nil); err != nil {
+			return r.fail(ctx, tm, omev1beta1.ReasonApplyFailed, err, true)
+		}
+		r.memory.unpublished(req.NamespacedName)
+		return ctrl.Result{}, r.record(ctx, tm, omev1beta1.ReasonUnpublished, nil)
+	}
+	if err := publish.CheckOptions("global", r.Publisher.Options); err != nil {
+		return r.fail(ctx, tm, omev1beta1.ReasonInvalidOptions, err, false)
+	}
+	plan, err := publish.Build(publish.Input{
+		Map: r.routeGuard().admit(ctx, tm, r.Recorder), ServiceNamespace: isvc.Namespace, ServiceName: isvc.Name,
+		ServiceAnnotations: isvc.Annotations, Endpoint: r.Endpoint,
+	})
+	if err != nil {
+		return r.fail(ctx, tm, omev1beta1.ReasonInvalidPlan, err, false)
+	}
+	if plan.Withdraw {
+		r.announceWithdrawn(ctx, tm, plan.WithdrawnBecause)
+		if err := r.removeAll(ctx, r.cached(), req.NamespacedName, nil); err != nil {
+			return r.fail(ctx, tm, omev1beta1.ReasonApplyFailed, err, true)
+		}
+		r.memory.unpublished(req.NamespacedName)
+		return r.resync(r.record(ctx, tm, omev1beta1.ReasonWithdrawn, nil))
+	}
+	return r.publish(ctx, tm, plan)
+}
+
+// publish claims the plan's names, writes the backends and the route where they differ
+// from the plan, and prunes what the plan no longer has.
+func (r *Reconciler) publish(ctx context.Context, tm *omev1beta1.TrafficMap, plan publish.Plan) (ctrl.Result, error) {
+	key := client.ObjectKeyFromObject(tm)
+	if err := r.ensureFinalizer(ctx, tm); err != nil {
+		if apierrors.IsConflict(err) {
+			// A new map is written by the routing reconciler again and again while its
+			// homes get their first probes: the finalizer goes on the next version, which
+			// brings its own event. Nothing failed.
+			return ctrl.Result{RequeueAfter: mapstatus.ConflictRetry}, nil
+		}
+		return r.fail(ctx, tm, omev1beta1.ReasonApplyFailed, err, true)
+	}
+	objects, err := plan.Objects()
+	if err != nil {
+		return r.fail(ctx, tm, omev1beta1.ReasonInvalidPlan, err, false)
+	}
+	live, err := r.preflight(ctx, plan, objects)
+	if err == nil {
+		err = r.claim(key, plan)
+	}
+	if err != nil {
+		return r.fail(ctx, tm, omev1beta1.ReasonClaimRejected, err, !isClaimRejected(err))
+	}
+	if live[len(objects)-1] == nil {
+		// The first write of a route: say so, because the gateway may take a while to
+		// program it.
+		if err := r.record(ctx, tm, omev1beta1.ReasonTransitioning, nil); err != nil {
+			return ctrl.Result{}, err
+		}
+	}
+	if err := r.apply(ctx, objects, live); err != nil {
+		return r.fail(ctx, tm, omev1beta1.ReasonApplyFailed, err, true)
+	}
+	keep := refsOf(objects)
+	if r.memory.pruneDue(key, keep, r.clock(), r.Publisher.Resync()) {
+		if err := r.removeAll(ctx, r.cached(), key, keep); err != nil {
+			return r.fail(ctx, tm, omev1beta1.ReasonApplyFailed, err, true)
+		}
+		r.memory.pruned(key, keep, r.clock())
+	}
+	ref := &omev1beta1.TrafficMapGatewayRef{Group: gatewayv1.GroupName, Kind: "HTTPRoute", Name: plan.Route.Name, Namespace: plan.Route.Namespace}
+	return r.resync(r.record(ctx, tm, omev1beta1.ReasonPublished, ref))
+}
+
+// resync looks at the map again after the resync interval, because what the publisher
+// wrote can drift in ways no watch reports (a hostname freed by another route).
+func (r *Reconciler) resync(err error) (ctrl.Result, error) {
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	return ctrl.Result{RequeueAfter: r.Publisher.Resync()}, nil
+}
+
+func (r *Reconciler) clock() time.Time {
+	if r.now != nil {
+		return r.now()
+	}
+	return time.Now()
+}
+
+// fail records a failed publication. A transient failure (a read or write that may work
+// next time) is returned, for a retry with backoff; a terminal one waits for a change to
+// the map or its service, or for the resync.
+func (r *Reconciler) fail(ctx context.Context, tm *omev1beta1.TrafficMap, reason string, cause error, transient bool) (ctrl.Result, error) {
+	ctrl.LoggerFrom(ctx).Error(cause, "TrafficMap publisher reconciliation failed", "trafficMap", klog.KObj(tm), "reason", reason)
+	prev := publishedReason(tm)
+	if err := r.record(ctx, tm, reason, tm.Status.GatewayRef); err != nil {
+		return ctrl.Result{}, errors.Join(cause, err)
+	}
+	if prev != reason {
+		r.Recorder.Eventf(tm, nil, corev1.EventTypeWarning, reason, actionPublish, "%s", cause.Error())
+	}
+	if transient {
+		return ctrl.Result{}, cause
+	}
+	return ctrl.Result{RequeueAfter: r.Publisher.Resync()}, nil
+}
+
+// record applies the publisher's share of the map's status for the outcome reason, when
+// it changed. On success ref is the route; otherwise published turns false and ref is
+// what stays (the last published route while it still stands, nothing once it is
+// removed).
+func (r *Reconciler) record(ctx context.Context, tm *omev1beta1.TrafficMap, reason string, ref *omev1beta1.TrafficMapGatewayRef) error {
+	fields := map[string]any{"published": reason == omev1beta1.ReasonPublished, "gatewayRef": nil}
+	if ref != nil {
+		fields["gatewayRef"] = map[string]any{"group": ref.Group, "kind": ref.Kind, "name": ref.Name, "namespace": ref.Namespace}
+	}
+	observed := tm.Status.ObservedTrafficMapGeneration
+	if reason == omev1beta1.ReasonPublished {
+		observed = tm.Generation
+	}
+	fields["observedTrafficMapGeneration"] = observed
+	if observed == 0 {
+		fields["observedTrafficMapGeneration"] = nil
+	}
+	_, err := mapstatus.Apply(ctx, r.Client, tm, mapstatus.Share{
+		Manager:    mapstatus.PublisherStatusManager,
+		Owned:      []string{omev1beta1.TrafficMapPublished, omev1beta1.TrafficMapPublicationFallback},
+		Conditions: publish.Conditions(reason, tm.Generation),
+		Fields:     fields,
+	}, r.clock())
+	return err
+}
+
+// finalize removes what was published for a deleted map, then lets it go. It lists what
+// to remove around the cache: an object written a moment ago must not be left behind
+// because the cache has not seen it yet.
+func (r *Reconciler) finalize(ctx context.Context, tm *omev1beta1.TrafficMap) error {
+	if !controllerutil.ContainsFinalizer(tm, Finalizer) {
+		return nil
+	}
+	if err := r.record(ctx, tm, omev1beta1.ReasonFinalizing, tm.Status.GatewayRef); err != nil && !apierrors.IsNotFound(err) {
+		return err
+	}
+	if err := r.removeAll(ctx, r.live(), client.ObjectKeyFromObject(tm), nil); err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "TrafficMap publisher finalization failed", "trafficMap", klog.KObj(tm))
+		return err
+	}
+	r.memory.forget(client.ObjectKeyFromObject(tm))
+	before := tm.DeepCopy()
+	controllerutil.RemoveFinalizer(tm, Finalizer)
+	return client.IgnoreNotFound(r.Client.Patch(ctx, tm, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{}),
+		client.FieldOwner(mapstatus.PublisherStatusManager)))
+}
+
+func (r *Reconciler) ensureFinalizer(ctx context.Context, tm *omev1beta1.TrafficMap) error {
+	if controllerutil.ContainsFinalizer(tm, Finalizer) {
+		return nil
+	}
+	before := tm.DeepCopy()
+	controllerutil.AddFinalizer(tm, Finalizer)
+	return r.Client.Patch(ctx, tm, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{}),
+		client.FieldOwner(mapstatus.PublisherStatusManager))
+}
+
+// invalidOwner is a map whose binding to its service is wrong, as opposed to one whose
+// service could not be read.
+type invalidOwner struct{ msg string }
+
+func (e *invalidOwner) Error() string { return e.msg }
+
+func rejectOwner(format string, args ...any) error {
+	return &invalidOwner{msg: fmt.Sprintf(format, args...)}
+}
+
+// ownerBehind is a map built from another generation of its service than the one the
+// publisher sees: an invalid owner only once it has lasted past ownerCatchUpGrace.
+type ownerBehind struct {
+	invalidOwner
+	generation int64
+}
+
+// owner is the map's InferenceService, nil when it is gone. The map must be controlled
+// by it, name it, come from its UID and be built from its current generation.
+func (r *Reconciler) owner(ctx context.Context, tm *omev1beta1.TrafficMap) (*omev1beta1.InferenceService, error) {
+	isvc := &omev1beta1.InferenceService{}
+	if err := r.Client.Get(ctx, client.ObjectKeyFromObject(tm), isvc); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	ref := metav1.GetControllerOf(tm)
+	switch {
+	case ref == nil || ref.UID != isvc.UID || ref.Kind != "InferenceService" || ref.APIVersion != omev1beta1.GroupVersion.String():
+		return nil, rejectOwner("TrafficMap %s/%s exists but is not controlled by InferenceService UID %q", tm.Namespace, tm.Name, isvc.UID)
+	case tm.Spec.Service != isvc.Name:
+		return nil, rejectOwner("TrafficMap %s/%s names service %q, not %q", tm.Namespace, tm.Name, tm.Spec.Service, isvc.Name)
+	case tm.Status.SourceUID != "" && tm.Status.SourceUID != string(isvc.UID):
+		return nil, rejectOwner("TrafficMap %s/%s source UID %q does not match InferenceService UID %q",
+			tm.Namespace, tm.Name, tm.Status.SourceUID, isvc.UID)
+	case isvc.DeletionTimestamp.IsZero() && tm.Spec.ObservedISVCGeneration != isvc.Generation:
+		return nil, &ownerBehind{generation: isvc.Generation, invalidOwner: invalidOwner{msg: fmt.Sprintf(
+			"TrafficMap %s/%s was built from generation %d of InferenceService %s/%s, which is at %d",
+			tm.Namespace, tm.Name, tm.Spec.ObservedISVCGeneration, isvc.Namespace, isvc.Name, isvc.Generation)}}
+	}
+	return isvc, nil
+}
+
+// publishable says whether the service takes part in routing, so its map is published.
+func publishable(isvc *omev1beta1.InferenceService) bool {
+	if !isvc.DeletionTimestamp.IsZero() || isvc.Spec.Placement == nil {
+		return false
+	}
+	rt := isvc.Spec.Routing
+	return rt == nil || rt.Enabled == nil || *rt.Enabled
+}
+
+func publishedReason(tm *omev1beta1.TrafficMap) string {
+	for _, c := range tm.Status.Conditions {
+		if c.Type == omev1beta1.TrafficMapPublished {
+			return c.Reason
+		}
+	}
+	return ""
+}

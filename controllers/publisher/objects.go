@@ -1,0 +1,292 @@
+package publisher
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/ome-routing/operator/controllers/internal/mapstatus"
+	"github.com/ome-routing/operator/pkg/publish"
+)
+
+// actionPublish is the event action of the publisher's events.
+const actionPublish = "Publish"
+
+// claimRejected is a name or hostname that belongs to someone else: the publisher never
+// overwrites it, and waits for a change or the resync instead of retrying.
+type claimRejected struct{ msg string }
+
+func (e *claimRejected) Error() string { return e.msg }
+
+func rejectClaim(format string, args ...any) error {
+	return &claimRejected{msg: fmt.Sprintf(format, args...)}
+}
+
+// isClaimRejected says whether err is a refused claim rather than a failed read.
+func isClaimRejected(err error) bool {
+	var c *claimRejected
+	return errors.As(err, &c)
+}
+
+// httpRouteGVK is the kind of the routes the publisher writes.
+var httpRouteGVK = schema.GroupVersionKind{Group: gatewayv1.GroupName, Version: gatewayv1.GroupVersion.Version, Kind: "HTTPRoute"}
+
+// envoyBackendGVK is Envoy Gateway's Backend, which the operator writes unstructured.
+var envoyBackendGVK = schema.GroupVersionKind{Group: publish.EnvoyGatewayGroup, Version: publish.EnvoyGatewayVersion, Kind: "Backend"}
+
+// publishedReaders are where the publisher reads the objects it writes, by kind: the
+// manager's cache (or the API server, around it), and for Envoy Gateway Backends, their
+// own cache (or the API server).
+type publishedReaders struct {
+	objects  client.Reader
+	backends client.Reader
+}
+
+// cached reads the published objects from the caches.
+func (r *Reconciler) cached() publishedReaders {
+	return publishedReaders{objects: r.Client, backends: r.Backends}
+}
+
+// live reads the published objects from the API server.
+func (r *Reconciler) live() publishedReaders {
+	backends := r.Reader
+	if r.Backends == nil {
+		backends = nil
+	}
+	return publishedReaders{objects: r.Reader, backends: backends}
+}
+
+// preflight checks that every name the plan writes is free or already ours, and that no
+// other route holds the hostname on the same Gateway. It returns each object as it is
+// now, in the order of objects, nil where there is none.
+func (r *Reconciler) preflight(ctx context.Context, plan publish.Plan, objects []publish.Object) ([]map[string]any, error) {
+	live := make([]map[string]any, len(objects))
+	route := len(objects) - 1
+	var err error
+	if live[route], err = r.claimable(ctx, objects[route], plan); err != nil {
+		return nil, err
+	}
+	if err := r.hostnameFree(ctx, plan); err != nil {
+		return nil, err
+	}
+	for i := range objects[:route] {
+		if live[i], err = r.claimable(ctx, objects[i], plan); err != nil {
+			return nil, err
+		}
+	}
+	return live, nil
+}
+
+// claimable reads the object the plan writes at o's name: absent, or labelled as the
+// plan's service's and not terminating, or it belongs to another source. The cache has
+// the answer at steady state; where it has no object, the API server is asked once, since
+// a foreign object (which the cache of Services does not hold) or one just written may be
+// there.
+func (r *Reconciler) claimable(ctx context.Context, o publish.Object, plan publish.Plan) (map[string]any, error) {
+	key := types.NamespacedName{Namespace: o.Object.GetNamespace(), Name: o.Object.GetName()}
+	obj, err := r.read(ctx, r.cached(), o.Object.GroupVersionKind(), key)
+	if err == nil && obj == nil {
+		obj, err = r.read(ctx, r.live(), o.Object.GroupVersionKind(), key)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read global %s %s: %w", o.Kind, key, err)
+	}
+	if obj == nil {
+		return nil, nil
+	}
+	if !publish.OwnedBy(obj.GetLabels(), plan.Labels[publish.LabelServiceNamespace], plan.Labels[publish.LabelService]) {
+		return nil, rejectClaim("global %s %s belongs to another source", o.Kind, key)
+	}
+	if !obj.GetDeletionTimestamp().IsZero() {
+		return nil, rejectClaim("global %s %s is terminating", o.Kind, key)
+	}
+	return obj.Object, nil
+}
+
+// read is the object of kind gvk at key as readers see it, nil when there is none (or
+// its kind is not served).
+func (r *Reconciler) read(ctx context.Context, readers publishedReaders, gvk schema.GroupVersionKind, key types.NamespacedName) (*unstructured.Unstructured, error) {
+	var obj client.Object
+	reader := readers.objects
+	switch gvk {
+	case httpRouteGVK:
+		obj = &gatewayv1.HTTPRoute{}
+	case corev1.SchemeGroupVersion.WithKind("Service"):
+		obj = &corev1.Service{}
+	default:
+		u := &unstructured.Unstructured{}
+		u.SetGroupVersionKind(gvk)
+		obj, reader = u, readers.backends
+	}
+	if reader == nil {
+		return nil, nil // Envoy Gateway's CRD is not installed: there is nothing of that kind.
+	}
+	if err := reader.Get(ctx, key, obj); err != nil {
+		if apierrors.IsNotFound(err) || meta.IsNoMatchError(err) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		return u, nil
+	}
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		return nil, err
+	}
+	return &unstructured.Unstructured{Object: m}, nil
+}
+
+// claim takes the plan's route name and its hostname on its Gateway for the map, among
+// the publisher's workers: the cache cannot tell two workers publishing at once that the
+// other has just taken a name.
+func (r *Reconciler) claim(key types.NamespacedName, plan publish.Plan) error {
+	gwNamespace := plan.Namespace
+	if plan.Gateway.Namespace != nil {
+		gwNamespace = string(*plan.Gateway.Namespace)
+	}
+	route := client.ObjectKeyFromObject(plan.Route)
+	host := "hostname " + gwNamespace + "/" + string(plan.Gateway.Name) + " " + plan.Hostname
+	name, holder, ok := r.memory.claim(key, route, []string{"route " + route.String(), host})
+	switch {
+	case ok:
+		return nil
+	case name == host:
+		return rejectClaim("Gateway hostname %q on %s/%s is already published by HTTPRoute %s",
+			plan.Hostname, gwNamespace, plan.Gateway.Name, holder.route)
+	}
+	return rejectClaim("global HTTPRoute %s belongs to another source", route)
+}
+
+// hostnameFree refuses a hostname that another source's route already publishes on the
+// plan's Gateway: two routes with one hostname would split its traffic. The routes with
+// the hostname come from the cache's index (see indexRouteHostnames).
+func (r *Reconciler) hostnameFree(ctx context.Context, plan publish.Plan) error {
+	routes := &gatewayv1.HTTPRouteList{}
+	if err := r.Client.List(ctx, routes, client.MatchingFields{routeHostnameIndex: plan.Hostname}); err != nil {
+		return fmt.Errorf("list HTTPRoutes for Gateway hostname ownership: %w", err)
+	}
+	gwNamespace := plan.Namespace
+	if plan.Gateway.Namespace != nil {
+		gwNamespace = string(*plan.Gateway.Namespace)
+	}
+	for i := range routes.Items {
+		other := &routes.Items[i]
+		if publish.OwnedBy(other.Labels, plan.Labels[publish.LabelServiceNamespace], plan.Labels[publish.LabelService]) {
+			continue
+		}
+		for _, p := range other.Spec.ParentRefs {
+			ns := other.Namespace
+			if p.Namespace != nil {
+				ns = string(*p.Namespace)
+			}
+			if (p.Group == nil || *p.Group == gatewayv1.GroupName) && (p.Kind == nil || *p.Kind == "Gateway") &&
+				ns == gwNamespace && p.Name == plan.Gateway.Name {
+				return rejectClaim("Gateway hostname %q on %s/%s is already published by HTTPRoute %s/%s",
+					plan.Hostname, gwNamespace, plan.Gateway.Name, other.Namespace, other.Name)
+			}
+		}
+	}
+	return nil
+}
+
+// apply writes, in order, every object that is not already what the plan says, with
+// server-side apply under the publisher's field manager. live holds the objects as they
+// are (nil where absent).
+func (r *Reconciler) apply(ctx context.Context, objects []publish.Object, live []map[string]any) error {
+	for i, o := range objects {
+		if live[i] != nil && publish.UpToDate(o.Object.Object, live[i]) {
+			continue
+		}
+		if err := r.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(o.Object.DeepCopy()),
+			client.FieldOwner(mapstatus.PublisherStatusManager), client.ForceOwnership); err != nil {
+			return fmt.Errorf("apply global %s %s/%s: %w", o.Kind, o.Object.GetNamespace(), o.Object.GetName(), err)
+		}
+	}
+	return nil
+}
+
+// removeAll deletes every route and backend labelled as the service's (the map's
+// namespace and name), in any namespace, except the objects in keep, as readers list
+// them. Routes go first, so that no route names a backend that is gone.
+func (r *Reconciler) removeAll(ctx context.Context, readers publishedReaders, key types.NamespacedName, keep map[objectRef]bool) error {
+	selector := client.MatchingLabels(publish.Labels(key.Namespace, key.Name))
+	lists := []struct {
+		reader client.Reader
+		list   client.ObjectList
+	}{
+		{readers.objects, &gatewayv1.HTTPRouteList{}},
+		{readers.objects, &corev1.ServiceList{}},
+		{readers.backends, envoyBackendList()},
+	}
+	for _, l := range lists {
+		if l.reader == nil {
+			continue // Envoy Gateway's CRD is not installed: there is nothing of that kind.
+		}
+		if err := l.reader.List(ctx, l.list, selector); err != nil {
+			if meta.IsNoMatchError(err) {
+				continue
+			}
+			return fmt.Errorf("list published objects of %s: %w", key, err)
+		}
+		objs, err := listObjects(l.list)
+		if err != nil {
+			return err
+		}
+		for _, obj := range objs {
+			gvk := obj.GetObjectKind().GroupVersionKind()
+			if keep[objectRef{gvk.GroupVersion().String(), gvk.Kind, obj.GetNamespace(), obj.GetName()}] {
+				continue
+			}
+			uid := obj.GetUID()
+			if err := r.Client.Delete(ctx, obj, client.Preconditions{UID: &uid}); client.IgnoreNotFound(err) != nil {
+				return fmt.Errorf("delete %s %s/%s: %w", gvk.Kind, obj.GetNamespace(), obj.GetName(), err)
+			}
+		}
+	}
+	return nil
+}
+
+func envoyBackendList() *unstructured.UnstructuredList {
+	l := &unstructured.UnstructuredList{}
+	l.SetGroupVersionKind(envoyBackendGVK.GroupVersion().WithKind("BackendList"))
+	return l
+}
+
+// listObjects returns a list's items as objects, each with its kind set: typed lists
+// read from a cache carry none.
+func listObjects(list client.ObjectList) ([]client.Object, error) {
+	items, err := meta.ExtractList(list)
+	if err != nil {
+		return nil, err
+	}
+	var kind schema.GroupVersionKind
+	switch list.(type) {
+	case *gatewayv1.HTTPRouteList:
+		kind = httpRouteGVK
+	case *corev1.ServiceList:
+		kind = corev1.SchemeGroupVersion.WithKind("Service")
+	}
+	out := make([]client.Object, 0, len(items))
+	for _, it := range items {
+		obj, ok := it.(client.Object)
+		if !ok {
+			return nil, fmt.Errorf("list item %T is not an object", it)
+		}
+		if !kind.Empty() {
+			obj.GetObjectKind().SetGroupVersionKind(kind)
+		}
+		out = append(out, obj)
+	}
+	return out, nil
+}

@@ -1,0 +1,227 @@
+package publisher
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/source"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/pkg/config"
+	"github.com/ome-routing/operator/pkg/observer"
+	"github.com/ome-routing/operator/pkg/publish"
+)
+
+// routeHostnameIndex indexes the cached HTTPRoutes by each of their hostnames, so that
+// the hostname-ownership check reads the few routes with the plan's hostname instead of
+// every route in the cluster.
+const routeHostnameIndex = "spec.hostnames"
+
+// publishedSelector picks the objects the publisher writes, whichever service they are
+// for. The caches of backend Services and Envoy Gateway Backends hold only these.
+var publishedSelector = labels.SelectorFromSet(labels.Set{publish.LabelManagedBy: publish.ManagedByValue})
+
+// gatewayAPIRecheck is how often a manager that started before the Gateway API CRDs were
+// installed looks for them again.
+const gatewayAPIRecheck = 10 * time.Second
+
+// Options are the publisher's settings.
+type Options struct {
+	// Active is the installation's routing.enabled.
+	Active bool
+	// Endpoint and Publisher say where the publisher writes each map.
+	Endpoint  config.Endpoint
+	Publisher config.Publisher
+	// Observer is the shared HTTP client, whose network guard and resolver check each
+	// backend's address.
+	Observer *observer.Observer
+	// GatewayAPIRecheck is how often a manager started without the Gateway API CRDs looks
+	// for them; zero means gatewayAPIRecheck.
+	GatewayAPIRecheck time.Duration
+}
+
+// Setup registers the publisher. Without
+// Gateway API HTTPRoutes on the control plane there is nothing to publish into, and a watch
+// on them would keep the manager from starting: the manager then looks for them every
+// gatewayAPIRecheck (opts.GatewayAPIRecheck in tests) and sets the publisher up once they
+// are served, without a restart.
+func Setup(mgr ctrl.Manager, opts Options) error {
+	served, err := httpRoutesServed(mgr)
+	switch {
+	case err != nil:
+		return err
+	case served:
+		return setupPublisher(mgr, opts)
+	}
+	every := opts.GatewayAPIRecheck
+	if every <= 0 {
+		every = gatewayAPIRecheck
+	}
+	ctrl.Log.WithName("setup").Info("Gateway API HTTPRoutes are not served here; TrafficMaps are published once they are",
+		"checkEvery", every.String())
+	return mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
+		return wait.PollUntilContextCancel(ctx, every, false, func(context.Context) (bool, error) {
+			served, err := httpRoutesServed(mgr)
+			if err != nil {
+				// Tried again at the next check: the manager runs on without publishing
+				// meanwhile, as it did before it started looking.
+				ctrl.Log.WithName("setup").V(1).Info("Looking for the Gateway API failed", "error", err.Error())
+			}
+			if !served {
+				return false, nil
+			}
+			ctrl.Log.WithName("setup").Info("Gateway API HTTPRoutes are served now")
+			return true, setupPublisher(mgr, opts)
+		})
+	}))
+}
+
+// httpRoutesServed says whether the control plane serves Gateway API HTTPRoutes.
+func httpRoutesServed(mgr ctrl.Manager) (bool, error) {
+	route := schema.GroupKind{Group: gatewayv1.GroupName, Kind: "HTTPRoute"}
+	if _, err := mgr.GetRESTMapper().RESTMapping(route, gatewayv1.GroupVersion.Version); err != nil {
+		if meta.IsNoMatchError(err) {
+			return false, nil
+		}
+		return false, fmt.Errorf("look up Gateway API HTTPRoutes: %w", err)
+	}
+	return true, nil
+}
+
+// setupPublisher sets the publisher up on a control plane that serves HTTPRoutes.
+func setupPublisher(mgr ctrl.Manager, opts Options) error {
+	log := ctrl.Log.WithName("setup")
+	backends, err := envoyBackendCache(mgr)
+	if err != nil {
+		return err
+	}
+	log.Info("Setting up the TrafficMap publisher", "publisher", "gatewayapi", "globalGateway", opts.Endpoint.GlobalGateway,
+		"backendKind", opts.Endpoint.Backend(), "resyncInterval", opts.Publisher.Resync().String(),
+		"envoyGatewayBackendsServed", backends != nil)
+	r := &Reconciler{
+		Client:    mgr.GetClient(),
+		Reader:    mgr.GetAPIReader(),
+		Recorder:  mgr.GetEventRecorder("ome-publisher"),
+		Active:    opts.Active,
+		Endpoint:  opts.Endpoint,
+		Publisher: opts.Publisher,
+		guard:     newPublishGuard(opts.Observer.Guard(), opts.Observer.LookupHost, opts.Publisher.Resync()),
+	}
+	if backends != nil {
+		r.Backends = backends
+	}
+	return r.SetupWithManager(mgr, backends)
+}
+
+// envoyBackendCache is a cache of the publisher's Envoy Gateway Backends, added to the
+// manager, or nil when the control plane does not serve them. They get a cache of their
+// own because the manager's cannot name a kind that may not exist.
+func envoyBackendCache(mgr ctrl.Manager) (cache.Cache, error) {
+	if _, err := mgr.GetRESTMapper().RESTMapping(envoyBackendGVK.GroupKind(), envoyBackendGVK.Version); err != nil {
+		if meta.IsNoMatchError(err) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("look up Envoy Gateway Backends: %w", err)
+	}
+	c, err := cache.New(mgr.GetConfig(), cache.Options{
+		HTTPClient: mgr.GetHTTPClient(), Scheme: mgr.GetScheme(), Mapper: mgr.GetRESTMapper(),
+		DefaultLabelSelector: publishedSelector,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("cache Envoy Gateway Backends: %w", err)
+	}
+	return c, mgr.Add(startedWithCaches{c})
+}
+
+// startedWithCaches makes the manager start a cache of ours with its own, before the
+// controllers and whether or not it leads, as it does for its cache.
+type startedWithCaches struct{ cache.Cache }
+
+func (c startedWithCaches) GetCache() cache.Cache { return c.Cache }
+
+// CacheByObject are the manager's cache settings for the publisher's kinds: the
+// backend Services it holds are the publisher's own. (Routes are all cached: the hostname
+// check must see other sources' routes.)
+func CacheByObject() map[client.Object]cache.ByObject {
+	return map[client.Object]cache.ByObject{&corev1.Service{}: {Label: publishedSelector}}
+}
+
+// Workers is how many maps the publisher works on at once. At steady state each
+// reconcile is one status write; at fleet size one worker spends its time waiting for
+// those answers, and a gate waits behind the write in flight.
+const Workers = 4
+
+// SetupWithManager registers the publisher: Workers workers, leader only (controller-runtime's
+// default for controllers), watching the maps, their services and what it wrote. backends
+// is the cache of Envoy Gateway Backends, nil when they are not served.
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, backends cache.Cache) error {
+	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &gatewayv1.HTTPRoute{}, routeHostnameIndex, routeHostnames); err != nil {
+		return fmt.Errorf("index HTTPRoutes by hostname: %w", err)
+	}
+	b := ctrl.NewControllerManagedBy(mgr).
+		Named("publisher").
+		Watches(&omev1beta1.TrafficMap{}, mapEventHandler(), builder.WithPredicates(predicate.Or(
+			predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}, finalizerOrDeletionChanged{}))).
+		// A service's map has its name: its annotations (the global host) and its routing
+		// switch change the publication.
+		Watches(&omev1beta1.InferenceService{}, &handler.EnqueueRequestForObject{},
+			builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
+		// A route or backend edited or deleted by hand is put back.
+		Watches(&gatewayv1.HTTPRoute{}, handler.EnqueueRequestsFromMapFunc(mapOfPublished)).
+		Watches(&corev1.Service{}, handler.EnqueueRequestsFromMapFunc(mapOfPublished)).
+		WithOptions(controller.Options{MaxConcurrentReconciles: Workers, UsePriorityQueue: ptr.To(true)})
+	if backends != nil {
+		u := &unstructured.Unstructured{}
+		u.SetGroupVersionKind(envoyBackendGVK)
+		b = b.WatchesRawSource(source.Kind[client.Object](backends, u, handler.EnqueueRequestsFromMapFunc(mapOfPublished)))
+	}
+	return b.Complete(r)
+}
+
+func routeHostnames(obj client.Object) []string {
+	route, ok := obj.(*gatewayv1.HTTPRoute)
+	if !ok {
+		return nil
+	}
+	out := make([]string, len(route.Spec.Hostnames))
+	for i, h := range route.Spec.Hostnames {
+		out[i] = string(h)
+	}
+	return out
+}
+
+// mapOfPublished is the TrafficMap an object the publisher wrote publishes, from its labels.
+func mapOfPublished(_ context.Context, obj client.Object) []ctrl.Request {
+	l := obj.GetLabels()
+	if l[publish.LabelManagedBy] != publish.ManagedByValue || l[publish.LabelService] == "" || l[publish.LabelServiceNamespace] == "" {
+		return nil
+	}
+	return []ctrl.Request{{NamespacedName: types.NamespacedName{Namespace: l[publish.LabelServiceNamespace], Name: l[publish.LabelService]}}}
+}
+
+// finalizerOrDeletionChanged passes updates that start a deletion or change finalizers.
+type finalizerOrDeletionChanged struct{ predicate.Funcs }
+
+func (finalizerOrDeletionChanged) Update(e event.UpdateEvent) bool {
+	return e.ObjectOld.GetDeletionTimestamp().IsZero() != e.ObjectNew.GetDeletionTimestamp().IsZero() ||
+		len(e.ObjectOld.GetFinalizers()) != len(e.ObjectNew.GetFinalizers())
+}

@@ -1,0 +1,220 @@
+package routing
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/source"
+
+	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/controllers/internal/related"
+	"github.com/ome-routing/operator/controllers/workloadcluster"
+	"github.com/ome-routing/operator/pkg/capacity"
+	"github.com/ome-routing/operator/pkg/probe"
+	"github.com/ome-routing/operator/pkg/trafficmap"
+)
+
+// FieldManager is the field manager of every write the operator makes.
+const FieldManager = "ome-routing"
+
+// memberPendingRetry is how soon a service waiting for a member connection is looked at
+// again.
+const memberPendingRetry = time.Second
+
+// Reconciler keeps the TrafficMap of every routed source InferenceService on the
+// control plane. It is the only writer of TrafficMaps: the prober hands it results and it
+// merges them into the map.
+type Reconciler struct {
+	Client   client.Client
+	Recorder events.EventRecorder
+	Members  *workloadcluster.Members
+	Prober   *Prober
+	Poller   *Poller
+	// Enabled is the installation's routing.enabled.
+	Enabled bool
+	// InstallationProbe is the installation's probe, nil when it sets none.
+	InstallationProbe *probe.Policy
+	// Limits are the observer limits a service's probe must respect.
+	Limits probe.Limits
+	// FieldManager names the writer in managedFields; empty means FieldManager. Tests that
+	// run several managers give each its own, to tell their writes apart.
+	FieldManager string
+	// APIReader reads straight from the API server, past the cache: to confirm that a
+	// service the cache no longer has is gone, and to build again after a conflict.
+	APIReader client.Reader
+
+	// fresh holds the services whose last write conflicted (see retryConflict).
+	fresh sync.Map
+	// written remembers the map versions this reconciler wrote, whose watch events it
+	// skips (see echo.go).
+	written ownWrites
+	// Capacity is the installation's capacity poll, nil when it sets none.
+	Capacity *capacity.Policy
+	// CapacityLimits are the observer limits a service's capacity poll must respect.
+	CapacityLimits capacity.Limits
+	// RecordInterval is how long a quiet probe round may go unwritten (see
+	// trafficmap.QuietRound); zero writes every round.
+	RecordInterval time.Duration
+}
+
+// +kubebuilder:rbac:groups=ome.io,resources=inferenceservices,verbs=get;list;watch
+// +kubebuilder:rbac:groups=ome.io,resources=inferenceservices/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=ome.io,resources=trafficmaps,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=ome.io,resources=trafficmaps/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+
+// routed says whether the service takes part in routing: the installation has routing
+// on, the service is placed, and it has not opted out.
+func (r *Reconciler) routed(isvc *omev1beta1.InferenceService) bool {
+	if !r.Enabled || isvc.Spec.Placement == nil {
+		return false
+	}
+	rt := isvc.Spec.Routing
+	return rt == nil || rt.Enabled == nil || *rt.Enabled
+}
+
+// routingPolicy resolves the service's probe and checks its capacity factors. Its errors
+// carry the prefixes users grep for.
+func (r *Reconciler) routingPolicy(isvc *omev1beta1.InferenceService) (probe.Resolution, error) {
+	var serviceProbe *omev1beta1.RoutingProbe
+	if isvc.Spec.Routing != nil {
+		serviceProbe = isvc.Spec.Routing.Probe
+	}
+	res, err := probe.Resolve(r.InstallationProbe, serviceProbe, r.Limits)
+	if err != nil {
+		return res, err
+	}
+	if errs := trafficmap.ValidateCapacityFactors(capacityFactors(isvc)); len(errs) > 0 {
+		// One line per problem, each with the prefix users grep for.
+		for i, e := range errs {
+			errs[i] = fmt.Errorf("validate routing policy: %w", e)
+		}
+		return res, errors.Join(errs...)
+	}
+	return res, nil
+}
+
+// refuse freezes a service whose routing settings are refused: no probing, and its map
+// (or the lack of one) stays exactly as it is until the settings are fixed.
+func (r *Reconciler) refuse(ctx context.Context, isvc *omev1beta1.InferenceService, err error) {
+	r.stopObserving(client.ObjectKeyFromObject(isvc))
+	ctrl.LoggerFrom(ctx).Error(err, "Refusing routing settings; the TrafficMap is frozen", "InferenceService", klog.KObj(isvc))
+	r.Recorder.Eventf(isvc, nil, corev1.EventTypeWarning, EventRoutingPolicyRefused, actionResolvePolicy, "%s", err.Error())
+}
+
+// announceRefusedEndpoints tells the service's owner which homes are left out because of
+// their copy's status.url, without quoting it: it may hold a credential.
+func (r *Reconciler) announceRefusedEndpoints(ctx context.Context, isvc *omev1beta1.InferenceService, refused []refusedEndpoint) {
+	for _, re := range refused {
+		ctrl.LoggerFrom(ctx).Info("Leaving a home out: its status.url is refused", "InferenceService", klog.KObj(isvc),
+			"cluster", re.cluster, "reason", re.reason.Error())
+		r.Recorder.Eventf(isvc, related.WorkloadCluster(re.cluster), corev1.EventTypeWarning, EventEndpointRefused, actionRoute,
+			"Cluster %s left out: the status.url of its copy is refused because %v; it is neither probed nor routed to", re.cluster, re.reason)
+	}
+}
+
+// attachProbes hands the homes to the prober under the resolved policy and puts each
+// home's current probe record on it. Without a probe, homes carry no record.
+func (r *Reconciler) attachProbes(key types.NamespacedName, uid types.UID, policy probe.Resolution, homes []trafficmap.Home, current *omev1beta1.TrafficMap) {
+	if policy.Mode != probe.ModePolicy {
+		r.Prober.Forget(key)
+		return
+	}
+	persisted := map[string]omev1beta1.TrafficMapEntry{}
+	if current != nil {
+		for _, e := range current.Spec.Entries {
+			persisted[e.Cluster] = e
+		}
+	}
+	departed := departedRecords(current, time.Now())
+	targets := make([]ProbeTarget, 0, len(homes))
+	for _, h := range homes {
+		if h.Refused != "" {
+			// Outside its cluster's allowed domains: no request goes there.
+			continue
+		}
+		t := ProbeTarget{Cluster: h.Cluster, Endpoint: h.Endpoint}
+		// A record made for another endpoint is not this one's. A home back from being
+		// away has its record in the annotation, kept there by whichever leader saw it go.
+		if e, ok := persisted[h.Cluster]; ok && e.Endpoint == h.Endpoint {
+			t.Persisted = e.Probe
+		} else if d, ok := departed[h.Cluster]; ok && d.Endpoint == h.Endpoint {
+			t.Persisted = d.Probe
+		}
+		targets = append(targets, t)
+	}
+	states := r.Prober.Sync(key, uid, policy.Policy, policy.Digest, targets)
+	for i := range homes {
+		if st, ok := states[homes[i].Cluster]; ok && homes[i].Refused == "" {
+			homes[i].Probe = st.RecordFor(policy.Policy)
+			// A probe the operator would not send leaves the home without traffic. A Shadow
+			// probe leaves every weight as it would be without a probe, so it only records
+			// the refusal; the publisher still checks every host it puts in the route.
+			if reason, refused := probe.Refusal(homes[i].Probe); refused && !policy.Policy.Shadow() {
+				homes[i].Refused = reason
+			}
+		}
+	}
+}
+
+// shadow reports whether the service's probe is in Shadow mode.
+func shadow(res probe.Resolution) bool {
+	return res.Mode == probe.ModePolicy && res.Policy.Shadow()
+}
+
+func allFailedPolicy(res probe.Resolution) omev1beta1.AllFailedPolicy {
+	if res.Mode != probe.ModePolicy {
+		return ""
+	}
+	return res.Policy.AllFailedPolicy
+}
+
+// SetupWithManager registers the reconciler and its watches: the sources, their maps, the
+// WorkloadClusters, the copies on every member, and the prober's results.
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, workers int) error {
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("routing").
+		For(&omev1beta1.InferenceService{}, builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, drainAnnotationChanged()))).
+		Watches(&omev1beta1.TrafficMap{}, r.written.skipOwn(handler.EnqueueRequestForOwner(mgr.GetScheme(), mgr.GetRESTMapper(),
+			&omev1beta1.InferenceService{}, handler.OnlyControllerOwner())), builder.WithPredicates(routingInputChanged{})).
+		Watches(&omev1beta1.WorkloadCluster{}, handler.EnqueueRequestsFromMapFunc(r.allSources)).
+		WatchesRawSource(source.Channel(r.Members.Events(), &handler.EnqueueRequestForObject{})).
+		WatchesRawSource(source.TypedChannel(r.Prober.Events(), probeNoticeHandler())).
+		WatchesRawSource(source.Channel(r.Poller.Events(), &handler.EnqueueRequestForObject{})).
+		// The priority queue is controller-runtime's default; it is named because the
+		// prober's notices depend on it (see priority.go).
+		WithOptions(controller.Options{MaxConcurrentReconciles: workers, UsePriorityQueue: ptr.To(true)}).
+		Complete(r)
+}
+
+// allSources enqueues every placed service: a cluster's readiness or labels can change
+// the candidates of any of them.
+func (r *Reconciler) allSources(ctx context.Context, _ client.Object) []ctrl.Request {
+	list := &omev1beta1.InferenceServiceList{}
+	if err := r.Client.List(ctx, list); err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "List InferenceServices")
+		return nil
+	}
+	reqs := make([]ctrl.Request, 0, len(list.Items))
+	for i := range list.Items {
+		if list.Items[i].Spec.Placement != nil {
+			reqs = append(reqs, ctrl.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])})
+		}
+	}
+	return reqs
+}

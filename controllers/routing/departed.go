@@ -1,0 +1,90 @@
+package routing
+
+import (
+	"encoding/json"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+)
+
+// DepartedProbesAnnotation on a TrafficMap holds the probe records of the homes that left
+// it less than DepartedHomeMemory ago (a member that turned ConnectionFailed, a copy that
+// lost its status.url), as JSON: cluster -> endpoint, record and until when it is kept.
+// The prober remembers departed homes too, but only in the leader's memory; the map keeps
+// them for the next leader, so that a change of leader while a home is away cannot bring
+// it back ungated. The routing reconciler is its only writer.
+const DepartedProbesAnnotation = "ome.io/departed-probes"
+
+// departedRecord is one departed home's record in DepartedProbesAnnotation.
+type departedRecord struct {
+	Endpoint string                      `json:"endpoint"`
+	Probe    *omev1beta1.TrafficMapProbe `json:"probe"`
+	Until    metav1.Time                 `json:"until"`
+}
+
+// departedRecords are the map's departed homes still within their memory at now. An
+// annotation that does not parse is no record at all: the homes then start over, as they
+// would after DepartedHomeMemory.
+func departedRecords(tm *omev1beta1.TrafficMap, now time.Time) map[string]departedRecord {
+	if tm == nil || tm.Annotations[DepartedProbesAnnotation] == "" {
+		return nil
+	}
+	var all map[string]departedRecord
+	if err := json.Unmarshal([]byte(tm.Annotations[DepartedProbesAnnotation]), &all); err != nil {
+		return nil
+	}
+	for cluster, d := range all {
+		if d.Probe == nil || !now.Before(d.Until.Time) {
+			delete(all, cluster)
+		}
+	}
+	return all
+}
+
+// departedAnnotation is the annotation's value once the map holds entries: the current
+// records still kept, without the homes that are back, plus every home with a probe
+// record that leaves now. "" means no annotation.
+func departedAnnotation(current *omev1beta1.TrafficMap, entries []omev1beta1.TrafficMapEntry, now time.Time) string {
+	kept := departedRecords(current, now)
+	if kept == nil {
+		kept = map[string]departedRecord{}
+	}
+	staying := map[string]bool{}
+	for _, e := range entries {
+		staying[e.Cluster] = true
+		delete(kept, e.Cluster)
+	}
+	if current != nil {
+		for _, e := range current.Spec.Entries {
+			if _, ok := kept[e.Cluster]; !ok && !staying[e.Cluster] && e.Probe != nil {
+				kept[e.Cluster] = departedRecord{Endpoint: e.Endpoint, Probe: e.Probe.DeepCopy(),
+					Until: metav1.NewTime(now.Add(DepartedHomeMemory))}
+			}
+		}
+	}
+	if len(kept) == 0 {
+		return ""
+	}
+	data, err := json.Marshal(kept)
+	if err != nil {
+		return ""
+	}
+	return string(data)
+}
+
+// withDepartedAnnotation sets or removes the annotation on tm.
+func withDepartedAnnotation(tm *omev1beta1.TrafficMap, value string) {
+	if value == "" {
+		delete(tm.Annotations, DepartedProbesAnnotation)
+		if len(tm.Annotations) == 0 {
+			tm.Annotations = nil
+		}
+		return
+	}
+	if tm.Annotations == nil {
+		tm.Annotations = map[string]string{}
+	}
+	tm.Annotations[DepartedProbesAnnotation] = value
+}

@@ -1,0 +1,87 @@
+package routing
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/tools/events"
+)
+
+// Event reasons on an InferenceService, for the transitions a person acts on. The routing
+// reconciler records each on the service's TrafficMap too (see serviceEvents).
+const (
+	// EventHomeGated: a home failed failureThreshold probes in a row and lost its weight.
+	EventHomeGated = "HomeGated"
+	// EventHomeUngated: a home's gate lifted, after successThreshold passes in a row, or
+	// because the probe policy changed or was turned off, or the home's endpoint changed,
+	// or the operator refuses it now; the note says which (trafficmap.LiftCause).
+	EventHomeUngated = "HomeUngated"
+	// EventHomeWouldGate: a Shadow probe would have gated a home; its weight is unchanged.
+	EventHomeWouldGate = "HomeWouldGate"
+	// EventHomeWouldUngate: a Shadow probe would have lifted a home's gate.
+	EventHomeWouldUngate = "HomeWouldUngate"
+	// EventAllHomesProbeFailed: every home is gated and the allFailedPolicy applies.
+	EventAllHomesProbeFailed = "AllHomesProbeFailed"
+	// EventRoutingPolicyRefused: the service's routing settings were refused; its map is
+	// frozen until they are fixed.
+	EventRoutingPolicyRefused = "RoutingPolicyRefused"
+	// EventEndpointRefused: a cluster's copy reports a status.url with user information, a
+	// query or a fragment, or one too long for the TrafficMap; that home is left out.
+	EventEndpointRefused = "EndpointRefused"
+	// EventHomeRefused: the operator itself refuses a home (its network guard, its
+	// endpoint's form, or its cluster's allowedEndpointDomains): weight 0. The note names
+	// the setting to change. Sent again when the reason changes.
+	EventHomeRefused = "HomeRefused"
+	// EventHomeRefusalLifted: a refused home is no longer refused.
+	EventHomeRefusalLifted = "HomeRefusalLifted"
+	// EventHomeDrained: an ome.io/traffic-drain override started holding a home at weight 0.
+	EventHomeDrained = "HomeDrained"
+	// EventHomeUndrained: the last override holding a home was removed.
+	EventHomeUndrained = "HomeUndrained"
+	// EventHomeLeft: a cluster's entry left the map (its backend leaves the route); the
+	// note gives the exclusion's reason and message.
+	EventHomeLeft = "HomeLeft"
+	// EventHomeJoined: a cluster got an entry in a map that already existed.
+	EventHomeJoined = "HomeJoined"
+	// EventHomeCapacityCapped: a capacity report started holding a home at 0 replicas.
+	EventHomeCapacityCapped = "HomeCapacityCapped"
+	// EventHomeCapacityRestored: a capacity report no longer holds a home at 0 replicas.
+	EventHomeCapacityRestored = "HomeCapacityRestored"
+)
+
+// Event actions (events.k8s.io/v1): what the operator was doing when the event happened.
+const (
+	actionProbe         = "Probe"
+	actionRoute         = "Route"
+	actionResolvePolicy = "ResolvePolicy"
+)
+
+// maxNoteBytes is the events API's limit on an event's note. An event over it is
+// refused by the API server and lost, so every note is cut to it.
+const maxNoteBytes = 1024
+
+// noteCapRecorder formats each note and cuts it to maxNoteBytes on a character boundary.
+// Notes quote probe messages and errors, which can be as long as the limit themselves.
+type noteCapRecorder struct {
+	events.EventRecorder
+}
+
+// Eventf records the event with its note cut to the API's limit.
+func (r noteCapRecorder) Eventf(regarding, related runtime.Object, eventtype, reason, action, note string, args ...any) {
+	r.EventRecorder.Eventf(regarding, related, eventtype, reason, action, "%s", capNote(fmt.Sprintf(note, args...)))
+}
+
+// capNote makes note valid UTF-8 and cuts it to maxNoteBytes without splitting a character.
+func capNote(note string) string {
+	note = strings.ToValidUTF8(note, "\uFFFD")
+	if len(note) <= maxNoteBytes {
+		return note
+	}
+	cut := maxNoteBytes
+	for cut > 0 && !utf8.RuneStart(note[cut]) {
+		cut--
+	}
+	return note[:cut]
+}

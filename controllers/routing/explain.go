@@ -1,0 +1,40 @@
+package routing
+
+import (
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/runtime"
+
+	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/pkg/trafficmap"
+)
+
+// withExplanations adds to the routing reconciler's status fields the clusters the
+// placement selects that have no entry (excludedClusters) and the one-line answer to
+// "which clusters get no traffic, and why" (noTraffic, the NO-TRAFFIC column). Both are
+// made from the finished entries and the exclusions alone, so they change only when those
+// do. An empty value is left out (nil), which drops the field.
+func withExplanations(fields map[string]any, entries []omev1beta1.TrafficMapEntry, excluded []omev1beta1.ExcludedCluster) map[string]any {
+	excluded = slices.SortedFunc(slices.Values(excluded), func(a, b omev1beta1.ExcludedCluster) int {
+		return strings.Compare(a.Cluster, b.Cluster)
+	})
+	fields["excludedClusters"] = nil
+	if len(excluded) > 0 {
+		list := make([]any, 0, len(excluded))
+		for i := range excluded {
+			u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&excluded[i])
+			if err != nil {
+				// A struct of strings always converts; keep the rest of the status correct.
+				continue
+			}
+			list = append(list, u)
+		}
+		fields["excludedClusters"] = list
+	}
+	fields["noTraffic"] = nil
+	if s := trafficmap.NoTraffic(entries, excluded); s != "" {
+		fields["noTraffic"] = s
+	}
+	return fields
+}

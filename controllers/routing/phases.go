@@ -1,0 +1,226 @@
+package routing
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/klog/v2"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/pkg/capacity"
+	"github.com/ome-routing/operator/pkg/drain"
+	"github.com/ome-routing/operator/pkg/probe"
+	"github.com/ome-routing/operator/pkg/trafficmap"
+)
+
+// routingScope is what one reconcile of a service learns, phase by phase. Each phase reads
+// what the ones before it set and adds its own part.
+type routingScope struct {
+	key types.NamespacedName
+
+	// read
+	isvc    *omev1beta1.InferenceService
+	current *omev1beta1.TrafficMap // the map as last written, nil when there is none
+	// resolve
+	policy    probe.Resolution
+	polls     capacity.Resolution
+	overrides []drain.Override
+	// gather and attach
+	in         gathered
+	homes      []trafficmap.Home // the gathered homes, then those of unconnected members as last written
+	nextExpiry time.Time         // when the earliest capacity reading expires, zero if none does
+	// build
+	result trafficmap.Result
+	// writeSpec
+	written *omev1beta1.TrafficMap
+}
+
+// phaseOutcome ends a reconcile before its last phase when done is set.
+type phaseOutcome struct {
+	done   bool
+	result ctrl.Result
+	err    error
+}
+
+var proceed = phaseOutcome{}
+
+func finish(result ctrl.Result, err error) phaseOutcome {
+	return phaseOutcome{done: true, result: result, err: err}
+}
+
+// routingPhase is one step of a reconcile.
+type routingPhase func(context.Context, *routingScope) phaseOutcome
+
+// phases are the steps of a reconcile, in order: read the service and its map, resolve its
+// settings, gather its homes from the members, attach probe records and capacity
+// ceilings, build the entries, write the spec, announce what changed (events and gauges),
+// and write the status. Each phase may end the reconcile.
+func (r *Reconciler) phases() []routingPhase {
+	return []routingPhase{r.read, r.resolve, r.gatherHomes, r.attach, r.build, r.writeSpec, r.announceChanges, r.writeStatus}
+}
+
+// Reconcile brings one service's TrafficMap up to date.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	s := &routingScope{key: req.NamespacedName}
+	for _, phase := range r.phases() {
+		if out := phase(ctx, s); out.done {
+			return out.result, out.err
+		}
+	}
+	return r.requeue(s)
+}
+
+// read gets the service and its map. A service gone, one no longer routed, and a map of
+// the service's name that it does not control end the reconcile.
+func (r *Reconciler) read(ctx context.Context, s *routingScope) phaseOutcome {
+	reader := r.readerFor(s.key)
+	s.isvc = &omev1beta1.InferenceService{}
+	if err := reader.Get(ctx, s.key, s.isvc); err != nil {
+		if apierrors.IsNotFound(err) {
+			return finish(r.gone(ctx, s.key))
+		}
+		return finish(ctrl.Result{}, err)
+	}
+	current, err := r.currentMap(ctx, reader, s.isvc)
+	if errors.Is(err, errNotControlled) {
+		// Someone else's object: never touch it, and don't retry until something changes.
+		ctrl.LoggerFrom(ctx).Error(err, "Leaving TrafficMap alone", "InferenceService", klog.KObj(s.isvc))
+		return finish(ctrl.Result{}, nil)
+	}
+	if err != nil {
+		return finish(ctrl.Result{}, err)
+	}
+	s.current = current
+	if !r.routed(s.isvc) {
+		r.forgetService(s.key)
+		return finish(r.retryConflict(s.key, r.deleteMap(ctx, current)))
+	}
+	return proceed
+}
+
+// resolve checks the service's probe, capacity poll and drains. A refused setting freezes
+// the service's map as it is.
+func (r *Reconciler) resolve(ctx context.Context, s *routingScope) phaseOutcome {
+	var err error
+	if s.policy, err = r.routingPolicy(s.isvc); err == nil {
+		if s.polls, err = capacity.Resolve(r.Capacity, serviceCapacity(s.isvc), r.CapacityLimits); err == nil {
+			s.overrides, err = parseDrains(s.isvc)
+		}
+	}
+	if err != nil {
+		r.refuse(ctx, s.isvc, err)
+		return finish(ctrl.Result{}, nil)
+	}
+	return proceed
+}
+
+// gatherHomes reads the candidate clusters and the service's copy on each.
+func (r *Reconciler) gatherHomes(ctx context.Context, s *routingScope) phaseOutcome {
+	in, err := r.gather(ctx, s.isvc)
+	if err != nil {
+		return finish(ctrl.Result{}, err)
+	}
+	s.in = in
+	r.announceRefusedEndpoints(ctx, s.isvc, in.refused)
+	return proceed
+}
+
+// attach gives every home its probe record and capacity ceiling, and keeps the entries of
+// members not connected yet as they were last written.
+func (r *Reconciler) attach(ctx context.Context, s *routingScope) phaseOutcome {
+	r.attachProbes(s.key, s.isvc.UID, s.policy, s.in.homes, s.current)
+	s.nextExpiry = r.attachCeilings(s.key, s.polls, s.in.homes)
+	s.homes = s.in.homes
+	if held := s.in.held(s.current); len(s.in.pending) > 0 {
+		// Entries of unconnected members stay as last written, capacity included: they
+		// are neither probed nor polled. The connection brings an event for every copy on
+		// the member; the retry in requeue is in case it came before this reconcile read it.
+		ctrl.LoggerFrom(ctx).V(1).Info("Keeping the entries of unconnected members as last written",
+			"InferenceService", klog.KObj(s.isvc), "members", s.in.pending)
+		if s.policy.Mode == probe.ModePolicy {
+			// The probe's mode may have changed since they were written.
+			for i := range held {
+				held[i].Probe = probe.Recast(held[i].Probe, s.policy.Policy, s.policy.Digest)
+			}
+		}
+		s.homes = append(slices.Clip(s.homes), held...)
+	}
+	return proceed
+}
+
+// build computes the entries: weights, the all-failed policy, drains, and why each
+// weight is what it is.
+func (r *Reconciler) build(_ context.Context, s *routingScope) phaseOutcome {
+	result := trafficmap.Build(trafficmap.Input{
+		Candidates:      len(s.in.placement.Candidates),
+		Homes:           s.homes,
+		CapacityFactors: capacityFactors(s.isvc),
+		AllFailedPolicy: allFailedPolicy(s.policy),
+	})
+	s.result = trafficmap.Explain(drain.Apply(result, s.overrides), allFailedPolicy(s.policy))
+	return proceed
+}
+
+// writeSpec records the placement on the service and writes the map's spec.
+func (r *Reconciler) writeSpec(ctx context.Context, s *routingScope) phaseOutcome {
+	err := r.writePlacement(ctx, s.isvc, s.in.placement)
+	if err == nil {
+		s.written, err = r.writeMap(ctx, s.isvc, s.current, s.result)
+	}
+	if err != nil {
+		return finish(r.retryConflict(s.key, err))
+	}
+	return proceed
+}
+
+// announceChanges tells what the written spec changed, in events, and sets the map's
+// gauges. It runs once the spec is written, so that a transition is told exactly once
+// even when the status write after it fails and the reconcile runs again.
+func (r *Reconciler) announceChanges(_ context.Context, s *routingScope) phaseOutcome {
+	r.announceAll(s.isvc, s.current, s.result, allFailedPolicy(s.policy), s.in.excluded)
+	r.setMapGauges(s.key, s.result.Entries, shadow(s.policy), s.polls.Enabled())
+	return proceed
+}
+
+// writeStatus applies the routing reconciler's share of the map's status.
+func (r *Reconciler) writeStatus(ctx context.Context, s *routingScope) phaseOutcome {
+	override := drain.OverrideActive(s.overrides, s.result.Entries)
+	if err := r.writeMapStatus(ctx, s.isvc, s.written, s.result, s.polls.Enabled(), override, s.in.excluded); err != nil {
+		return finish(r.retryConflict(s.key, err))
+	}
+	return proceed
+}
+
+// requeue says when to look at the service again without an event: when a capacity
+// reading expires (which changes a weight with nothing else to trigger a reconcile), or
+// soon while members are not connected yet.
+func (r *Reconciler) requeue(s *routingScope) (ctrl.Result, error) {
+	if !s.nextExpiry.IsZero() {
+		return ctrl.Result{RequeueAfter: max(time.Until(s.nextExpiry), 0) + time.Millisecond}, nil
+	}
+	if len(s.in.pending) > 0 {
+		return ctrl.Result{RequeueAfter: memberPendingRetry}, nil
+	}
+	return ctrl.Result{}, nil
+}
+
+// stopObserving stops the service's probes and capacity polls.
+func (r *Reconciler) stopObserving(key types.NamespacedName) {
+	r.Prober.Forget(key)
+	r.Poller.Forget(key)
+}
+
+// forgetService drops everything the reconciler keeps about a service that is gone or no
+// longer routed: its probes and polls, their gauges, its own writes and its map binding.
+func (r *Reconciler) forgetService(key types.NamespacedName) {
+	r.stopObserving(key)
+	forgetCapacityMetrics(key)
+	forgetRefusedHomes(key)
+	r.written.forget(key)
+	r.forgetMap(key)
+}

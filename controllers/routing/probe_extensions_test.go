@@ -1,0 +1,148 @@
+package routing
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/events"
+
+	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/pkg/probe"
+)
+
+// A switch from Shadow to Enforce keeps the states the Shadow probe counted, and the
+// prober counts on under the new mode.
+func TestProberKeepsStatesAcrossAModeSwitch(t *testing.T) {
+	srv := newCountingServer(t)
+	srv.status.Store(http.StatusServiceUnavailable)
+	f := startFakeProber(t, 4)
+	shadow := testPolicy(10*time.Second, time.Second)
+	shadow.Mode = omev1beta1.ProbeModeShadow
+	shadow.RampUp = time.Minute
+	digest := probe.Digest(shadow)
+	targets := []ProbeTarget{{Cluster: "worker-a", Endpoint: srv.URL}}
+	f.Sync(testKey, testUID, shadow, digest, targets)
+	for i := range 2 {
+		f.stepTo(f.nextDue())
+		eventually(t, "a probe is answered", func() bool { return srv.total.Load() == int32(i+1) })
+		eventually(t, "the probe is recorded", f.idle)
+	}
+	st, _ := f.state(testKey, "worker-a")
+	if r := st.RecordFor(shadow); !st.Gated || !r.WouldGate || r.Gated {
+		t.Fatalf("after two failures in Shadow: state %+v record %+v, want a would-be gate", st, r)
+	}
+
+	enforce := shadow
+	enforce.Mode = omev1beta1.ProbeModeEnforce
+	if probe.Digest(enforce) != digest {
+		t.Fatal("the mode changed the digest")
+	}
+	states := f.Sync(testKey, testUID, enforce, digest, targets)
+	if got := states["worker-a"]; !got.Gated || got.ConsecutiveFailures != 2 || !got.RecordFor(enforce).Gated {
+		t.Fatalf("after the switch: %+v, want the same gate and count, now enforced", got)
+	}
+	// The prober counts under the new mode: the lift starts a ramp, which Shadow does not.
+	srv.status.Store(http.StatusOK)
+	f.stepTo(f.nextDue())
+	eventually(t, "the lifting probe is answered", func() bool { return srv.total.Load() == 3 })
+	eventually(t, "the lift is recorded", func() bool { st, _ := f.state(testKey, "worker-a"); return !st.Gated })
+	if st, _ := f.state(testKey, "worker-a"); st.RampPercent != 14 {
+		t.Fatalf("after the lift under Enforce: %+v, want a ramp at 14%%", st)
+	}
+}
+
+// recordedEvent is one event a test recorder was given.
+type recordedEvent struct {
+	eventtype, reason, note string
+}
+
+type eventLog struct {
+	events.EventRecorder
+	got []recordedEvent
+}
+
+func (l *eventLog) Eventf(_, _ runtime.Object, eventtype, reason, _, note string, args ...any) {
+	l.got = append(l.got, recordedEvent{eventtype, reason, fmtNote(note, args)})
+}
+
+func fmtNote(note string, args []any) string { return capNote(fmt.Sprintf(note, args...)) }
+
+func TestAnnounceGateTransitions(t *testing.T) {
+	entry := func(p *omev1beta1.TrafficMapProbe) omev1beta1.TrafficMapEntry {
+		return omev1beta1.TrafficMapEntry{Cluster: "worker-b", Probe: p}
+	}
+	failing := func(gated, would bool) *omev1beta1.TrafficMapProbe {
+		return &omev1beta1.TrafficMapProbe{Result: omev1beta1.ProbeFailing, Message: "HTTP 503", ConsecutiveFailures: 3, Gated: gated, WouldGate: would}
+	}
+	passing := &omev1beta1.TrafficMapProbe{Result: omev1beta1.ProbePassing, Message: "HTTP 200"}
+	tests := []struct {
+		name     string
+		was, now gateState
+		probe    *omev1beta1.TrafficMapProbe
+		want     []recordedEvent
+	}{
+		{name: "a Shadow probe would gate", now: gateState{would: true}, probe: failing(false, true),
+			want: []recordedEvent{{"Normal", EventHomeWouldGate,
+				"Cluster worker-b would be gated after 3 probe failures in a row: HTTP 503 (Shadow mode: its weight is unchanged)"}}},
+		{name: "a Shadow probe would lift", was: gateState{would: true}, probe: passing,
+			want: []recordedEvent{{"Normal", EventHomeWouldUngate, "Cluster worker-b would have its gate lifted: it passed successThreshold probes in a row; last probe Passing: HTTP 200 (Shadow mode)"}}},
+		{name: "a Shadow probe is turned off", was: gateState{would: true},
+			want: []recordedEvent{{"Normal", EventHomeWouldUngate, "Cluster worker-b would have its gate lifted: the probe was turned off (Shadow mode)"}}},
+		{name: "Shadow to Enforce with a would-be gate", was: gateState{would: true}, now: gateState{gated: true}, probe: failing(true, false),
+			want: []recordedEvent{{"Warning", EventHomeGated, "Cluster worker-b gated after 3 probe failures in a row: HTTP 503"}}},
+		{name: "Enforce to Shadow with a gate", was: gateState{gated: true}, now: gateState{would: true}, probe: failing(false, true),
+			want: []recordedEvent{{"Normal", EventHomeUngated,
+				"Cluster worker-b gate lifted: the probe is in Shadow mode, which records its gates without moving traffic"}}},
+		{name: "a would-be gate that stays", was: gateState{would: true}, now: gateState{would: true}, probe: failing(false, true)},
+		{name: "an Enforce gate, as before", now: gateState{gated: true}, probe: failing(true, false),
+			want: []recordedEvent{{"Warning", EventHomeGated, "Cluster worker-b gated after 3 probe failures in a row: HTTP 503"}}},
+		{name: "an Enforce lift, as before", was: gateState{gated: true}, probe: passing,
+			want: []recordedEvent{{"Normal", EventHomeUngated, "Cluster worker-b gate lifted: it passed successThreshold probes in a row; last probe Passing: HTTP 200"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			log := &eventLog{}
+			r := &Reconciler{Recorder: log}
+			r.announceGate(nil, entry(failing(tt.was.gated, tt.was.would)), entry(tt.probe), tt.was, tt.now, tt.probe != nil)
+			if len(log.got) != len(tt.want) {
+				t.Fatalf("events %+v, want %+v", log.got, tt.want)
+			}
+			for i := range tt.want {
+				if log.got[i] != tt.want[i] {
+					t.Fatalf("event %+v, want %+v", log.got[i], tt.want[i])
+				}
+			}
+		})
+	}
+}
+
+func TestShadowGatedHomesGauge(t *testing.T) {
+	key := types.NamespacedName{Namespace: "qwen3-0-6b", Name: "qwen3-0-6b"}
+	enforced := types.NamespacedName{Namespace: "qwen3-0-6b", Name: "enforced"}
+	setShadowGatedHomes(key, true, 2)
+	setShadowGatedHomes(enforced, false, 0)
+	const header = `# HELP ome_routing_shadow_gated_homes Homes of a service whose Shadow probe would gate them now; only while the probe is in Shadow mode.
+# TYPE ome_routing_shadow_gated_homes gauge
+`
+	want := header + `ome_routing_shadow_gated_homes{name="qwen3-0-6b",namespace="qwen3-0-6b"} 2
+`
+	if err := testutil.CollectAndCompare(shadowGatedHomes, strings.NewReader(want)); err != nil {
+		t.Error(err)
+	}
+	// A switch to Enforce takes the series away; so does forgetting the map.
+	setShadowGatedHomes(key, false, 0)
+	if n := testutil.CollectAndCount(shadowGatedHomes); n != 0 {
+		t.Errorf("%d series after the switch to Enforce, want none", n)
+	}
+	setShadowGatedHomes(key, true, 1)
+	forgetProbeMetrics(key)
+	if n := testutil.CollectAndCount(shadowGatedHomes); n != 0 {
+		t.Errorf("%d series after forgetProbeMetrics, want none", n)
+	}
+}

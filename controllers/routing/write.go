@@ -1,0 +1,271 @@
+package routing
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/controllers/internal/mapstatus"
+	"github.com/ome-routing/operator/controllers/internal/related"
+	"github.com/ome-routing/operator/pkg/capacity"
+	"github.com/ome-routing/operator/pkg/trafficmap"
+	"github.com/ome-routing/operator/pkg/version"
+)
+
+// errNotControlled marks a TrafficMap with the service's name that the service does not
+// control.
+var errNotControlled = errors.New("not controlled by the service")
+
+// currentMap is the service's TrafficMap, nil when there is none. A map of that name that
+// the service does not control is an errNotControlled error.
+func (r *Reconciler) currentMap(ctx context.Context, reader client.Reader, isvc *omev1beta1.InferenceService) (*omev1beta1.TrafficMap, error) {
+	tm := &omev1beta1.TrafficMap{}
+	if err := reader.Get(ctx, client.ObjectKeyFromObject(isvc), tm); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	if ref := metav1.GetControllerOf(tm); ref == nil || ref.UID != isvc.UID {
+		return nil, fmt.Errorf("TrafficMap %s/%s exists but is not controlled by InferenceService UID %s: %w",
+			tm.Namespace, tm.Name, isvc.UID, errNotControlled)
+	}
+	return tm, nil
+}
+
+func (r *Reconciler) deleteMap(ctx context.Context, tm *omev1beta1.TrafficMap) error {
+	if tm == nil {
+		return nil
+	}
+	// Only the very object read is deleted: a map written since (or created again) is
+	// the API server's Conflict, never lost.
+	return client.IgnoreNotFound(r.Client.Delete(ctx, tm, client.Preconditions{UID: &tm.UID, ResourceVersion: &tm.ResourceVersion}))
+}
+
+// writePlacement records on the source service where it is placed, when that changed.
+func (r *Reconciler) writePlacement(ctx context.Context, isvc *omev1beta1.InferenceService, placed omev1beta1.PlacementStatus) error {
+	if isvc.Status.Placement != nil && equality.Semantic.DeepEqual(*isvc.Status.Placement, placed) {
+		return nil
+	}
+	before := isvc.DeepCopy()
+	isvc.Status.Placement = &placed
+	return r.Client.Status().Patch(ctx, isvc, client.MergeFrom(before), r.owner())
+}
+
+// writeMap creates or updates the service's TrafficMap spec from the built result and
+// returns the map as written. The spec is written only when it differs, so a steady
+// service costs no spec write and a hand edit is put back.
+func (r *Reconciler) writeMap(ctx context.Context, isvc *omev1beta1.InferenceService, current *omev1beta1.TrafficMap,
+	result trafficmap.Result) (*omev1beta1.TrafficMap, error) {
+	spec := omev1beta1.TrafficMapSpec{
+		Service:                isvc.Name,
+		Mode:                   isvc.Spec.Placement.Mode,
+		ObservedISVCGeneration: isvc.Generation,
+		Entries:                result.Entries,
+	}
+	tm := current
+	switch {
+	case tm == nil:
+		tm = &omev1beta1.TrafficMap{ObjectMeta: metav1.ObjectMeta{Name: isvc.Name, Namespace: isvc.Namespace,
+			Annotations: map[string]string{version.Annotation: version.Stamp()}}, Spec: spec}
+		if err := controllerutil.SetControllerReference(isvc, tm, r.Client.Scheme()); err != nil {
+			return nil, err
+		}
+		if err := r.ownWrite(tm, func() error { return r.Client.Create(ctx, tm, r.owner()) }); err != nil {
+			return nil, err
+		}
+	case r.quietRound(tm, spec):
+		// Only lastProbeTime moved, and it was recorded less than recordInterval ago.
+	case !equality.Semantic.DeepEqual(tm.Spec, spec) || tm.Annotations[version.Annotation] != version.Stamp():
+		// A map last written by another release is written once more, so that its
+		// annotation names the release whose decisions it holds.
+		before := tm
+		tm = tm.DeepCopy()
+		tm.Spec = spec
+		metav1.SetMetaDataAnnotation(&tm.ObjectMeta, version.Annotation, version.Stamp())
+		// Homes that leave keep their records in the map; homes that are back drop them.
+		withDepartedAnnotation(tm, departedAnnotation(before, spec.Entries, time.Now()))
+		// A merge patch of what changed (in practice the entries) sends about half the bytes
+		// of a whole-object update; the resourceVersion it carries makes a stale copy a
+		// Conflict all the same.
+		patch := client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})
+		if err := r.ownWrite(tm, func() error { return r.Client.Patch(ctx, tm, patch, r.owner()) }); err != nil {
+			return nil, err
+		}
+	}
+	r.bindMap(isvc, tm)
+	return tm, nil
+}
+
+// announceAll emits the events for what the new entries change against the map as it
+// was: gates and lifts, drains, refusals, homes leaving or joining, capacity caps.
+func (r *Reconciler) announceAll(isvc *omev1beta1.InferenceService, current *omev1beta1.TrafficMap,
+	result trafficmap.Result, policy omev1beta1.AllFailedPolicy, excluded []omev1beta1.ExcludedCluster) {
+	r.announce(isvc, current, result, policy)
+	r.announceDrains(isvc, current, result.Entries)
+	r.announceRefusals(isvc, current, result.Entries)
+	r.announceMembership(isvc, current, result.Entries, excluded)
+	r.announceCapacityCaps(isvc, current, result.Entries)
+}
+
+// setMapGauges sets the map's gated, refused, would-gate and capacity-fallback gauges.
+func (r *Reconciler) setMapGauges(key types.NamespacedName, entries []omev1beta1.TrafficMapEntry, shadow, polled bool) {
+	setGatedHomes(key, countGated(entries))
+	setRefusedHomes(key, countRefused(entries))
+	setShadowGatedHomes(key, shadow, countWouldGate(entries))
+	if polled {
+		setCapacityFallbackHomes(key, capacity.FallbackHomes(entries))
+	}
+}
+
+// quietRound says whether the new spec may go unwritten under routing.observer.recordInterval:
+// it differs from the map's only in lastProbeTime, recorded recently enough.
+func (r *Reconciler) quietRound(tm *omev1beta1.TrafficMap, spec omev1beta1.TrafficMapSpec) bool {
+	return r.RecordInterval > 0 && tm.Annotations[version.Annotation] == version.Stamp() && tm.Spec.Service == spec.Service && tm.Spec.Mode == spec.Mode &&
+		tm.Spec.ObservedISVCGeneration == spec.ObservedISVCGeneration &&
+		trafficmap.Deferrable(tm.Spec.Entries, spec.Entries, r.RecordInterval, time.Now())
+}
+
+// writeMapStatus applies the routing reconciler's share of the map's status: the source
+// UID, its own conditions (Routable, CapacityFallback, OverrideActive) and the counts and
+// explanations kubectl shows, under its own field manager, only when it changed. The
+// publisher's fields and conditions are left to the publisher.
+func (r *Reconciler) writeMapStatus(ctx context.Context, isvc *omev1beta1.InferenceService, tm *omev1beta1.TrafficMap,
+	result trafficmap.Result, polled bool, override trafficmap.Condition, excluded []omev1beta1.ExcludedCluster) error {
+	fallback := capacity.FallbackCondition(polled, result.Entries)
+	fallback.ObservedGeneration = tm.Generation
+	conditions := []metav1.Condition{routableCondition(tm, result.Routable), fallback, overrideCondition(tm, override)}
+	fields := withExplanations(map[string]any{"homes": int64(len(result.Entries)), "gatedHomes": int64(countGated(result.Entries)),
+		"refusedHomes": int64(countRefused(result.Entries))}, result.Entries, excluded)
+	fields["sourceUID"] = string(isvc.UID)
+	return r.written.do(client.ObjectKeyFromObject(tm), func() (string, error) {
+		return mapstatus.Apply(ctx, r.Client, tm, mapstatus.Share{
+			Manager:    r.statusManager(),
+			Owned:      mapstatus.RoutingConditionTypes,
+			Conditions: conditions,
+			Fields:     fields,
+		}, time.Now())
+	})
+}
+
+// ownWrite sends one write of tm, which leaves the written version in tm, so that the
+// reconciler's watch of the maps skips that version's event (see ownWrites).
+func (r *Reconciler) ownWrite(tm *omev1beta1.TrafficMap, write func() error) error {
+	return r.written.do(client.ObjectKeyFromObject(tm), func() (string, error) {
+		err := write()
+		return tm.ResourceVersion, err
+	})
+}
+
+// overrideCondition is the map's OverrideActive condition for the drains applied.
+func overrideCondition(tm *omev1beta1.TrafficMap, override trafficmap.Condition) metav1.Condition {
+	return metav1.Condition{
+		Type:               omev1beta1.TrafficMapOverrideActive,
+		Status:             override.Status,
+		Reason:             override.Reason,
+		Message:            override.Message,
+		ObservedGeneration: tm.Generation,
+	}
+}
+
+// routableCondition is the map's Routable condition for the built result.
+func routableCondition(tm *omev1beta1.TrafficMap, routable trafficmap.Condition) metav1.Condition {
+	return metav1.Condition{
+		Type:               omev1beta1.TrafficMapRoutable,
+		Status:             routable.Status,
+		Reason:             routable.Reason,
+		Message:            routable.Message,
+		ObservedGeneration: tm.Generation,
+	}
+}
+
+// announce emits events for the gate transitions between the current map and the new
+// entries, real and (under a Shadow probe) would-be, and when every home has just failed.
+func (r *Reconciler) announce(isvc *omev1beta1.InferenceService, current *omev1beta1.TrafficMap,
+	result trafficmap.Result, policy omev1beta1.AllFailedPolicy) {
+	was := map[string]gateState{}
+	before := map[string]omev1beta1.TrafficMapEntry{}
+	wasAllFailed := false
+	if current != nil {
+		for _, e := range current.Spec.Entries {
+			was[e.Cluster] = gateStateOf(e.Probe)
+			before[e.Cluster] = e
+		}
+		c := meta.FindStatusCondition(current.Status.Conditions, omev1beta1.TrafficMapRoutable)
+		wasAllFailed = c != nil && c.Reason == omev1beta1.ReasonAllHomesProbeFailed
+	}
+	for _, e := range result.Entries {
+		r.announceGate(isvc, before[e.Cluster], e, was[e.Cluster], gateStateOf(e.Probe), policy != "")
+	}
+	if result.Routable.Reason == omev1beta1.ReasonAllHomesProbeFailed && !wasAllFailed {
+		r.Recorder.Eventf(isvc, nil, corev1.EventTypeWarning, EventAllHomesProbeFailed, actionRoute, "allFailedPolicy %s applied: %s",
+			policy, result.Routable.Message)
+	}
+}
+
+// gateState is what an entry's probe record says of its gate: set (gated) or, under a
+// Shadow probe, only recorded (would).
+type gateState struct{ gated, would bool }
+
+func gateStateOf(p *omev1beta1.TrafficMapProbe) gateState {
+	if p == nil {
+		return gateState{}
+	}
+	return gateState{gated: p.Gated, would: p.WouldGate}
+}
+
+// announceGate emits the event for one entry's gate transition, if it had one. before is
+// the entry as the map held it, for the cause of a lift (trafficmap.LiftCause); probing
+// says whether a probe applies to the service now.
+func (r *Reconciler) announceGate(isvc *omev1beta1.InferenceService, before, e omev1beta1.TrafficMapEntry, was, now gateState, probing bool) {
+	related := related.WorkloadCluster(e.Cluster)
+	switch {
+	case now.gated && !was.gated:
+		r.Recorder.Eventf(isvc, related, corev1.EventTypeWarning, EventHomeGated, actionProbe, "Cluster %s gated after %d probe failures in a row: %s",
+			e.Cluster, e.Probe.ConsecutiveFailures, e.Probe.Message)
+	case was.gated && now.would:
+		r.Recorder.Eventf(isvc, related, corev1.EventTypeNormal, EventHomeUngated, actionProbe,
+			"Cluster %s gate lifted: the probe is in Shadow mode, which records its gates without moving traffic", e.Cluster)
+	case !now.gated && was.gated:
+		r.Recorder.Eventf(isvc, related, corev1.EventTypeNormal, EventHomeUngated, actionProbe, "Cluster %s gate lifted: %s",
+			e.Cluster, trafficmap.LiftCause(before, e, probing))
+	case now.would && !was.would:
+		r.Recorder.Eventf(isvc, related, corev1.EventTypeNormal, EventHomeWouldGate, actionProbe,
+			"Cluster %s would be gated after %d probe failures in a row: %s (Shadow mode: its weight is unchanged)",
+			e.Cluster, e.Probe.ConsecutiveFailures, e.Probe.Message)
+	case was.would && !now.would && !now.gated:
+		r.Recorder.Eventf(isvc, related, corev1.EventTypeNormal, EventHomeWouldUngate, actionProbe,
+			"Cluster %s would have its gate lifted: %s (Shadow mode)", e.Cluster, trafficmap.LiftCause(before, e, probing))
+	}
+}
+
+// countWouldGate counts the entries a Shadow probe would gate.
+func countWouldGate(entries []omev1beta1.TrafficMapEntry) int {
+	return countProbes(entries, func(p *omev1beta1.TrafficMapProbe) bool { return p.WouldGate })
+}
+
+func countGated(entries []omev1beta1.TrafficMapEntry) int {
+	return countProbes(entries, func(p *omev1beta1.TrafficMapProbe) bool { return p.Gated })
+}
+
+// countProbes counts the entries with a probe record that has the property.
+func countProbes(entries []omev1beta1.TrafficMapEntry, has func(*omev1beta1.TrafficMapProbe) bool) int {
+	n := 0
+	for _, e := range entries {
+		if e.Probe != nil && has(e.Probe) {
+			n++
+		}
+	}
+	return n
+}
