@@ -19,8 +19,8 @@ import (
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/controllers"
+	"github.com/ome-routing/operator/pkg/config"
 	opconfig "github.com/ome-routing/operator/pkg/config"
-	"github.com/ome-routing/operator/pkg/observer"
 	"github.com/ome-routing/operator/pkg/probe"
 	"github.com/ome-routing/operator/test/framework"
 )
@@ -163,21 +163,13 @@ func startManager(ctx context.Context, t *testing.T, fleet *framework.Fleet, cos
 	logger := zap.New(zap.WriteTo(out))
 	logf.SetLogger(logger)
 	_, stop, err := framework.InProcessManager{
-		Config:          cost.wrap(fleet.ControlPlane.Config),
-		ObserverOptions: observer.Options{MaxConcurrentRequests: maxRequests, MaxResponseBytes: 65536, AllowLoopback: true, Hosts: benchHosts()},
-		Controllers: controllers.Options{
-			SecretNamespace:      framework.SecretNamespace,
-			RoutingEnabled:       true,
-			InstallationProbe:    installationProbe(t),
-			Limits:               probe.Limits{MinPeriod: time.Second},
-			RoutingWorkers:       routingWorkers,
-			MaxProbesInFlight:    maxRequests,
-			MemberTimeout:        5 * time.Second,
-			MemberHealthInterval: 15 * time.Second,
-			MemberGrace:          30 * time.Second,
-			Endpoint:             settings.endpoint,
-			RecordInterval:       settings.recordInterval,
-		},
+		Config: cost.wrap(fleet.ControlPlane.Config),
+		// The chart's defaults, with the bench's worker count and period.
+		Settings: config.Config{Endpoint: settings.endpoint, Routing: config.Routing{Enabled: true, Probe: installationProbe(t),
+			Observer: config.Observer{MaxConcurrentReconciles: routingWorkers, MaxConcurrentRequests: maxRequests, MaxResponseBytes: 65536,
+				MinPeriod: time.Second, MaxPeriod: config.DefaultMaxPeriod, MaxTimeout: config.DefaultMaxTimeout,
+				RecordInterval: settings.recordInterval, AllowLoopback: true}}},
+		Hosts:   benchHosts(),
 		Manager: func(o *ctrl.Options) { o.Logger = logger },
 	}.Start(ctx)
 	if err != nil {

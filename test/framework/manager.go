@@ -3,6 +3,7 @@ package framework
 import (
 	"context"
 	"errors"
+	"net/netip"
 	"sync"
 
 	"k8s.io/client-go/rest"
@@ -12,19 +13,24 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/ome-routing/operator/controllers"
+	"github.com/ome-routing/operator/pkg/config"
 	"github.com/ome-routing/operator/pkg/observer"
 )
 
-// InProcessManager is a manager the suites and the bench run in their own process, as
-// cmd/manager wires one: the cache limited by controllers.CacheOptions, the controllers
-// of controllers.Setup (or only the publisher's) and an observer of its own.
+// InProcessManager is a manager the suites and the bench run in their own process, wired as
+// cmd/manager wires one: the controllers and the observer built from the installation's
+// settings by controllers.OptionsFor and controllers.ObserverOptions, the cache limited by
+// controllers.CacheOptions, Secrets read from SecretNamespace.
 type InProcessManager struct {
 	// Config is the API server the manager talks to, as the manager's user.
 	Config *rest.Config
-	// Controllers are the controllers' options; Observer is set from ObserverOptions.
-	Controllers controllers.Options
-	// ObserverOptions build the manager's observer.
-	ObserverOptions observer.Options
+	// Settings are the installation's settings, as the chart's ConfigMap gives them.
+	Settings config.Config
+	// Hosts resolve the suite's host names for the observer (see observer.Options.Hosts).
+	Hosts map[string]netip.Addr
+	// Adjust changes what the settings do not hold: shorter member timings, a field
+	// manager, how often the publisher looks for the Gateway API.
+	Adjust func(*controllers.Options)
 	// PublisherOnly sets up the publisher alone (controllers.SetupPublisher).
 	PublisherOnly bool
 	// Manager adjusts the manager's options (a logger, leader election) after the
@@ -37,13 +43,15 @@ type InProcessManager struct {
 // stop waits for the manager to return, closes its observer and gives what Start returned
 // (nil for a manager stopped by its context).
 func (m InProcessManager) Start(ctx context.Context) (ctrl.Manager, func() error, error) {
-	obs, err := observer.New(m.ObserverOptions)
+	oo := controllers.ObserverOptions(m.Settings.Routing.Observer)
+	oo.Hosts = m.Hosts
+	obs, err := observer.New(oo)
 	if err != nil {
 		return nil, nil, err
 	}
 	opts := ctrl.Options{
 		Scheme:                 Scheme,
-		Cache:                  controllers.CacheOptions(m.Controllers.SecretNamespace),
+		Cache:                  controllers.CacheOptions(SecretNamespace),
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
 		Controller:             ctrlconfig.Controller{SkipNameValidation: ptr.To(true)},
@@ -53,8 +61,10 @@ func (m InProcessManager) Start(ctx context.Context) (ctrl.Manager, func() error
 	}
 	mgr, err := ctrl.NewManager(m.Config, opts)
 	if err == nil {
-		c := m.Controllers
-		c.Observer = obs
+		c := controllers.OptionsFor(&m.Settings, SecretNamespace, obs)
+		if m.Adjust != nil {
+			m.Adjust(&c)
+		}
 		if m.PublisherOnly {
 			err = controllers.SetupPublisher(mgr, c)
 		} else {

@@ -13,7 +13,6 @@ import (
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
-	"github.com/ome-routing/operator/controllers"
 	"github.com/ome-routing/operator/pkg/publish"
 	"github.com/ome-routing/operator/test/framework"
 )
@@ -40,7 +39,7 @@ var _ = Describe("Gateway API CRDs installed after the manager started", func() 
 		Expect(controllerutil.SetControllerReference(isvc, tm, framework.Scheme)).To(Succeed())
 		Expect(c.Create(ctx, tm)).To(Succeed())
 
-		stop := startPublisherOn(ctx, cfg, controllers.Options{GatewayAPIRecheck: 200 * time.Millisecond})
+		stop := startPublisherOn(ctx, cfg, 200*time.Millisecond)
 		defer stop()
 		Expect(cp.InstallGatewayCRDs()).To(Succeed())
 		Eventually(func(g Gomega) {

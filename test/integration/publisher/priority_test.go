@@ -3,6 +3,7 @@ package publisher
 import (
 	"context"
 	"fmt"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -18,7 +19,7 @@ import (
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/controllers"
 	"github.com/ome-routing/operator/controllers/publisher"
-	"github.com/ome-routing/operator/pkg/observer"
+	"github.com/ome-routing/operator/pkg/config"
 	"github.com/ome-routing/operator/pkg/publish"
 	"github.com/ome-routing/operator/test/framework"
 )
@@ -116,19 +117,21 @@ var _ = Describe("A gate among many maps", func() {
 // startPublisherOnly runs a manager with the publisher alone, as the chart's
 // ServiceAccount, its requests recorded; it returns its stop.
 func startPublisherOnly(ctx context.Context) func() {
-	return startPublisherOn(ctx, requests.Wrap(managerConfig), controllers.Options{})
+	return startPublisherOn(ctx, requests.Wrap(managerConfig), 0)
 }
 
 // startPublisherOn runs a manager with the publisher alone against the API server of cfg,
-// with opts on top of the guide's endpoint settings; it returns its stop.
-func startPublisherOn(ctx context.Context, cfg *rest.Config, opts controllers.Options) func() {
-	opts.SecretNamespace, opts.RoutingEnabled, opts.Endpoint = framework.SecretNamespace, true, guideEndpoint()
+// with the guide's endpoint settings, looking for the Gateway API every recheck (zero: the
+// manager's default); it returns its stop.
+func startPublisherOn(ctx context.Context, cfg *rest.Config, recheck time.Duration) func() {
 	_, stop, err := framework.InProcessManager{
 		Config: cfg,
 		// The observer is the publish guard's resolver and guard: the suite's names, loopback open.
-		ObserverOptions: observer.Options{MaxConcurrentRequests: 1, MaxResponseBytes: 1, AllowLoopback: true, Hosts: hosts},
-		Controllers:     opts,
-		PublisherOnly:   true,
+		Settings: config.Config{Endpoint: guideEndpoint(), Routing: config.Routing{Enabled: true,
+			Observer: config.Observer{MaxConcurrentRequests: 1, MaxResponseBytes: 1, AllowLoopback: true}}},
+		Hosts:         hosts,
+		Adjust:        func(o *controllers.Options) { o.GatewayAPIRecheck = recheck },
+		PublisherOnly: true,
 		Manager: func(o *ctrl.Options) {
 			o.Logger = zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true))
 		},

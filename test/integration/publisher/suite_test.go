@@ -20,7 +20,6 @@ import (
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/controllers"
 	"github.com/ome-routing/operator/pkg/config"
-	"github.com/ome-routing/operator/pkg/observer"
 	"github.com/ome-routing/operator/pkg/probe"
 	"github.com/ome-routing/operator/test/framework"
 )
@@ -127,21 +126,15 @@ func startManager(settings managerSettings) func() {
 	policy, errs := probe.Validate(probe.SpecFromAPI(probeSpec(omev1beta1.AllFailedPreserveTraffic)), probe.InstallationPath)
 	Expect(errs).To(BeEmpty())
 	_, stop, err := framework.InProcessManager{
-		Config:          requests.Wrap(managerConfig),
-		ObserverOptions: observer.Options{MaxConcurrentRequests: 16, MaxResponseBytes: 65536, AllowLoopback: true, Hosts: hosts},
-		Controllers: controllers.Options{
-			SecretNamespace:      framework.SecretNamespace,
-			RoutingEnabled:       true,
-			InstallationProbe:    &policy,
-			Limits:               probe.Limits{MinPeriod: time.Second, MaxPeriod: 5 * time.Minute, MaxTimeout: 30 * time.Second},
-			RoutingWorkers:       4,
-			MaxProbesInFlight:    16,
-			MemberTimeout:        2 * time.Second,
-			MemberHealthInterval: time.Second,
-			MemberGrace:          2 * time.Second,
-			Endpoint:             settings.endpoint,
-			Publisher:            settings.publisher,
-			RecordInterval:       settings.recordInterval,
+		Config: requests.Wrap(managerConfig),
+		Settings: config.Config{Endpoint: settings.endpoint, Routing: config.Routing{Enabled: true, Probe: &policy,
+			Publisher: settings.publisher, Observer: config.Observer{
+				MaxConcurrentReconciles: 4, MaxConcurrentRequests: 16, MaxResponseBytes: 65536, MinPeriod: time.Second,
+				MaxPeriod: 5 * time.Minute, MaxTimeout: 30 * time.Second, RecordInterval: settings.recordInterval, AllowLoopback: true,
+			}}},
+		Hosts: hosts,
+		Adjust: func(o *controllers.Options) {
+			o.MemberTimeout, o.MemberHealthInterval, o.MemberGrace = 2*time.Second, time.Second, 2*time.Second
 		},
 		Manager: func(o *ctrl.Options) {
 			o.Logger = zap.New(zap.WriteTo(io.MultiWriter(GinkgoWriter, managerLog)), zap.UseDevMode(true))

@@ -88,7 +88,8 @@ var _ = Describe("Capacity polls", func() {
 		s.endpoints["worker-b"].BreakReport(http.StatusInternalServerError)
 		Eventually(s.capacityOf).WithArguments("worker-b").WithTimeout(timeout).WithPolling(interval).Should(
 			Equal("worker-b weight=1 allocated=1 ready=1 source=ControlPlane reported=- fallback=capacity endpoint returned HTTP 500"))
-		Expect(s.fallback(Default)).To(Equal([]string{
+		// The condition is in the status, written right after the spec that shows the fallback.
+		Eventually(s.fallback).WithTimeout(timeout).WithPolling(interval).Should(Equal([]string{
 			"True", "EndpointCapacityUnavailable",
 			"1 of 2 home(s) are using control-plane capacity; inspect spec.entries[].capacity.fallbackReason",
 		}))

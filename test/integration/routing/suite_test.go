@@ -15,7 +15,7 @@ import (
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/controllers"
-	"github.com/ome-routing/operator/pkg/observer"
+	"github.com/ome-routing/operator/pkg/config"
 	"github.com/ome-routing/operator/pkg/probe"
 	"github.com/ome-routing/operator/test/framework"
 )
@@ -88,19 +88,14 @@ func launchManager(installation *probe.Policy, maxRequests int64, setup managerS
 	managerLog = gbytes.NewBuffer()
 	mgr, stop, err := framework.InProcessManager{
 		// The manager runs as the chart's ServiceAccount (see managerConfig).
-		Config:          managerConfig,
-		ObserverOptions: observer.Options{MaxConcurrentRequests: maxRequests, MaxResponseBytes: 65536, AllowLoopback: true},
-		Controllers: controllers.Options{
-			SecretNamespace:      framework.SecretNamespace,
-			RoutingEnabled:       true,
-			InstallationProbe:    installation,
-			Limits:               probe.Limits{MinPeriod: time.Second, MaxPeriod: maxPeriod, MaxTimeout: maxTimeout},
-			RoutingWorkers:       4,
-			MaxProbesInFlight:    int(maxRequests),
-			MemberTimeout:        2 * time.Second,
-			MemberHealthInterval: time.Second,
-			MemberGrace:          memberGrace,
-			FieldManager:         setup.fieldManager,
+		Config: managerConfig,
+		Settings: config.Config{Routing: config.Routing{Enabled: true, Probe: installation, Observer: config.Observer{
+			MaxConcurrentReconciles: 4, MaxConcurrentRequests: maxRequests, MaxResponseBytes: 65536,
+			MinPeriod: time.Second, MaxPeriod: maxPeriod, MaxTimeout: maxTimeout, AllowLoopback: true,
+		}}},
+		Adjust: func(o *controllers.Options) {
+			o.MemberTimeout, o.MemberHealthInterval, o.MemberGrace = 2*time.Second, time.Second, memberGrace
+			o.FieldManager = setup.fieldManager
 		},
 		Manager: func(opts *ctrl.Options) {
 			opts.Logger = zap.New(zap.WriteTo(GinkgoWriter), zap.WriteTo(managerLog), zap.UseDevMode(true))
