@@ -19,7 +19,6 @@ import (
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/controllers"
-	"github.com/ome-routing/operator/pkg/config"
 	opconfig "github.com/ome-routing/operator/pkg/config"
 	"github.com/ome-routing/operator/pkg/probe"
 	"github.com/ome-routing/operator/test/framework"
@@ -165,9 +164,9 @@ func startManager(ctx context.Context, t *testing.T, fleet *framework.Fleet, cos
 	_, stop, err := framework.InProcessManager{
 		Config: cost.wrap(fleet.ControlPlane.Config),
 		// The chart's defaults, with the bench's worker count and period.
-		Settings: config.Config{Endpoint: settings.endpoint, Routing: config.Routing{Enabled: true, Probe: installationProbe(t),
-			Observer: config.Observer{MaxConcurrentReconciles: routingWorkers, MaxConcurrentRequests: maxRequests, MaxResponseBytes: 65536,
-				MinPeriod: time.Second, MaxPeriod: config.DefaultMaxPeriod, MaxTimeout: config.DefaultMaxTimeout,
+		Settings: opconfig.Config{Endpoint: settings.endpoint, Routing: opconfig.Routing{Enabled: true, Probe: installationProbe(t),
+			Observer: opconfig.Observer{MaxConcurrentReconciles: routingWorkers, MaxConcurrentRequests: maxRequests, MaxResponseBytes: 65536,
+				MinPeriod: time.Second, MaxPeriod: opconfig.DefaultMaxPeriod, MaxTimeout: opconfig.DefaultMaxTimeout,
 				RecordInterval: settings.recordInterval, AllowLoopback: true}}},
 		Hosts:   benchHosts(),
 		Manager: func(o *ctrl.Options) { o.Logger = logger },
