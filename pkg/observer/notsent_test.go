@@ -70,7 +70,7 @@ func TestNotSent(t *testing.T) {
 func TestZeroObserverSendsNothing(t *testing.T) {
 	for name, o := range map[string]*Observer{"zero": {}, "nil": nil} {
 		res := o.Do(t.Context(), Request{URL: "http://127.0.0.1:1/", Timeout: time.Second})
-		if _, notSent := NotSent(res.Err); res.Outcome != OutcomeTransportError || !notSent {
+		if reason, notSent := NotSent(res.Err); res.Outcome != OutcomeTransportError || !notSent || reason != "the observer is not set up (make it with observer.New)" {
 			t.Errorf("%s observer: outcome %s, err %v; want a transport error that is not sent", name, res.Outcome, res.Err)
 		}
 	}

@@ -35,6 +35,9 @@ func TestCheckEndpointDomain(t *testing.T) {
 			t.Errorf("CheckEndpointDomain(%s, %v) = %v, want allowed %v", tc.endpoint, tc.domains, err, tc.allowed)
 		}
 	}
+	if err := CheckEndpointDomain("http:///v1", domains); err == nil || err.Error() != "the endpoint has no host to match spec.allowedEndpointDomains" {
+		t.Errorf("an endpoint without a host: error %v", err)
+	}
 	err := CheckEndpointDomain("http://llm.evilworker-a.example.com/x", domains)
 	want := `host "llm.evilworker-a.example.com" is outside the WorkloadCluster's spec.allowedEndpointDomains [worker-a.example.com ingress.internal]`
 	if err == nil || !strings.HasPrefix(err.Error(), want) {

@@ -58,7 +58,8 @@ func TestExclusion(t *testing.T) {
 		x.Message != "its copy of InferenceService ns/chat reports no status.url yet" {
 		t.Errorf("no endpoint: %+v", x)
 	}
-	if x := NotConnected("worker-b"); x.Reason != omev1beta1.ExcludedMemberNotConnected || x.Cluster != "worker-b" {
+	if x := NotConnected("worker-b"); x.Reason != omev1beta1.ExcludedMemberNotConnected || x.Cluster != "worker-b" ||
+		x.Message != "the WorkloadCluster is Ready, but the manager has not connected to it yet, so its copies are unknown" {
 		t.Errorf("not connected: %+v", x)
 	}
 }

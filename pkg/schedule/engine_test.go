@@ -422,7 +422,7 @@ func TestZeroEngine(t *testing.T) {
 	if e.Now().IsZero() {
 		t.Error("zero engine has no time")
 	}
-	if err := e.Start(context.Background()); err == nil {
-		t.Error("zero engine started without a policy")
+	if err := e.Start(context.Background()); err == nil || err.Error() != "schedule: the engine has no policy (make it with New)" {
+		t.Errorf("zero engine started without a policy: err %v", err)
 	}
 }

@@ -2,9 +2,11 @@ package routing
 
 import (
 	"context"
+	"regexp"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"github.com/onsi/gomega/gbytes"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -102,7 +104,8 @@ var _ = Describe("Weights and the Routable condition", func() {
 		}
 		Expect(fleet.ControlPlane.Client.Create(ctx, foreign)).To(Succeed())
 		other := newServiceIn(ctx, s.key.Namespace, "foreign")
-		Eventually(managerLog, timeout, interval).Should(gbytesSay("TrafficMap " + s.key.Namespace + "/foreign exists but is not controlled by InferenceService UID"))
+		Eventually(managerLog, timeout, interval).Should(gbytes.Say(regexp.QuoteMeta("TrafficMap "+s.key.Namespace+"/foreign exists but is not controlled by InferenceService UID ") +
+			`[0-9a-f-]+: not controlled by the service`))
 		Consistently(func(g Gomega) {
 			tm := &omev1beta1.TrafficMap{}
 			g.Expect(fleet.ControlPlane.Client.Get(ctx, other, tm)).To(Succeed())
