@@ -2,11 +2,11 @@ package routing
 
 import (
 	"fmt"
-	"strings"
-	"unicode/utf8"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/events"
+
+	"github.com/ome-routing/operator/pkg/text"
 )
 
 // Event reasons on an InferenceService, for the transitions a person acts on. The routing
@@ -70,18 +70,5 @@ type noteCapRecorder struct {
 
 // Eventf records the event with its note cut to the API's limit.
 func (r noteCapRecorder) Eventf(regarding, related runtime.Object, eventtype, reason, action, note string, args ...any) {
-	r.EventRecorder.Eventf(regarding, related, eventtype, reason, action, "%s", capNote(fmt.Sprintf(note, args...)))
-}
-
-// capNote makes note valid UTF-8 and cuts it to maxNoteBytes without splitting a character.
-func capNote(note string) string {
-	note = strings.ToValidUTF8(note, "\uFFFD")
-	if len(note) <= maxNoteBytes {
-		return note
-	}
-	cut := maxNoteBytes
-	for cut > 0 && !utf8.RuneStart(note[cut]) {
-		cut--
-	}
-	return note[:cut]
+	r.EventRecorder.Eventf(regarding, related, eventtype, reason, action, "%s", text.Cap(fmt.Sprintf(note, args...), maxNoteBytes))
 }

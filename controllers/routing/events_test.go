@@ -7,6 +7,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/events"
+
+	"github.com/ome-routing/operator/pkg/text"
 )
 
 func TestCapNote(t *testing.T) {
@@ -26,7 +28,7 @@ func TestCapNote(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got := capNote(tc.note)
+			got := text.Cap(tc.note, maxNoteBytes)
 			if got != tc.want {
 				t.Fatalf("capNote() = %q (%d bytes), want %q (%d bytes)", got, len(got), tc.want, len(tc.want))
 			}

@@ -14,6 +14,7 @@ import (
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/pkg/probe"
+	"github.com/ome-routing/operator/pkg/text"
 )
 
 // A switch from Shadow to Enforce keeps the states the Shadow probe counted, and the
@@ -71,7 +72,9 @@ func (l *eventLog) Eventf(_, _ runtime.Object, eventtype, reason, _, note string
 	l.got = append(l.got, recordedEvent{eventtype, reason, fmtNote(note, args)})
 }
 
-func fmtNote(note string, args []any) string { return capNote(fmt.Sprintf(note, args...)) }
+func fmtNote(note string, args []any) string {
+	return text.Cap(fmt.Sprintf(note, args...), maxNoteBytes)
+}
 
 func TestAnnounceGateTransitions(t *testing.T) {
 	entry := func(p *omev1beta1.TrafficMapProbe) omev1beta1.TrafficMapEntry {

@@ -145,7 +145,8 @@ func (r *Reconciler) writeMapStatus(ctx context.Context, isvc *omev1beta1.Infere
 	result trafficmap.Result, polled bool, override trafficmap.Condition, excluded []omev1beta1.ExcludedCluster) error {
 	fallback := capacity.FallbackCondition(polled, result.Entries)
 	fallback.ObservedGeneration = tm.Generation
-	conditions := []metav1.Condition{routableCondition(tm, result.Routable), fallback, overrideCondition(tm, override)}
+	conditions := []metav1.Condition{mapCondition(tm, omev1beta1.TrafficMapRoutable, result.Routable), fallback,
+		mapCondition(tm, omev1beta1.TrafficMapOverrideActive, override)}
 	fields := withExplanations(map[string]any{"homes": int64(len(result.Entries)), "gatedHomes": int64(countGated(result.Entries)),
 		"refusedHomes": int64(countRefused(result.Entries))}, result.Entries, excluded)
 	fields["sourceUID"] = string(isvc.UID)
@@ -168,26 +169,10 @@ func (r *Reconciler) ownWrite(tm *omev1beta1.TrafficMap, write func() error) err
 	})
 }
 
-// overrideCondition is the map's OverrideActive condition for the drains applied.
-func overrideCondition(tm *omev1beta1.TrafficMap, override trafficmap.Condition) metav1.Condition {
-	return metav1.Condition{
-		Type:               omev1beta1.TrafficMapOverrideActive,
-		Status:             override.Status,
-		Reason:             override.Reason,
-		Message:            override.Message,
-		ObservedGeneration: tm.Generation,
-	}
-}
-
-// routableCondition is the map's Routable condition for the built result.
-func routableCondition(tm *omev1beta1.TrafficMap, routable trafficmap.Condition) metav1.Condition {
-	return metav1.Condition{
-		Type:               omev1beta1.TrafficMapRoutable,
-		Status:             routable.Status,
-		Reason:             routable.Reason,
-		Message:            routable.Message,
-		ObservedGeneration: tm.Generation,
-	}
+// mapCondition is one of the map's conditions of type t, as the routing reconciler
+// decided it (Routable for the built result, OverrideActive for the drains applied).
+func mapCondition(tm *omev1beta1.TrafficMap, t string, c trafficmap.Condition) metav1.Condition {
+	return metav1.Condition{Type: t, Status: c.Status, Reason: c.Reason, Message: c.Message, ObservedGeneration: tm.Generation}
 }
 
 // announce emits events for the gate transitions between the current map and the new

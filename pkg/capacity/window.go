@@ -2,9 +2,9 @@ package capacity
 
 import (
 	"slices"
-	"strings"
 	"time"
-	"unicode/utf8"
+
+	"github.com/ome-routing/operator/pkg/text"
 )
 
 // Window holds one home's accepted readings under one policy and decides its ceiling.
@@ -60,26 +60,12 @@ func (w *Window) accept(r Reading, p Policy, now time.Time) {
 
 func (w *Window) fail(reason string) {
 	w.samples = nil
-	w.has, w.ceiling, w.reason = false, 0, capReason(reason)
+	w.has, w.ceiling, w.reason = false, 0, text.Cap(reason, MaxReasonBytes)
 }
 
 // MaxReasonBytes is the longest fallback reason: the CRD's maxLength for
 // capacity.fallbackReason, so that a long error never makes the map's write fail.
 const MaxReasonBytes = 4096
-
-// capReason makes a reason valid UTF-8 and cuts it to MaxReasonBytes on a character
-// boundary. Error text can quote what a remote server sent, so it is trusted to be neither.
-func capReason(reason string) string {
-	reason = strings.ToValidUTF8(reason, "\uFFFD")
-	if len(reason) <= MaxReasonBytes {
-		return reason
-	}
-	cut := MaxReasonBytes
-	for cut > 0 && !utf8.RuneStart(reason[cut]) {
-		cut--
-	}
-	return reason[:cut]
-}
 
 // expire drops the readings whose time is up. Only a drop changes the verdict, and the
 // reason then says that readings expired.

@@ -4,11 +4,11 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/pkg/text"
 )
 
 // maxExclusionMessageBytes is the CRD's maxLength for an excluded cluster's message.
@@ -37,7 +37,7 @@ func Unready(p *omev1beta1.Placement, clusters []omev1beta1.WorkloadCluster) []o
 			}
 			x.Message = fmt.Sprintf("WorkloadCluster Ready is %s (%s): %s", c.Status, c.Reason, c.Message)
 		}
-		x.Message = capMessage(x.Message)
+		x.Message = text.Cap(x.Message, maxExclusionMessageBytes)
 		out = append(out, x)
 	}
 	slices.SortFunc(out, func(a, b omev1beta1.ExcludedCluster) int { return strings.Compare(a.Cluster, b.Cluster) })
@@ -60,18 +60,4 @@ func Exclusion(cluster, key string, copy *omev1beta1.InferenceService) omev1beta
 func NotConnected(cluster string) omev1beta1.ExcludedCluster {
 	return omev1beta1.ExcludedCluster{Cluster: cluster, Reason: omev1beta1.ExcludedMemberNotConnected,
 		Message: "the WorkloadCluster is Ready, but the manager has not connected to it yet, so its copies are unknown"}
-}
-
-// capMessage makes a condition's message valid UTF-8 and cuts it to the CRD's limit on a
-// character boundary: a member's error text is not trusted to be either.
-func capMessage(s string) string {
-	s = strings.ToValidUTF8(s, "\uFFFD")
-	if len(s) <= maxExclusionMessageBytes {
-		return s
-	}
-	cut := maxExclusionMessageBytes
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut]
 }

@@ -3,10 +3,10 @@ package probe
 import (
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/pkg/observer"
+	"github.com/ome-routing/operator/pkg/text"
 )
 
 // MaxMessageBytes is the longest message Classify returns: the CRD's maxLength for the
@@ -32,11 +32,11 @@ func Classify(r observer.Result, p Policy) (result v1beta1.ProbeResult, message 
 			// The operator's own trouble (an endpoint it cannot use, or an address its
 			// network guard refuses) is not the cluster's failure: Unknown, never a step
 			// towards a gate. The reason quotes no URL, so no credential is recorded.
-			return v1beta1.ProbeUnknown, capMessage(NotSentPrefix + reason), true
+			return v1beta1.ProbeUnknown, text.Cap(NotSentPrefix+reason, MaxMessageBytes), true
 		}
-		return v1beta1.ProbeFailing, capMessage("transport error: " + errText(r.Err)), true
+		return v1beta1.ProbeFailing, text.Cap("transport error: "+errText(r.Err), MaxMessageBytes), true
 	case observer.OutcomeBodyError:
-		return v1beta1.ProbeFailing, capMessage("response body error: " + errText(r.Err)), true
+		return v1beta1.ProbeFailing, text.Cap("response body error: "+errText(r.Err), MaxMessageBytes), true
 	case observer.OutcomeResponse:
 		switch {
 		case p.Accepts(r.StatusCode):
@@ -49,7 +49,7 @@ func Classify(r observer.Result, p Policy) (result v1beta1.ProbeResult, message 
 	default:
 		// An outcome this package does not know cannot justify moving traffic: record it
 		// as Unknown, which leaves the counts and the gate alone, and say what it was.
-		return v1beta1.ProbeUnknown, capMessage(fmt.Sprintf("unrecognized observer outcome %q", r.Outcome)), true
+		return v1beta1.ProbeUnknown, text.Cap(fmt.Sprintf("unrecognized observer outcome %q", r.Outcome), MaxMessageBytes), true
 	}
 }
 
@@ -58,20 +58,6 @@ func errText(err error) string {
 		return "unknown error"
 	}
 	return err.Error()
-}
-
-// capMessage makes msg valid UTF-8 and cuts it to MaxMessageBytes on a character boundary.
-// Error text can quote what a remote server sent, so it is not trusted to be either.
-func capMessage(msg string) string {
-	msg = strings.ToValidUTF8(msg, "\uFFFD")
-	if len(msg) <= MaxMessageBytes {
-		return msg
-	}
-	cut := MaxMessageBytes
-	for cut > 0 && !utf8.RuneStart(msg[cut]) {
-		cut--
-	}
-	return msg[:cut]
 }
 
 // Refusal says whether a home's probe record is a refusal of the operator's own (a probe

@@ -3,14 +3,13 @@ package trafficmap
 import (
 	"cmp"
 	"slices"
-	"strings"
-	"unicode/utf8"
 
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/pkg/capacity"
+	"github.com/ome-routing/operator/pkg/text"
 )
 
 // Home is one workload cluster that holds an addressable copy of the service.
@@ -156,18 +155,5 @@ const MaxRefusedBytes = 1024
 // allowedEndpointDomains list, quoted in full, could pass the limit and make every write
 // of the map fail.
 func capRefusal(reason string) string {
-	return capBytes(reason, MaxRefusedBytes)
-}
-
-// capBytes makes s valid UTF-8 and cuts it to limit bytes on a character boundary.
-func capBytes(s string, limit int) string {
-	s = strings.ToValidUTF8(s, "\uFFFD")
-	if len(s) <= limit {
-		return s
-	}
-	cut := limit
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut]
+	return text.Cap(reason, MaxRefusedBytes)
 }

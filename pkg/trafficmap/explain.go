@@ -7,6 +7,7 @@ import (
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/pkg/probe"
+	"github.com/ome-routing/operator/pkg/text"
 )
 
 // MaxWeightMessageBytes is the longest weightMessage an entry carries: the CRD's maxLength.
@@ -38,7 +39,7 @@ func Explain(result Result, policy omev1beta1.AllFailedPolicy) Result {
 	for i := range out.Entries {
 		e := &out.Entries[i]
 		reason, message := explainEntry(*e, everyOpenGated, policy)
-		e.WeightReason, e.WeightMessage = reason, capBytes(message, MaxWeightMessageBytes)
+		e.WeightReason, e.WeightMessage = reason, text.Cap(message, MaxWeightMessageBytes)
 	}
 	return out
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/pkg/text"
 )
 
 // MaxNoTrafficBytes is the longest status.noTraffic: the CRD's maxLength.
@@ -52,7 +53,7 @@ func NoTraffic(entries []omev1beta1.TrafficMapEntry, excluded []omev1beta1.Exclu
 	if more := len(items) - maxNoTrafficNamed; more > 0 {
 		parts = append(parts, fmt.Sprintf("and %d more: see spec.entries[].weightReason and status.excludedClusters", more))
 	}
-	return capBytes(strings.Join(parts, noTrafficSeparator), MaxNoTrafficBytes)
+	return text.Cap(strings.Join(parts, noTrafficSeparator), MaxNoTrafficBytes)
 }
 
 // LiftCause says why an entry whose probe gated it before no longer carries a gate, from

@@ -9,10 +9,8 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/controllers/routing"
@@ -50,15 +48,7 @@ func (s *service) noTrafficColumn() string {
 
 // mapEvents are the notes of the events with the given reason on the service's TrafficMap.
 func (s *service) mapEvents(g Gomega, reason string) []string {
-	list := &corev1.EventList{}
-	g.Expect(fleet.ControlPlane.Client.List(context.Background(), list, client.InNamespace(s.key.Namespace))).To(Succeed())
-	var out []string
-	for _, e := range list.Items {
-		if e.InvolvedObject.Kind == "TrafficMap" && e.InvolvedObject.Name == s.key.Name && e.Reason == reason {
-			out = append(out, e.Message)
-		}
-	}
-	return out
+	return s.eventsOn(g, "TrafficMap", reason)
 }
 
 // expectNoTraffic waits until the NO-TRAFFIC column says the cause and worker-a still

@@ -118,11 +118,17 @@ func (s *service) set(worker string, mode framework.Mode) {
 // events are the messages of the service's events with the given reason (the same events
 // on its TrafficMap are mapEvents).
 func (s *service) events(g Gomega, reason string) []string {
+	return s.eventsOn(g, "InferenceService", reason)
+}
+
+// eventsOn are the messages of the events with the given reason on the object of the
+// given kind that has the service's name: the service or its TrafficMap.
+func (s *service) eventsOn(g Gomega, kind, reason string) []string {
 	list := &corev1.EventList{}
 	g.Expect(fleet.ControlPlane.Client.List(context.Background(), list, client.InNamespace(s.key.Namespace))).To(Succeed())
 	var out []string
 	for _, e := range list.Items {
-		if e.InvolvedObject.Kind == "InferenceService" && e.InvolvedObject.Name == s.key.Name && e.Reason == reason {
+		if e.InvolvedObject.Kind == kind && e.InvolvedObject.Name == s.key.Name && e.Reason == reason {
 			out = append(out, e.Message)
 		}
 	}

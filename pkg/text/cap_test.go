@@ -1,0 +1,25 @@
+package text
+
+import "testing"
+
+func TestCap(t *testing.T) {
+	cases := []struct {
+		s     string
+		limit int
+		want  string
+	}{
+		{"short", 10, "short"},
+		{"exactly", 7, "exactly"},
+		{"abcdef", 3, "abc"},
+		{"aé", 2, "a"},             // é is two bytes: not split
+		{"a\xffb", 10, "a\uFFFDb"}, // an invalid byte is replaced
+		{"日本", 4, "日"},
+		{"x", 0, ""},
+		{"x", -1, ""},
+	}
+	for _, c := range cases {
+		if got := Cap(c.s, c.limit); got != c.want {
+			t.Errorf("Cap(%q, %d) = %q, want %q", c.s, c.limit, got, c.want)
+		}
+	}
+}
