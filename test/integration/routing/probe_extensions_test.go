@@ -134,14 +134,7 @@ var _ = Describe("The probe's optional settings", func() {
 		Eventually(s.table).WithTimeout(timeout).WithPolling(interval).Should(HaveLen(2))
 		Eventually(func(g Gomega) { g.Expect(s.entry(g, "worker-b").Probe).NotTo(BeNil()) }, timeout, interval).Should(Succeed())
 		versions := watchMap(ctx, s.key)
-		probeOf := func(v mapVersion) *omev1beta1.TrafficMapProbe {
-			for _, e := range v.tm.Spec.Entries {
-				if e.Cluster == "worker-b" {
-					return e.Probe
-				}
-			}
-			return nil
-		}
+		probeOf := workerBProbe
 
 		// gate makes worker-b fail until it is gated, and returns its probe record then.
 		gate := func() *omev1beta1.TrafficMapProbe {

@@ -31,19 +31,24 @@ var _ = Describe("The routing probe", func() {
 		s := newService(ctx, "gate", nil, both(1))
 		Eventually(s.table).WithTimeout(timeout).WithPolling(interval).Should(HaveLen(2))
 		Eventually(func(g Gomega) { g.Expect(s.entry(g, "worker-b").Probe).NotTo(BeNil()) }, timeout, interval).Should(Succeed())
+		// Every version of the map is read through a watch, so a busy machine cannot make
+		// the spec miss a step that lasts one period.
+		versions := watchMap(ctx, s.key)
 		s.set("worker-b", framework.Unavailable)
 
 		// Watch the failures climb: ungated at 1 and 2, gated when the count reaches 3.
-		seen := map[int32]bool{}
 		Eventually(func(g Gomega) {
 			p := s.entry(g, "worker-b").Probe
 			g.Expect(p).NotTo(BeNil())
-			if p.Result == omev1beta1.ProbeFailing && !p.Gated {
-				seen[p.ConsecutiveFailures] = true
-			}
 			g.Expect(p.Gated).To(BeTrue())
 			g.Expect(p.ConsecutiveFailures).To(Equal(int32(3)), "gated at exactly failureThreshold")
 		}, timeout, interval/2).Should(Succeed())
+		seen := map[int32]bool{}
+		for _, v := range versions() {
+			if p := workerBProbe(v); p != nil && p.Result == omev1beta1.ProbeFailing && !p.Gated {
+				seen[p.ConsecutiveFailures] = true
+			}
+		}
 		Expect(seen).To(HaveKey(int32(1)))
 		Expect(seen).To(HaveKey(int32(2)))
 		Expect(s.table(Default)).To(Equal([]string{
@@ -58,9 +63,10 @@ var _ = Describe("The routing probe", func() {
 		// One pass leaves the gate closed; the second in a row lifts it.
 		s.set("worker-b", framework.Serve)
 		Eventually(func(g Gomega) {
-			p := s.entry(g, "worker-b").Probe
-			g.Expect(p.Result).To(Equal(omev1beta1.ProbePassing))
-			g.Expect(p.Gated).To(BeTrue(), "one pass must not lift the gate")
+			g.Expect(versions()).To(ContainElement(WithTransform(func(v mapVersion) bool {
+				p := workerBProbe(v)
+				return p != nil && p.Result == omev1beta1.ProbePassing && p.Gated
+			}, BeTrue())), "one pass must not lift the gate")
 		}, timeout, interval/2).Should(Succeed())
 		Eventually(s.table).WithTimeout(timeout).WithPolling(interval).Should(Equal([]string{
 			"worker-a 1 true Passing HTTP 200",
@@ -128,3 +134,13 @@ var _ = Describe("The routing probe", func() {
 		Expect(s.events(Default, "AllHomesProbeFailed")).To(ContainElement(ContainSubstring("Drain")))
 	})
 })
+
+// workerBProbe is worker-b's probe record in a version of the map, nil when it has none.
+func workerBProbe(v mapVersion) *omev1beta1.TrafficMapProbe {
+	for _, e := range v.tm.Spec.Entries {
+		if e.Cluster == "worker-b" {
+			return e.Probe
+		}
+	}
+	return nil
+}
