@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -42,9 +43,10 @@ func TestLeaderElectionLeaseInOperatorNamespace(t *testing.T) {
 		}
 		return nil
 	})
+	// The elector writes the Lease first and tells the manager after it.
 	select {
 	case <-mgr.Elected():
-	default:
+	case <-time.After(30 * time.Second):
 		t.Fatalf("the Lease names %q but the manager is not elected", *lease.Spec.HolderIdentity)
 	}
 	if !strings.Contains(*lease.Spec.HolderIdentity, "_") {
