@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/ome-routing/operator/test/framework"
+	"github.com/ome-routing/operator/test/suite"
 )
 
 // How long to wait for what the API server does in the background, such as publishing a
@@ -41,8 +42,7 @@ var (
 )
 
 func TestAPI(t *testing.T) {
-	RegisterFailHandler(Fail)
-	RunSpecs(t, "API admission suite")
+	suite.Run(t, "API admission suite")
 }
 
 var _ = BeforeSuite(func() {

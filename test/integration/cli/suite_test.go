@@ -19,6 +19,7 @@ import (
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/test/framework"
+	"github.com/ome-routing/operator/test/suite"
 )
 
 const (
@@ -39,8 +40,7 @@ var (
 )
 
 func TestCLI(t *testing.T) {
-	RegisterFailHandler(Fail)
-	RunSpecs(t, "kubectl-ome suite")
+	suite.Run(t, "kubectl-ome suite")
 }
 
 var _ = BeforeSuite(func(ctx context.Context) {

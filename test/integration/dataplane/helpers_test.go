@@ -18,6 +18,10 @@ const (
 	// as a fraction of the batch. haproxy's weighted round robin is deterministic: by hand,
 	// 1,000 requests to weights 50/30/20 were 501/300/199.
 	tolerance = 0.02
+	// awaitBatch is how many requests tell whether haproxy sends by a route's weights yet:
+	// a multiple of every total weight the specs use, so each share is whole, and small
+	// enough to send every polling interval.
+	awaitBatch = 60
 	// loadRate is the requests per second sent across a transition.
 	loadRate = 50
 )
@@ -51,21 +55,42 @@ func expectRouting(ctx context.Context, want map[string]int32) framework.Tally {
 	return t
 }
 
-// awaitRouting waits until the published route has the weights and haproxy sends by them.
+// awaitRouting waits until the published route has the weights, and then until haproxy
+// sends by them: a batch that reaches no cluster of weight 0 and splits among the others
+// by their weights. haproxy follows a changed route a moment later, and HAProxy Ingress
+// applies at most one change every two seconds (its --rate-limit-update of 0.5): until
+// then haproxy sends by the route's previous weights, which may reach every cluster too.
 func awaitRouting(ctx context.Context, want map[string]int32) {
 	GinkgoHelper()
 	Eventually(routeWeights(ctx)).WithTimeout(timeout).WithPolling(interval).Should(Equal(want))
-	// haproxy follows the route a moment later: small batches until it does.
 	Eventually(func(g Gomega) {
-		t, got := send(ctx, 40)
-		for _, c := range workers {
-			if want[c] == 0 {
-				g.Expect(got[c]).To(BeZero(), "requests to %s (weight 0): %s", c, t)
-			} else {
-				g.Expect(got[c]).To(BeNumerically(">", 0), "requests to %s (weight %d): %s", c, want[c], t)
-			}
-		}
+		t, got := send(ctx, awaitBatch)
+		g.Expect(splitMatches(got, want, awaitBatch)).To(BeTrue(),
+			"haproxy's split of %d requests by the weights %v: %v (%s)", awaitBatch, want, got, t)
 	}).WithTimeout(timeout).WithPolling(interval).Should(Succeed())
+}
+
+// splitMatches says whether n requests reached the servers by the weights: none reached a
+// cluster of weight 0, and each other cluster got its weight's share within the suite's
+// tolerance.
+func splitMatches(got map[string]int64, want map[string]int32, n int) bool {
+	total := int32(0)
+	for _, w := range want {
+		total += w
+	}
+	for _, c := range workers {
+		if want[c] == 0 {
+			if got[c] != 0 {
+				return false
+			}
+			continue
+		}
+		share := float64(n) * float64(want[c]) / float64(total)
+		if d := float64(got[c]) - share; d > tolerance*float64(n) || -d > tolerance*float64(n) {
+			return false
+		}
+	}
+	return true
 }
 
 // expectSplit checks a batch against the weights. With every weight at 0 no request may

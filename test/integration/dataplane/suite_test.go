@@ -16,6 +16,7 @@ import (
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/test/dataplane"
 	"github.com/ome-routing/operator/test/framework"
+	"github.com/ome-routing/operator/test/suite"
 )
 
 const (
@@ -41,8 +42,7 @@ func TestDataPlane(t *testing.T) {
 		}
 		t.Skipf("no data plane on this machine, so no request is sent through a gateway: %v", err)
 	}
-	RegisterFailHandler(Fail)
-	RunSpecs(t, "Data plane suite")
+	suite.Run(t, "Data plane suite")
 }
 
 var _ = BeforeSuite(func(ctx context.Context) {

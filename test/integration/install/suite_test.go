@@ -18,6 +18,8 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/ome-routing/operator/test/suite"
 )
 
 const (
@@ -42,8 +44,7 @@ func TestInstall(t *testing.T) {
 	if os.Getenv("HELM") == "" {
 		t.Skip("HELM is not set: this suite runs helm; make test sets HELM to the helm it builds into bin/")
 	}
-	RegisterFailHandler(Fail)
-	RunSpecs(t, "Chart install suite")
+	suite.Run(t, "Chart install suite")
 }
 
 var _ = BeforeSuite(func(_ context.Context) {

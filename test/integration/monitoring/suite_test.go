@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/ome-routing/operator/test/framework"
+	"github.com/ome-routing/operator/test/suite"
 )
 
 const (
@@ -43,8 +44,7 @@ func TestMonitoring(t *testing.T) {
 			t.Skipf("%s is not set: make test sets it to the binary it builds into bin/", env)
 		}
 	}
-	RegisterFailHandler(Fail)
-	RunSpecs(t, "Monitoring suite")
+	suite.Run(t, "Monitoring suite")
 }
 
 var _ = BeforeSuite(func(ctx context.Context) {

@@ -22,6 +22,7 @@ import (
 	"github.com/ome-routing/operator/pkg/config"
 	"github.com/ome-routing/operator/pkg/probe"
 	"github.com/ome-routing/operator/test/framework"
+	"github.com/ome-routing/operator/test/suite"
 )
 
 const (
@@ -60,8 +61,7 @@ var hosts = map[string]netip.Addr{
 }
 
 func TestPublisher(t *testing.T) {
-	RegisterFailHandler(Fail)
-	RunSpecs(t, "Publisher suite")
+	suite.Run(t, "Publisher suite")
 }
 
 var _ = BeforeSuite(func(ctx context.Context) {

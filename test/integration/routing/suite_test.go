@@ -18,6 +18,7 @@ import (
 	"github.com/ome-routing/operator/pkg/config"
 	"github.com/ome-routing/operator/pkg/probe"
 	"github.com/ome-routing/operator/test/framework"
+	"github.com/ome-routing/operator/test/suite"
 )
 
 const (
@@ -44,8 +45,7 @@ var (
 )
 
 func TestRouting(t *testing.T) {
-	RegisterFailHandler(Fail)
-	RunSpecs(t, "Routing suite")
+	suite.Run(t, "Routing suite")
 }
 
 var _ = BeforeSuite(func(ctx context.Context) {

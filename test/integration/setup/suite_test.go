@@ -3,11 +3,9 @@ package setup
 import (
 	"testing"
 
-	. "github.com/onsi/ginkgo/v2"
-	. "github.com/onsi/gomega"
+	"github.com/ome-routing/operator/test/suite"
 )
 
 func TestSetup(t *testing.T) {
-	RegisterFailHandler(Fail)
-	RunSpecs(t, "Integration set-up suite")
+	suite.Run(t, "Integration set-up suite")
 }
