@@ -129,7 +129,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return r.fail(ctx, tm, omev1beta1.ReasonInvalidOptions, err, false)
 	}
 	plan, err := publish.Build(publish.Input{
-		Map: r.routeGuard().admit(ctx, tm, r.Recorder), ServiceNamespace: isvc.Namespace, ServiceName: isvc.Name,
+		Map: r.routeGuard().admit(ctx, tm, r.publishedHosts(req.NamespacedName), r.Recorder), ServiceNamespace: isvc.Namespace, ServiceName: isvc.Name,
 		ServiceAnnotations: isvc.Annotations, Endpoint: r.Endpoint,
 	})
 	if err != nil {

@@ -37,8 +37,10 @@ const maxGuardedHosts = 4096
 // publishGuard decides which entries of a map go into its route: those whose host every
 // address passes the route guard, resolved at publish time and again once a decision is
 // older than the resync interval, since a name can be re-pointed. A failed lookup keeps
-// the last decision. What the global gateway resolves later, with its own resolver, only
-// the gateway can guard; see docs/concepts/security.md.
+// the last decision; after a restart, when there is none yet, a host the map's published
+// backends already name counts as accepted, since the publication that wrote them judged
+// it. What the global gateway resolves later, with its own resolver, only the gateway can
+// guard; see docs/concepts/security.md.
 type publishGuard struct {
 	guard  observer.Guard
 	lookup func(ctx context.Context, host string) ([]netip.Addr, error)
@@ -78,15 +80,16 @@ func newPublishGuard(guard observer.Guard, lookup func(ctx context.Context, host
 // admit returns the map with only the entries that may be published, and announces each
 // refusal on the map. An entry the routing reconciler refused (its refused field) is left
 // out too: it has weight 0, and its backend would still name the host. The map itself is
-// not changed.
-func (g *publishGuard) admit(ctx context.Context, tm *omev1beta1.TrafficMap, rec events.EventRecorder) *omev1beta1.TrafficMap {
+// not changed. published lists the hosts the map's backends name now; it is asked only
+// when a host without a decision fails its lookup.
+func (g *publishGuard) admit(ctx context.Context, tm *omev1beta1.TrafficMap, published publishedHostsFunc, rec events.EventRecorder) *omev1beta1.TrafficMap {
 	hosts := make([]string, len(tm.Spec.Entries))
 	for i, e := range tm.Spec.Entries {
 		if u, err := url.Parse(e.Endpoint); err == nil {
 			hosts[i] = strings.ToLower(u.Hostname())
 		}
 	}
-	decisions := g.decide(ctx, hosts)
+	decisions := g.decide(ctx, hosts, published)
 	out := tm.DeepCopy()
 	out.Spec.Entries = out.Spec.Entries[:0]
 	refusals := map[string]string{}
@@ -107,9 +110,24 @@ func (g *publishGuard) admit(ctx context.Context, tm *omev1beta1.TrafficMap, rec
 	return out
 }
 
+// hostAnswer is what a lookup of one host answered.
+type hostAnswer struct {
+	host   string
+	lookup publish.Lookup
+	// byForm: the host is refused by its form, so it is not looked up at all.
+	byForm bool
+}
+
+// publishedHostsFunc lists the hosts a map's published backends name now.
+type publishedHostsFunc func(ctx context.Context) (map[string]bool, error)
+
+// acceptedBefore is the decision a published backend's host starts from when its lookup
+// fails and this process has not judged it yet: an earlier publication accepted it.
+var acceptedBefore = publish.HostDecision{Allowed: true, Resolved: true}
+
 // decide looks up the hosts whose decision is missing or due, all at once, and returns
 // each host's decision.
-func (g *publishGuard) decide(ctx context.Context, hosts []string) []publish.HostDecision {
+func (g *publishGuard) decide(ctx context.Context, hosts []string, published publishedHostsFunc) []publish.HostDecision {
 	now := g.now()
 	due := map[string]*publish.HostDecision{}
 	g.mu.Lock()
@@ -126,29 +144,24 @@ func (g *publishGuard) decide(ctx context.Context, hosts []string) []publish.Hos
 	}
 	g.mu.Unlock()
 
-	type answer struct {
-		host   string
-		lookup publish.Lookup
-		// byForm: the host is refused by its form, so it is not looked up at all.
-		byForm bool
-	}
-	answers := make(chan answer, len(due))
+	answers := make(chan hostAnswer, len(due))
 	for h := range due {
 		if observer.CheckHostForm(h) != nil {
-			answers <- answer{host: h, byForm: true}
+			answers <- hostAnswer{host: h, byForm: true}
 			continue
 		}
 		go func() {
 			lctx, cancel := context.WithTimeout(ctx, publishLookupTimeout)
 			defer cancel()
 			a, err := g.lookup(lctx, h)
-			answers <- answer{host: h, lookup: publish.Lookup{Addrs: a, Err: err}}
+			answers <- hostAnswer{host: h, lookup: publish.Lookup{Addrs: a, Err: err}}
 		}()
 	}
-	fresh := make([]answer, 0, len(due))
+	fresh := make([]hostAnswer, 0, len(due))
 	for range due {
 		fresh = append(fresh, <-answers)
 	}
+	seeds := g.seeds(ctx, fresh, due, published)
 
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -158,7 +171,11 @@ func (g *publishGuard) decide(ctx context.Context, hosts []string) []publish.Hos
 			cur = &guardedHost{}
 			g.hosts[a.host] = cur
 		}
-		cur.decision = publish.DecideHost(a.host, g.guard, a.lookup, due[a.host])
+		last := due[a.host]
+		if last == nil && seeds[a.host] {
+			last = &acceptedBefore
+		}
+		cur.decision = publish.DecideHost(a.host, g.guard, a.lookup, last)
 		if a.byForm || a.lookup.Err == nil && len(a.lookup.Addrs) > 0 {
 			cur.nextCheck = now.Add(g.recheck)
 		} else {
@@ -174,6 +191,34 @@ func (g *publishGuard) decide(ctx context.Context, hosts []string) []publish.Hos
 	}
 	g.forgetIdle(now)
 	return out
+}
+
+// seeds are the hosts whose lookup failed before this process judged them and which the
+// map's published backends name: those keep their place in the route through a resolver
+// outage at start-up, as they would had this process judged them before it. Each kept
+// host is logged, since the route then carries a host no lookup has checked lately.
+func (g *publishGuard) seeds(ctx context.Context, fresh []hostAnswer, due map[string]*publish.HostDecision, published publishedHostsFunc) map[string]bool {
+	var failed []string
+	for _, a := range fresh {
+		if !a.byForm && due[a.host] == nil && (a.lookup.Err != nil || len(a.lookup.Addrs) == 0) {
+			failed = append(failed, a.host)
+		}
+	}
+	if len(failed) == 0 || published == nil {
+		return nil
+	}
+	log := ctrl.LoggerFrom(ctx)
+	hosts, err := published(ctx)
+	if err != nil {
+		log.Error(err, "Cannot read the published backends to keep their hosts through a failed lookup", "hosts", failed)
+		return nil
+	}
+	for _, h := range failed {
+		if hosts[h] {
+			log.Info("Keeping a published backend whose host cannot be resolved now: an earlier publication accepted it", "host", h)
+		}
+	}
+	return hosts
 }
 
 // forgetIdle drops decisions no map has used for ten recheck intervals, once there are

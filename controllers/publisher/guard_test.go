@@ -66,6 +66,10 @@ type guardFixture struct {
 	zone *zoneFile
 	at   time.Time
 	rec  *events.FakeRecorder
+	// published are the hosts the map's published backends name, and asked counts the
+	// times the guard read them.
+	published map[string]bool
+	asked     int
 }
 
 // epoch is where the fake clock starts.
@@ -83,7 +87,11 @@ func newGuardFixture() *guardFixture {
 // admitted is which clusters of tm the guard lets into the route.
 func (f *guardFixture) admitted(tm *omev1beta1.TrafficMap) []string {
 	var out []string
-	for _, e := range f.admit(context.Background(), tm, f.rec).Spec.Entries {
+	published := func(context.Context) (map[string]bool, error) {
+		f.asked++
+		return f.published, nil
+	}
+	for _, e := range f.admit(context.Background(), tm, published, f.rec).Spec.Entries {
 		out = append(out, e.Cluster)
 	}
 	return out
@@ -235,5 +243,52 @@ func TestPublishGuardKeepsTheLastDecisionThroughAResolverFailure(t *testing.T) {
 	f.at = f.at.Add(time.Second)
 	if got := f.admitted(tm); !slices.Equal(got, []string{"worker-a", "worker-c"}) {
 		t.Fatalf("resolver back: admitted %v, want worker-a and worker-c", got)
+	}
+}
+
+// After a restart there is no last decision: a host whose lookup fails keeps its place in
+// the route if the map's published backends already name it (an earlier publication
+// accepted it), and stays out if they do not. A host that resolves is judged as always,
+// whatever was published, and the published backends are read only for failed lookups.
+func TestPublishGuardKeepsPublishedHostsThroughAResolverFailureAtStart(t *testing.T) {
+	f := newGuardFixture()
+	f.published = map[string]bool{"llm.worker-a.example.com": true, "llm.worker-b.example.com": true}
+	f.zone.set("llm.worker-b.example.com", "169.254.169.254")
+	f.zone.set("llm.worker-c.example.com", "203.0.113.12")
+	tm := guardedMap(entryAt("worker-a", "http://LLM.worker-a.example.com/"), entryAt("worker-b", "http://llm.worker-b.example.com/"),
+		entryAt("worker-c", "http://llm.worker-c.example.com/"))
+	f.zone.fail(false)
+	// worker-a's name has no record here (the resolver answers "no such host"), worker-b's
+	// resolves to the metadata address, worker-c's to a public one.
+	if got := f.admitted(tm); !slices.Equal(got, []string{"worker-a", "worker-c"}) {
+		t.Fatalf("admitted %v, want worker-a (published, lookup failed) and worker-c (resolves), not worker-b (resolves to metadata)", got)
+	}
+	if f.asked != 1 {
+		t.Fatalf("the published backends were read %d times, want once", f.asked)
+	}
+
+	// Past the recheck, while the resolver times out, the decisions stand.
+	f.zone.fail(true)
+	f.at = f.at.Add(time.Minute)
+	if got := f.admitted(tm); !slices.Equal(got, []string{"worker-a", "worker-c"}) {
+		t.Fatalf("resolver failing: admitted %v", got)
+	}
+
+	// A fresh guard (another restart) with the resolver still failing: a host the backends
+	// do not name stays out.
+	g := newGuardFixture()
+	g.zone.fail(true)
+	g.published = map[string]bool{"llm.worker-a.example.com": true}
+	if got := g.admitted(tm); !slices.Equal(got, []string{"worker-a"}) {
+		t.Fatalf("restart during the outage: admitted %v, want only the published worker-a", got)
+	}
+
+	// With every lookup answered the published backends are never read.
+	h := newGuardFixture()
+	h.zone.set("llm.worker-a.example.com", "203.0.113.10")
+	h.zone.set("llm.worker-b.example.com", "203.0.113.11")
+	h.zone.set("llm.worker-c.example.com", "203.0.113.12")
+	if got := h.admitted(tm); len(got) != 3 || h.asked != 0 {
+		t.Fatalf("admitted %v, published backends read %d times", got, h.asked)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -220,6 +221,26 @@ func (r *Reconciler) apply(ctx context.Context, objects []publish.Object, live [
 // namespace and name), in any namespace, except the objects in keep, as readers list
 // them. Routes go first, so that no route names a backend that is gone.
 func (r *Reconciler) removeAll(ctx context.Context, readers publishedReaders, key types.NamespacedName, keep map[objectRef]bool) error {
+	objs, err := listPublished(ctx, readers, key)
+	if err != nil {
+		return err
+	}
+	for _, obj := range objs {
+		gvk := obj.GetObjectKind().GroupVersionKind()
+		if keep[objectRef{gvk.GroupVersion().String(), gvk.Kind, obj.GetNamespace(), obj.GetName()}] {
+			continue
+		}
+		uid := obj.GetUID()
+		if err := r.Client.Delete(ctx, obj, client.Preconditions{UID: &uid}); client.IgnoreNotFound(err) != nil {
+			return fmt.Errorf("delete %s %s/%s: %w", gvk.Kind, obj.GetNamespace(), obj.GetName(), err)
+		}
+	}
+	return nil
+}
+
+// listPublished lists the objects published for the map at key, as readers have them:
+// routes first, then Services, then Envoy Gateway Backends.
+func listPublished(ctx context.Context, readers publishedReaders, key types.NamespacedName) ([]client.Object, error) {
 	selector := client.MatchingLabels(publish.Labels(key.Namespace, key.Name))
 	lists := []struct {
 		reader client.Reader
@@ -229,6 +250,7 @@ func (r *Reconciler) removeAll(ctx context.Context, readers publishedReaders, ke
 		{readers.objects, &corev1.ServiceList{}},
 		{readers.backends, envoyBackendList()},
 	}
+	var out []client.Object
 	for _, l := range lists {
 		if l.reader == nil {
 			continue // Envoy Gateway's CRD is not installed: there is nothing of that kind.
@@ -237,22 +259,54 @@ func (r *Reconciler) removeAll(ctx context.Context, readers publishedReaders, ke
 			if meta.IsNoMatchError(err) {
 				continue
 			}
-			return fmt.Errorf("list published objects of %s: %w", key, err)
+			return nil, fmt.Errorf("list published objects of %s: %w", key, err)
 		}
 		objs, err := listObjects(l.list)
 		if err != nil {
-			return err
+			return nil, err
 		}
+		out = append(out, objs...)
+	}
+	return out, nil
+}
+
+// publishedHosts lists the hosts that the backends published for the map at key name,
+// from the caches: the hosts an earlier publication accepted.
+func (r *Reconciler) publishedHosts(key types.NamespacedName) publishedHostsFunc {
+	return func(ctx context.Context) (map[string]bool, error) {
+		objs, err := listPublished(ctx, r.cached(), key)
+		if err != nil {
+			return nil, err
+		}
+		hosts := map[string]bool{}
 		for _, obj := range objs {
-			gvk := obj.GetObjectKind().GroupVersionKind()
-			if keep[objectRef{gvk.GroupVersion().String(), gvk.Kind, obj.GetNamespace(), obj.GetName()}] {
-				continue
-			}
-			uid := obj.GetUID()
-			if err := r.Client.Delete(ctx, obj, client.Preconditions{UID: &uid}); client.IgnoreNotFound(err) != nil {
-				return fmt.Errorf("delete %s %s/%s: %w", gvk.Kind, obj.GetNamespace(), obj.GetName(), err)
+			for _, h := range backendHosts(obj) {
+				hosts[strings.ToLower(h)] = true
 			}
 		}
+		return hosts, nil
+	}
+}
+
+// backendHosts are the hosts a published backend sends to: an ExternalName Service's
+// name, an Envoy Gateway Backend's FQDN endpoints. A route names none.
+func backendHosts(obj client.Object) []string {
+	switch o := obj.(type) {
+	case *corev1.Service:
+		if o.Spec.Type == corev1.ServiceTypeExternalName {
+			return []string{o.Spec.ExternalName}
+		}
+	case *unstructured.Unstructured:
+		endpoints, _, _ := unstructured.NestedSlice(o.Object, "spec", "endpoints")
+		var out []string
+		for _, e := range endpoints {
+			if m, ok := e.(map[string]any); ok {
+				if h, ok, _ := unstructured.NestedString(m, "fqdn", "hostname"); ok {
+					out = append(out, h)
+				}
+			}
+		}
+		return out
 	}
 	return nil
 }

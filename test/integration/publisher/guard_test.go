@@ -73,6 +73,30 @@ var _ = Describe("The publish guard", func() {
 	)
 })
 
+// A resolver outage must not take a healthy cluster out of the route, not even across a
+// restart, when the new process has judged no host yet: a host the published backends
+// already name stays in, since the publication that wrote them accepted it.
+var _ = Describe("The publish guard restarted while the resolver fails", func() {
+	It("keeps a published cluster in the route", func(ctx context.Context) {
+		useManager(guideEndpoint(), config.Publisher{})
+		s := newService(ctx, "resolver-down", &omev1beta1.Routing{Probe: &omev1beta1.RoutingProbe{Disabled: true}}, nil)
+		g0 := s.settled(ctx)
+
+		const host = "worker-b.example.test"
+		useManagerWith(managerSettings{endpoint: guideEndpoint(), publisher: config.Publisher{}, unresolvable: []string{host}})
+		// A new map generation, which the restarted publisher publishes with worker-b's
+		// host unresolved.
+		u, err := url.Parse(s.endpoints["worker-a"].URL())
+		Expect(err).NotTo(HaveOccurred())
+		Expect(framework.PlaceCopy(ctx, fleet.Workers["worker-a"].Client, s.key, fmt.Sprintf("http://worker-a.example.test:%s", u.Port()), 2, 2)).To(Succeed())
+		s.publishedAfter(g0)
+		Expect(s.weights(Default)).To(Equal([]string{"worker-a 2", "worker-b 1"}))
+		Expect(string(managerLog.Contents())).To(MatchRegexp(
+			`Keeping a published backend whose host cannot be resolved now: an earlier publication accepted it\t\{.*"host": "` + host + `"`))
+		Expect(mapEvents(s.key, publisher.EventBackendRefused)).To(BeEmpty())
+	})
+})
+
 // backendServices are the backend Services published for the service.
 func backendServices(ctx context.Context, key client.ObjectKey) []corev1.Service {
 	list := &corev1.ServiceList{}

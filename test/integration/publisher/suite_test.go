@@ -2,6 +2,7 @@ package publisher
 
 import (
 	"context"
+	"maps"
 	"io"
 	"net/netip"
 	"reflect"
@@ -96,6 +97,9 @@ type managerSettings struct {
 	publisher config.Publisher
 	// recordInterval is routing.observer.recordInterval.
 	recordInterval time.Duration
+	// unresolvable are names of hosts left out of the manager's names: their lookups go to
+	// the machine's resolver, which fails them, as in a resolver outage.
+	unresolvable []string
 }
 
 type runningManager struct {
@@ -132,7 +136,7 @@ func startManager(settings managerSettings) func() {
 				MaxConcurrentReconciles: 4, MaxConcurrentRequests: 16, MaxResponseBytes: 65536, MinPeriod: time.Second,
 				MaxPeriod: 5 * time.Minute, MaxTimeout: 30 * time.Second, RecordInterval: settings.recordInterval, AllowLoopback: true,
 			}}},
-		Hosts: hosts,
+		Hosts: resolvable(settings.unresolvable),
 		Adjust: func(o *controllers.Options) {
 			o.MemberTimeout, o.MemberHealthInterval, o.MemberGrace = 2*time.Second, time.Second, 2*time.Second
 		},
@@ -142,6 +146,15 @@ func startManager(settings managerSettings) func() {
 	}.Start(context.Background())
 	Expect(err).NotTo(HaveOccurred())
 	return func() { Expect(stop()).To(Succeed()) }
+}
+
+// resolvable is the suite's names without those given.
+func resolvable(without []string) map[string]netip.Addr {
+	out := maps.Clone(hosts)
+	for _, h := range without {
+		delete(out, h)
+	}
+	return out
 }
 
 // probeSpec is Step 1's probe with a one-second period and the given policy.
