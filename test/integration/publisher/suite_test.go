@@ -2,8 +2,8 @@ package publisher
 
 import (
 	"context"
-	"maps"
 	"io"
+	"maps"
 	"net/netip"
 	"reflect"
 	"testing"
