@@ -14,6 +14,14 @@ import (
 // requestBatch is how many requests the story sends through haproxy at each step.
 const requestBatch = 100
 
+// followBatch is how many requests tell whether haproxy sends by a route's weights yet,
+// and followTolerance how far (a fraction of the batch) a share may be from its weight's:
+// haproxy's weighted round robin is within a request or so of the weights.
+const (
+	followBatch     = 40
+	followTolerance = 0.05
+)
+
 // showRequests sends a batch of real requests through haproxy, once haproxy follows the
 // route's weights, and prints how many each model server received:
 //
@@ -24,13 +32,14 @@ func (d *Demo) showRequests(ctx context.Context, weights map[string]int32) error
 	if d.traffic == nil {
 		return nil
 	}
-	// haproxy follows the route a moment after it changes: probe with small batches until
-	// the servers of weight 0 get none and the others some.
+	// haproxy follows the route a moment after it changes (HAProxy Ingress applies one
+	// change every two seconds at most): until then it may send by the weights before.
+	// Small batches go out until one splits by these weights.
 	deadline := time.Now().Add(d.cfg.Timing.Step)
 	for {
 		before := d.servers.Received()
-		d.traffic.Batch(ctx, 20)
-		if follows(d.servers.Delta(before), weights) {
+		d.traffic.Batch(ctx, followBatch)
+		if framework.SplitMatches(d.servers.Delta(before), weights, followBatch, followTolerance) {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -47,17 +56,6 @@ func (d *Demo) showRequests(ctx context.Context, weights map[string]int32) error
 	d.out.Say("%s", requestsLine(t, d.servers.Delta(before)))
 	d.out.Say("    (%d real requests sent through haproxy just now, counted by the model server that got each)", t.Total)
 	return nil
-}
-
-// follows says whether the servers received requests as the weights say: none where the
-// weight is 0, some elsewhere.
-func follows(received map[string]int64, weights map[string]int32) bool {
-	for _, w := range workers {
-		if (weights[w] == 0) != (received[w] == 0) {
-			return false
-		}
-	}
-	return true
 }
 
 // requestsLine is "requests: worker-a 50  worker-b 50", each count followed by the status

@@ -140,3 +140,31 @@ func (s *Servers) Delta(before map[string]int64) map[string]int64 {
 	}
 	return out
 }
+
+// SplitMatches says whether the requests the servers received, n in all, went as the
+// weights say: none to a server of weight 0 (or of no weight), and to each other server
+// its weight's share of n within tolerance, a fraction of n.
+func SplitMatches(received map[string]int64, weights map[string]int32, n int, tolerance float64) bool {
+	total := int32(0)
+	for _, w := range weights {
+		total += w
+	}
+	for c, got := range received {
+		if weights[c] == 0 && got != 0 {
+			return false
+		}
+	}
+	for c, w := range weights {
+		if w == 0 {
+			if received[c] != 0 {
+				return false
+			}
+			continue
+		}
+		share := float64(n) * float64(w) / float64(total)
+		if d := float64(received[c]) - share; d > tolerance*float64(n) || -d > tolerance*float64(n) {
+			return false
+		}
+	}
+	return true
+}

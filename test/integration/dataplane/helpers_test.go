@@ -70,27 +70,10 @@ func awaitRouting(ctx context.Context, want map[string]int32) {
 	}).WithTimeout(timeout).WithPolling(interval).Should(Succeed())
 }
 
-// splitMatches says whether n requests reached the servers by the weights: none reached a
-// cluster of weight 0, and each other cluster got its weight's share within the suite's
-// tolerance.
+// splitMatches says whether n requests reached the servers by the weights, each share
+// within the suite's tolerance and none where the weight is 0.
 func splitMatches(got map[string]int64, want map[string]int32, n int) bool {
-	total := int32(0)
-	for _, w := range want {
-		total += w
-	}
-	for _, c := range workers {
-		if want[c] == 0 {
-			if got[c] != 0 {
-				return false
-			}
-			continue
-		}
-		share := float64(n) * float64(want[c]) / float64(total)
-		if d := float64(got[c]) - share; d > tolerance*float64(n) || -d > tolerance*float64(n) {
-			return false
-		}
-	}
-	return true
+	return framework.SplitMatches(got, want, n, tolerance)
 }
 
 // expectSplit checks a batch against the weights. With every weight at 0 no request may
