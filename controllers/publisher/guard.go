@@ -37,9 +37,10 @@ const maxGuardedHosts = 4096
 // publishGuard decides which entries of a map go into its route: those whose host every
 // address passes the route guard, resolved at publish time and again once a decision is
 // older than the resync interval, since a name can be re-pointed. A failed lookup keeps
-// the last decision; after a restart, when there is none yet, a host the map's published
-// backends already name counts as accepted, since the publication that wrote them judged
-// it. What the global gateway resolves later, with its own resolver, only the gateway can
+// the last decision. A host no lookup has answered since the manager started, which the
+// map's own published backends name, stays in that map's route: the publication that wrote
+// them accepted it, and a resolver outage at start-up must not withdraw a healthy cluster.
+// What the global gateway resolves later, with its own resolver, only the gateway can
 // guard; see docs/concepts/security.md.
 type publishGuard struct {
 	guard  observer.Guard
@@ -51,8 +52,10 @@ type publishGuard struct {
 	mu    sync.Mutex
 	hosts map[string]*guardedHost
 	// announced is the refusal last announced per map and cluster, so an event is sent
-	// when it changes, not every round.
+	// when it changes, not every round; kept is likewise the unresolved host last logged
+	// as kept per map and cluster.
 	announced map[types.NamespacedName]map[string]string
+	kept      map[types.NamespacedName]map[string]string
 }
 
 type guardedHost struct {
@@ -74,14 +77,18 @@ const publishLookupRetry = 10 * time.Second
 // and the same names (the observer's Hosts included, which tests and demos use).
 func newPublishGuard(guard observer.Guard, lookup func(ctx context.Context, host string) ([]netip.Addr, error), recheck time.Duration) *publishGuard {
 	return &publishGuard{guard: guard, lookup: lookup, recheck: recheck, now: time.Now,
-		hosts: map[string]*guardedHost{}, announced: map[types.NamespacedName]map[string]string{}}
+		hosts: map[string]*guardedHost{}, announced: map[types.NamespacedName]map[string]string{},
+		kept: map[types.NamespacedName]map[string]string{}}
 }
+
+// publishedHostsFunc lists the hosts a map's published backends name now.
+type publishedHostsFunc func(ctx context.Context) (map[string]bool, error)
 
 // admit returns the map with only the entries that may be published, and announces each
 // refusal on the map. An entry the routing reconciler refused (its refused field) is left
 // out too: it has weight 0, and its backend would still name the host. The map itself is
 // not changed. published lists the hosts the map's backends name now; it is asked only
-// when a host without a decision fails its lookup.
+// when a host no lookup has answered yet would be left out.
 func (g *publishGuard) admit(ctx context.Context, tm *omev1beta1.TrafficMap, published publishedHostsFunc, rec events.EventRecorder) *omev1beta1.TrafficMap {
 	hosts := make([]string, len(tm.Spec.Entries))
 	for i, e := range tm.Spec.Entries {
@@ -89,10 +96,11 @@ func (g *publishGuard) admit(ctx context.Context, tm *omev1beta1.TrafficMap, pub
 			hosts[i] = strings.ToLower(u.Hostname())
 		}
 	}
-	decisions := g.decide(ctx, hosts, published)
+	decisions := g.decide(ctx, hosts)
 	out := tm.DeepCopy()
 	out.Spec.Entries = out.Spec.Entries[:0]
-	refusals := map[string]string{}
+	refusals, kept := map[string]string{}, map[string]string{}
+	var publishedHosts map[string]bool
 	for i, e := range tm.Spec.Entries {
 		switch {
 		case e.Refused != "":
@@ -101,33 +109,44 @@ func (g *publishGuard) admit(ctx context.Context, tm *omev1beta1.TrafficMap, pub
 		case hosts[i] == "":
 			// Not a URL with a host: the plan refuses the map, as it always has.
 		case !decisions[i].Allowed:
+			if !decisions[i].Resolved {
+				if publishedHosts == nil {
+					publishedHosts = g.publishedHosts(ctx, tm, published)
+				}
+				if publishedHosts[hosts[i]] {
+					kept[e.Cluster] = hosts[i]
+					break
+				}
+			}
 			refusals[e.Cluster] = decisions[i].Reason
 			continue
 		}
 		out.Spec.Entries = append(out.Spec.Entries, e)
 	}
-	g.announce(ctx, tm, refusals, rec)
+	g.announce(ctx, tm, refusals, kept, rec)
 	return out
 }
 
-// hostAnswer is what a lookup of one host answered.
-type hostAnswer struct {
-	host   string
-	lookup publish.Lookup
-	// byForm: the host is refused by its form, so it is not looked up at all.
-	byForm bool
+// publishedHosts are the hosts the map's published backends name, none when they cannot
+// be read (which is logged).
+func (g *publishGuard) publishedHosts(ctx context.Context, tm *omev1beta1.TrafficMap, published publishedHostsFunc) map[string]bool {
+	if published == nil {
+		return map[string]bool{}
+	}
+	hosts, err := published(ctx)
+	if err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "Cannot read the published backends to keep their hosts through a failed lookup", "trafficMap", klog.KObj(tm))
+		return map[string]bool{}
+	}
+	if hosts == nil {
+		hosts = map[string]bool{}
+	}
+	return hosts
 }
-
-// publishedHostsFunc lists the hosts a map's published backends name now.
-type publishedHostsFunc func(ctx context.Context) (map[string]bool, error)
-
-// acceptedBefore is the decision a published backend's host starts from when its lookup
-// fails and this process has not judged it yet: an earlier publication accepted it.
-var acceptedBefore = publish.HostDecision{Allowed: true, Resolved: true}
 
 // decide looks up the hosts whose decision is missing or due, all at once, and returns
 // each host's decision.
-func (g *publishGuard) decide(ctx context.Context, hosts []string, published publishedHostsFunc) []publish.HostDecision {
+func (g *publishGuard) decide(ctx context.Context, hosts []string) []publish.HostDecision {
 	now := g.now()
 	due := map[string]*publish.HostDecision{}
 	g.mu.Lock()
@@ -144,24 +163,29 @@ func (g *publishGuard) decide(ctx context.Context, hosts []string, published pub
 	}
 	g.mu.Unlock()
 
-	answers := make(chan hostAnswer, len(due))
+	type answer struct {
+		host   string
+		lookup publish.Lookup
+		// byForm: the host is refused by its form, so it is not looked up at all.
+		byForm bool
+	}
+	answers := make(chan answer, len(due))
 	for h := range due {
 		if observer.CheckHostForm(h) != nil {
-			answers <- hostAnswer{host: h, byForm: true}
+			answers <- answer{host: h, byForm: true}
 			continue
 		}
 		go func() {
 			lctx, cancel := context.WithTimeout(ctx, publishLookupTimeout)
 			defer cancel()
 			a, err := g.lookup(lctx, h)
-			answers <- hostAnswer{host: h, lookup: publish.Lookup{Addrs: a, Err: err}}
+			answers <- answer{host: h, lookup: publish.Lookup{Addrs: a, Err: err}}
 		}()
 	}
-	fresh := make([]hostAnswer, 0, len(due))
+	fresh := make([]answer, 0, len(due))
 	for range due {
 		fresh = append(fresh, <-answers)
 	}
-	seeds := g.seeds(ctx, fresh, due, published)
 
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -171,11 +195,7 @@ func (g *publishGuard) decide(ctx context.Context, hosts []string, published pub
 			cur = &guardedHost{}
 			g.hosts[a.host] = cur
 		}
-		last := due[a.host]
-		if last == nil && seeds[a.host] {
-			last = &acceptedBefore
-		}
-		cur.decision = publish.DecideHost(a.host, g.guard, a.lookup, last)
+		cur.decision = publish.DecideHost(a.host, g.guard, a.lookup, due[a.host])
 		if a.byForm || a.lookup.Err == nil && len(a.lookup.Addrs) > 0 {
 			cur.nextCheck = now.Add(g.recheck)
 		} else {
@@ -193,34 +213,6 @@ func (g *publishGuard) decide(ctx context.Context, hosts []string, published pub
 	return out
 }
 
-// seeds are the hosts whose lookup failed before this process judged them and which the
-// map's published backends name: those keep their place in the route through a resolver
-// outage at start-up, as they would had this process judged them before it. Each kept
-// host is logged, since the route then carries a host no lookup has checked lately.
-func (g *publishGuard) seeds(ctx context.Context, fresh []hostAnswer, due map[string]*publish.HostDecision, published publishedHostsFunc) map[string]bool {
-	var failed []string
-	for _, a := range fresh {
-		if !a.byForm && due[a.host] == nil && (a.lookup.Err != nil || len(a.lookup.Addrs) == 0) {
-			failed = append(failed, a.host)
-		}
-	}
-	if len(failed) == 0 || published == nil {
-		return nil
-	}
-	log := ctrl.LoggerFrom(ctx)
-	hosts, err := published(ctx)
-	if err != nil {
-		log.Error(err, "Cannot read the published backends to keep their hosts through a failed lookup", "hosts", failed)
-		return nil
-	}
-	for _, h := range failed {
-		if hosts[h] {
-			log.Info("Keeping a published backend whose host cannot be resolved now: an earlier publication accepted it", "host", h)
-		}
-	}
-	return hosts
-}
-
 // forgetIdle drops decisions no map has used for ten recheck intervals, once there are
 // more than maxGuardedHosts of them.
 func (g *publishGuard) forgetIdle(now time.Time) {
@@ -234,26 +226,40 @@ func (g *publishGuard) forgetIdle(now time.Time) {
 	}
 }
 
-// announce logs and sends an event for each refusal that is new or changed for the map.
-func (g *publishGuard) announce(ctx context.Context, tm *omev1beta1.TrafficMap, refusals map[string]string, rec events.EventRecorder) {
+// announce logs and sends an event for each refusal that is new or changed for the map,
+// and logs each unresolved host newly kept in its route.
+func (g *publishGuard) announce(ctx context.Context, tm *omev1beta1.TrafficMap, refusals, kept map[string]string, rec events.EventRecorder) {
 	key := client.ObjectKeyFromObject(tm)
 	g.mu.Lock()
-	before := g.announced[key]
-	if len(refusals) == 0 {
-		delete(g.announced, key)
-	} else {
-		g.announced[key] = refusals
-	}
+	before, keptBefore := g.announced[key], g.kept[key]
+	setOrDelete(g.announced, key, refusals)
+	setOrDelete(g.kept, key, kept)
 	g.mu.Unlock()
+	log := ctrl.LoggerFrom(ctx)
+	for cluster, host := range kept {
+		if keptBefore[cluster] != host {
+			log.Info("Keeping a published backend whose host cannot be resolved now: an earlier publication accepted it",
+				"trafficMap", klog.KObj(tm), "cluster", cluster, "host", host)
+		}
+	}
 	for cluster, reason := range refusals {
 		if before[cluster] == reason {
 			continue
 		}
-		ctrl.LoggerFrom(ctx).Info("Leaving a backend out of the route: the publish guard refuses its host",
+		log.Info("Leaving a backend out of the route: the publish guard refuses its host",
 			"trafficMap", klog.KObj(tm), "cluster", cluster, "reason", reason)
 		rec.Eventf(tm, related.WorkloadCluster(cluster), corev1.EventTypeWarning, EventBackendRefused, actionPublish,
 			"Cluster %s left out of the route: %s", cluster, reason)
 	}
+}
+
+// setOrDelete sets m[key] to v, or deletes it when v is empty.
+func setOrDelete(m map[types.NamespacedName]map[string]string, key types.NamespacedName, v map[string]string) {
+	if len(v) == 0 {
+		delete(m, key)
+		return
+	}
+	m[key] = v
 }
 
 // forget drops what the guard announced for a map that is gone.
@@ -261,6 +267,7 @@ func (g *publishGuard) forget(key types.NamespacedName) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	delete(g.announced, key)
+	delete(g.kept, key)
 }
 
 // routeGuard is the reconciler's publish guard: the one SetupPublisher made, or the

@@ -247,9 +247,10 @@ func TestPublishGuardKeepsTheLastDecisionThroughAResolverFailure(t *testing.T) {
 }
 
 // After a restart there is no last decision: a host whose lookup fails keeps its place in
-// the route if the map's published backends already name it (an earlier publication
+// a map's route if that map's published backends already name it (an earlier publication
 // accepted it), and stays out if they do not. A host that resolves is judged as always,
-// whatever was published, and the published backends are read only for failed lookups.
+// whatever was published, and the published backends are read only for a host no lookup
+// has answered.
 func TestPublishGuardKeepsPublishedHostsThroughAResolverFailureAtStart(t *testing.T) {
 	f := newGuardFixture()
 	f.published = map[string]bool{"llm.worker-a.example.com": true, "llm.worker-b.example.com": true}
@@ -281,6 +282,20 @@ func TestPublishGuardKeepsPublishedHostsThroughAResolverFailureAtStart(t *testin
 	g.published = map[string]bool{"llm.worker-a.example.com": true}
 	if got := g.admitted(tm); !slices.Equal(got, []string{"worker-a"}) {
 		t.Fatalf("restart during the outage: admitted %v, want only the published worker-a", got)
+	}
+
+	// The decision is the host's, the keeping the map's: a map whose backends do not name
+	// the host, judged first, leaves it out, and one whose backends do still keeps it.
+	k := newGuardFixture()
+	k.zone.fail(true)
+	other := guardedMap(entryAt("worker-a", "http://llm.worker-a.example.com/"))
+	other.Name = "other"
+	if got := k.admitted(other); len(got) != 0 {
+		t.Fatalf("a map without published backends: admitted %v", got)
+	}
+	k.published = map[string]bool{"llm.worker-a.example.com": true}
+	if got := k.admitted(tm); !slices.Equal(got, []string{"worker-a"}) {
+		t.Fatalf("the published map after the other: admitted %v, want worker-a", got)
 	}
 
 	// With every lookup answered the published backends are never read.
