@@ -55,6 +55,10 @@ type publication struct {
 	// service than behindGeneration.
 	behindSince      time.Time
 	behindGeneration int64
+	// withdrawn is why the map's publication was last withdrawn, until it is published
+	// again: the event that says so goes out once, even when a second reconcile reads the
+	// map from the cache before the first one's Withdrawn condition has reached it.
+	withdrawn string
 }
 
 func (p *publications) entry(key types.NamespacedName) *publication {
@@ -129,8 +133,20 @@ func (p *publications) claim(key, route types.NamespacedName, names []string) (s
 	for _, n := range names {
 		p.claims[n] = claimHolder{owner: key, route: route}
 	}
-	e.claimed = names
+	e.claimed, e.withdrawn = names, ""
 	return "", claimHolder{}, true
+}
+
+// withdrawing notes that the map's publication is withdrawn because of because, and says
+// whether that is news: the first withdrawal since the map was last published, or one for
+// another reason.
+func (p *publications) withdrawing(key types.NamespacedName, because string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	e := p.entry(key)
+	news := e.withdrawn != because
+	e.withdrawn = because
+	return news
 }
 
 // unpublished notes that nothing of the map's is left: it holds no claim any more.
