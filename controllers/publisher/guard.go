@@ -115,7 +115,7 @@ func (g *publishGuard) admit(ctx context.Context, tm *omev1beta1.TrafficMap, pub
 				}
 				if publishedHosts[hosts[i]] {
 					kept[e.Cluster] = hosts[i]
-					break
+					break // out of the switch: the entry goes into the route
 				}
 			}
 			refusals[e.Cluster] = decisions[i].Reason
