@@ -81,7 +81,10 @@ func TestProberResultSeriesGoWithTheMap(t *testing.T) {
 	}
 	srv.release <- struct{}{}
 	srv.hold.Store(false)
-	probeOnce(4)
+	// That probe is the fourth; no step of the clock, which could send a fifth once the
+	// fourth is recorded.
+	eventually(t, "the held probe is answered", func() bool { return srv.total.Load() == 4 })
+	eventually(t, "the probe is recorded", f.idle)
 	if got := resultSeries(t, key); len(got) != 1 || got["Failing"] != 1 {
 		t.Fatalf("after a policy change and one failing probe the series are %v, want Failing 1", got)
 	}
