@@ -1,8 +1,8 @@
 package publish
 
 import (
+	"errors"
 	"fmt"
-	"net/url"
 	"slices"
 	"strings"
 
@@ -147,13 +147,13 @@ func backends(in Input, namespace string) ([]Backend, error) {
 			return nil, fmt.Errorf("TrafficMap entry %q weight %d must be between 0 and %d", e.Cluster, e.Weight, omev1beta1.MaxWeight)
 		}
 		seen[e.Cluster] = true
-		u, err := url.Parse(e.Endpoint)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" {
+		host, err := BackendHost(e.Endpoint)
+		var invalid *InvalidEndpoint
+		switch {
+		case errors.As(err, &invalid):
 			return nil, fmt.Errorf("TrafficMap entry %q has no valid endpoint", e.Cluster)
-		}
-		host := strings.ToLower(u.Hostname())
-		if err := checkHostname(host, false); err != nil {
-			return nil, fmt.Errorf("TrafficMap entry %q backend hostname: %w", e.Cluster, err)
+		case err != nil:
+			return nil, fmt.Errorf("TrafficMap entry %q %w", e.Cluster, err)
 		}
 		labels := Labels(in.ServiceNamespace, in.ServiceName)
 		labels[LabelCluster] = e.Cluster
