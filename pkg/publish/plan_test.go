@@ -147,7 +147,9 @@ func TestNames(t *testing.T) {
 		{"prod", "chat", "gateway-routes", "chat-ba4cb5d6-global"},
 		{"prod", "7b", "", "a7b-global"},
 		{"prod", strings.Repeat("x", 56), "", strings.Repeat("x", 56) + "-global"},
-		{"prod", strings.Repeat("x", 60), "", strings.Repeat("x", 54) + "-f534aef2"},
+		// Past 63 characters, 64 bits of the name's hash (checked with Python's hashlib).
+		{"prod", strings.Repeat("x", 60), "", strings.Repeat("x", 46) + "-f534aef2e67c3c5e"},
+		{"prod", strings.Repeat("y", 60), "gateway-routes", strings.Repeat("y", 46) + "-dfc835c17ca3a3c2"},
 	}
 	for _, c := range cases {
 		if got := RouteName(c.namespace, c.name, c.routeNamespace); got != c.want || len(got) > 63 {
