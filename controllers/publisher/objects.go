@@ -153,7 +153,7 @@ func (r *Reconciler) read(ctx context.Context, readers publishedReaders, gvk sch
 // claim takes the plan's route name and its hostname on its Gateway for the map, among
 // the publisher's workers: the cache cannot tell two workers publishing at once that the
 // other has just taken a name.
-func (r *Reconciler) claim(key types.NamespacedName, plan publish.Plan) error {
+func (r *Reconciler) claim(ctx context.Context, key types.NamespacedName, plan publish.Plan) error {
 	gwNamespace := plan.Namespace
 	if plan.Gateway.Namespace != nil {
 		gwNamespace = string(*plan.Gateway.Namespace)
@@ -164,6 +164,8 @@ func (r *Reconciler) claim(key types.NamespacedName, plan publish.Plan) error {
 	switch {
 	case ok:
 		return nil
+	case name == host && !plan.Annotated && r.heldByAnnotation(ctx, holder.owner, plan.Hostname):
+		return waitForAnnotated(plan.Hostname, holder.route)
 	case name == host:
 		return rejectClaim("Gateway hostname %q on %s/%s is already published by HTTPRoute %s",
 			plan.Hostname, gwNamespace, plan.Gateway.Name, holder.route)
@@ -195,6 +197,10 @@ func (r *Reconciler) hostnameFree(ctx context.Context, plan publish.Plan) error 
 			}
 			if (p.Group == nil || *p.Group == gatewayv1.GroupName) && (p.Kind == nil || *p.Kind == "Gateway") &&
 				ns == gwNamespace && p.Name == plan.Gateway.Name {
+				if holder := mapOfPublished(ctx, other); len(holder) == 1 && !plan.Annotated &&
+					r.heldByAnnotation(ctx, holder[0].NamespacedName, plan.Hostname) {
+					return waitForAnnotated(plan.Hostname, client.ObjectKeyFromObject(other))
+				}
 				return rejectClaim("Gateway hostname %q on %s/%s is already published by HTTPRoute %s/%s",
 					plan.Hostname, gwNamespace, plan.Gateway.Name, other.Namespace, other.Name)
 			}

@@ -171,7 +171,7 @@ func TestRouteNamespaceAndHostAnnotation(t *testing.T) {
 	ep.RouteNamespace = "gateway-routes"
 	ep.GlobalGateway = "global"
 	in := input(twoClusters().obj(), ep)
-	in.ServiceAnnotations = map[string]string{GlobalHostAnnotation: "*.chat.example.org"}
+	in.ServiceAnnotations = map[string]string{GlobalHostAnnotation: "chat.example.org"}
 	p, err := Build(in)
 	if err != nil {
 		t.Fatal(err)
@@ -183,8 +183,8 @@ func TestRouteNamespaceAndHostAnnotation(t *testing.T) {
 	if p.Route.Spec.ParentRefs[0].Namespace != nil {
 		t.Errorf("a bare gateway name sets no parentRef namespace, got %v", *p.Route.Spec.ParentRefs[0].Namespace)
 	}
-	if p.Hostname != "*.chat.example.org" {
-		t.Errorf("hostname %s, want the annotation's (with its wildcard)", p.Hostname)
+	if p.Hostname != "chat.example.org" || !p.Annotated {
+		t.Errorf("hostname %s (annotated %v), want the annotation's", p.Hostname, p.Annotated)
 	}
 	// The labels still name the service, not the route's namespace.
 	if !OwnedBy(p.Route.Labels, "prod", "chat") {
