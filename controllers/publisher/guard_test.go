@@ -97,6 +97,16 @@ func (f *guardFixture) admitted(tm *omev1beta1.TrafficMap) []string {
 	return out
 }
 
+// expectNotesStarting fails t for each of wants that no note starts with.
+func expectNotesStarting(t *testing.T, notes []string, wants ...string) {
+	t.Helper()
+	for _, want := range wants {
+		if !slices.ContainsFunc(notes, func(n string) bool { return strings.HasPrefix(n, want) }) {
+			t.Errorf("no event starting %q in %q", want, notes)
+		}
+	}
+}
+
 // notes are the events recorded so far.
 func (f *guardFixture) notes() []string {
 	var out []string
@@ -141,17 +151,13 @@ func TestPublishGuardAdmitsOnlyWhatTheGuardAccepts(t *testing.T) {
 		t.Fatal("admit changed the map it was given")
 	}
 	notes := f.notes()
-	for _, want := range []string{
+	expectNotesStarting(t, notes,
 		`Warning BackendRefused Cluster worker-b left out of the route: host "metadata.google.internal" resolves to 169.254.169.254: destination 169.254.169.254 is link-local`,
 		`Warning BackendRefused Cluster worker-c left out of the route: host "localhost.example.com" resolves to 127.0.0.1: destination 127.0.0.1 is loopback and refused by the observer's network guard (routing.observer.allowLoopback is off)`,
 		`Warning BackendRefused Cluster worker-d left out of the route: host "ingress.worker-d.example.com" resolves to 10.0.0.7: destination 10.0.0.7 is in a private network and refused by the observer's network guard (routing.observer.allowPrivateNetworks is off)`,
 		`Warning BackendRefused Cluster worker-e left out of the route: host "127.1" ends in a number`,
 		`Warning BackendRefused Cluster worker-f left out of the route: host "0x7f.1" ends in a number`,
-	} {
-		if !slices.ContainsFunc(notes, func(n string) bool { return strings.HasPrefix(n, want) }) {
-			t.Errorf("no event starting %q in %q", want, notes)
-		}
-	}
+	)
 	if f.zone.count("127.1") != 0 || f.zone.count("0x7f.1") != 0 {
 		t.Error("a host refused by its form was looked up")
 	}
@@ -183,15 +189,11 @@ func TestPublishGuardRefusesAnUnpublishableEntryAlone(t *testing.T) {
 		t.Fatalf("admitted %v, want worker-a and worker-b", got)
 	}
 	notes := f.notes()
-	for _, want := range []string{
+	expectNotesStarting(t, notes,
 		`Warning BackendRefused Cluster worker-c left out of the route: backend hostname: hostname "llm_c.example.com" is invalid: a lowercase RFC 1123 subdomain`,
 		`Warning BackendRefused Cluster worker-d left out of the route: the endpoint has no host`,
 		`Warning BackendRefused Cluster worker-e left out of the route: the endpoint has the scheme "ftp", not http or https`,
-	} {
-		if !slices.ContainsFunc(notes, func(n string) bool { return strings.HasPrefix(n, want) }) {
-			t.Errorf("no event starting %q in %q", want, notes)
-		}
-	}
+	)
 	if len(notes) != 3 {
 		t.Errorf("events %q, want three", notes)
 	}
