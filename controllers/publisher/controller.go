@@ -187,6 +187,12 @@ func (r *Reconciler) publish(ctx context.Context, tm *omev1beta1.TrafficMap, pla
 	if err == nil {
 		err = r.claim(ctx, key, plan)
 	}
+	var waiting *annotatedHolder
+	if errors.As(err, &waiting) {
+		// Not a rejection: the annotated route gives way (globalhost.go) within moments.
+		ctrl.LoggerFrom(ctx).Info("Waiting for an annotated route to give up the template hostname", "trafficMap", klog.KObj(tm), "reason", err.Error())
+		return ctrl.Result{RequeueAfter: annotatedHolderRetry}, r.record(ctx, tm, omev1beta1.ReasonTransitioning, tm.Status.GatewayRef)
+	}
 	if err != nil {
 		return r.fail(ctx, tm, omev1beta1.ReasonClaimRejected, err, !isClaimRejected(err))
 	}

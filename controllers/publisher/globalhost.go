@@ -3,6 +3,7 @@ package publisher
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -71,11 +72,20 @@ func (r *Reconciler) heldByAnnotation(ctx context.Context, holder types.Namespac
 	return isvc.Annotations[publish.GlobalHostAnnotation] == host
 }
 
-// waitForAnnotated is the error of a template hostname that an annotated route still
-// holds: transient, so the publication is retried (with backoff) until that route is gone.
+// annotatedHolderRetry is how soon a service whose template hostname an annotated route
+// still holds tries again: that route's map is refused on its own reconcile, queued by
+// the same event.
+const annotatedHolderRetry = time.Second
+
+// annotatedHolder is a template hostname that an annotated route still holds: the
+// publication is tried again after annotatedHolderRetry, until that route is gone.
+type annotatedHolder struct{ msg string }
+
+func (e *annotatedHolder) Error() string { return e.msg }
+
 func waitForAnnotated(host string, route types.NamespacedName) error {
-	return fmt.Errorf("Gateway hostname %q is still published by HTTPRoute %s, whose %s annotation names it; a template hostname wins, and that route is being removed",
-		host, route, publish.GlobalHostAnnotation)
+	return &annotatedHolder{msg: fmt.Sprintf("Gateway hostname %q is still published by HTTPRoute %s, whose %s annotation names it; a template hostname wins, and that route is being removed",
+		host, route, publish.GlobalHostAnnotation)}
 }
 
 // mapsHoldingTemplateHost are the maps whose routes publish the hostname that the

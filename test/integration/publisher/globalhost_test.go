@@ -30,12 +30,18 @@ var _ = Describe("A template hostname", func() {
 		Expect(fleet.ControlPlane.Client.Create(ctx, victimNS)).To(Succeed())
 		host := "chat." + victimNS.Name + ".global.example.com"
 
+		// The victim starts with a hostname of its own choosing, so the template's is free.
+		victim := newServiceAt(ctx, client.ObjectKey{Namespace: victimNS.Name, Name: "chat"}, nil,
+			map[string]string{publish.GlobalHostAnnotation: "chat-old." + victimNS.Name + ".global.example.com"})
+		Eventually(victim.condition).WithArguments(omev1beta1.TrafficMapPublished).WithTimeout(timeout).WithPolling(interval).
+			Should(HavePrefix("True Published"))
 		squatter := newService(ctx, "squatter", nil, map[string]string{publish.GlobalHostAnnotation: host})
 		Eventually(squatter.condition).WithArguments(omev1beta1.TrafficMapPublished).WithTimeout(timeout).WithPolling(interval).
 			Should(HavePrefix("True Published"))
 		Expect(squatter.route(Default, "").Spec.Hostnames).To(Equal([]gatewayv1.Hostname{gatewayv1.Hostname(host)}))
 
-		victim := newServiceAt(ctx, client.ObjectKey{Namespace: victimNS.Name, Name: "chat"}, nil, nil)
+		// The victim falls back to its template's hostname, which the squatter holds.
+		victim.update(ctx, func(isvc *omev1beta1.InferenceService) { delete(isvc.Annotations, publish.GlobalHostAnnotation) })
 		refusal := fmt.Sprintf("global hostname: the ome.io/global-host annotation %q is refused: it is the hostname endpoint.globalHostTemplate gives InferenceService %s/chat, and a template hostname wins over an annotation",
 			host, victimNS.Name)
 		Eventually(squatter.condition).WithArguments(omev1beta1.TrafficMapPublished).WithTimeout(timeout).WithPolling(interval).
@@ -45,9 +51,9 @@ var _ = Describe("A template hostname", func() {
 		Eventually(func() error {
 			return fleet.ControlPlane.Client.Get(ctx, squatter.routeKey(""), &gatewayv1.HTTPRoute{})
 		}).WithTimeout(timeout).WithPolling(interval).Should(Satisfy(apierrors.IsNotFound))
-		Eventually(victim.condition).WithArguments(omev1beta1.TrafficMapPublished).WithTimeout(timeout).WithPolling(interval).
-			Should(HavePrefix("True Published"))
-		Expect(victim.route(Default, "").Spec.Hostnames).To(Equal([]gatewayv1.Hostname{gatewayv1.Hostname(host)}))
+		Eventually(func(g Gomega) []gatewayv1.Hostname { return victim.route(g, "").Spec.Hostnames }).
+			WithTimeout(timeout).WithPolling(interval).Should(Equal([]gatewayv1.Hostname{gatewayv1.Hostname(host)}))
+		Expect(victim.condition(Default, omev1beta1.TrafficMapPublished)).To(HavePrefix("True Published"))
 		Expect(mapEvents(victim.key, omev1beta1.ReasonClaimRejected)).To(BeEmpty())
 	})
 })
