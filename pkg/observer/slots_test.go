@@ -10,7 +10,7 @@ import (
 // acquireAsync starts an acquire and returns a channel that receives its error.
 func acquireAsync(ctx context.Context, s *slots, tenant string) <-chan error {
 	done := make(chan error, 1)
-	go func() { done <- s.acquire(ctx, tenant) }()
+	go func() { done <- s.acquire(ctx, owner{tenant: tenant}) }()
 	return done
 }
 
@@ -66,19 +66,19 @@ func TestSlotsFreedSlotGoesToTheTenantHoldingFewest(t *testing.T) {
 	normal := acquireAsync(ctx, s, "normal")
 	waitQueued(t, s, "normal", 1)
 
-	s.release("greedy")
+	s.release(owner{tenant: "greedy"})
 	granted(t, normal)
 	notGranted(t, greedyNext)
 
 	// Holding fewer than greedy, normal is served first although greedy waited longer.
 	normalNext := acquireAsync(ctx, s, "normal")
 	waitQueued(t, s, "normal", 1)
-	s.release("normal")
+	s.release(owner{tenant: "normal"})
 	granted(t, normalNext)
 	notGranted(t, greedyNext)
 
 	// With nobody else waiting, greedy gets the next slot.
-	s.release("greedy")
+	s.release(owner{tenant: "greedy"})
 	granted(t, greedyNext)
 }
 
@@ -91,10 +91,10 @@ func TestSlotsTiesGoToTheLongestWaiting(t *testing.T) {
 	waitQueued(t, s, "a", 1)
 	b := acquireAsync(ctx, s, "b")
 	waitQueued(t, s, "b", 1)
-	s.release("x")
+	s.release(owner{tenant: "x"})
 	granted(t, a)
 	notGranted(t, b)
-	s.release("a")
+	s.release(owner{tenant: "a"})
 	granted(t, b)
 }
 
@@ -112,11 +112,57 @@ func TestSlotsCancelledWaiter(t *testing.T) {
 	if err := <-gone; !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled acquire: %v", err)
 	}
-	s.release("x")
+	s.release(owner{tenant: "x"})
 	granted(t, next)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.free != 0 || s.held["next"] != 1 || len(s.held) != 1 || len(s.waiting) != 0 {
 		t.Fatalf("free %d, held %v, waiting %v", s.free, s.held, s.waiting)
 	}
+}
+
+// acquireAsyncAs starts an acquire for o, as acquireAsync does for a tenant.
+func acquireAsyncAs(ctx context.Context, s *slots, o owner) <-chan error {
+	done := make(chan error, 1)
+	go func() { done <- s.acquire(ctx, o) }()
+	return done
+}
+
+// A tenant counts once, however many groups it has: a freed slot goes to the tenant
+// holding the fewest, though the other tenant's waiting group holds nothing itself and
+// queued first.
+func TestSlotsManyGroupsOfOneTenantCountAsOne(t *testing.T) {
+	ctx := t.Context()
+	s := newSlots(2)
+	granted(t, acquireAsyncAs(ctx, s, owner{"big", "a"}))
+	granted(t, acquireAsyncAs(ctx, s, owner{"big", "b"}))
+	bigC := acquireAsyncAs(ctx, s, owner{"big", "c"})
+	waitQueued(t, s, "big", 1)
+	small := acquireAsyncAs(ctx, s, owner{"small", "x"})
+	waitQueued(t, s, "small", 1)
+
+	s.release(owner{"big", "a"})
+	granted(t, small)
+	notGranted(t, bigC)
+	s.release(owner{"big", "b"})
+	granted(t, bigC)
+}
+
+// Inside a tenant, a freed slot goes to the waiting group holding the fewest, though
+// another of the tenant's groups waited longer.
+func TestSlotsInsideATenantTheGroupHoldingFewestGoesFirst(t *testing.T) {
+	ctx := t.Context()
+	s := newSlots(2)
+	granted(t, acquireAsyncAs(ctx, s, owner{"ns", "busy"}))
+	granted(t, acquireAsyncAs(ctx, s, owner{"other", "x"}))
+	busyNext := acquireAsyncAs(ctx, s, owner{"ns", "busy"})
+	waitQueued(t, s, "ns", 1)
+	idle := acquireAsyncAs(ctx, s, owner{"ns", "idle"})
+	waitQueued(t, s, "ns", 2)
+
+	s.release(owner{"other", "x"})
+	granted(t, idle)
+	notGranted(t, busyNext)
+	s.release(owner{"ns", "idle"})
+	granted(t, busyNext)
 }
