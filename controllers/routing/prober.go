@@ -164,7 +164,7 @@ func (p *Prober) Sync(key types.NamespacedName, uid types.UID, policy probe.Poli
 		g = nil
 	}
 	if g == nil {
-		g = p.engine.AddGroup(key.String(), policy.Period, policy.Timeout,
+		g = p.engine.AddGroup(key.String(), key.Namespace, policy.Period, policy.Timeout,
 			mapProbes{key: key, uid: uid, policy: policy.DeepCopy(), digest: digest})
 		p.maps[key] = g
 	}
@@ -261,8 +261,10 @@ func (pp probePolicy) Send(ctx context.Context, h *probeHome) (observer.Result, 
 		Method:  g.Data.policy.Method,
 		URL:     h.Data.url,
 		Timeout: g.Data.policy.Timeout,
-		// The observer shares its slots fairly between services.
-		Tenant: g.Name(),
+		// The observer shares its slots fairly between namespaces, then between the
+		// services of one namespace.
+		Tenant: g.Data.key.Namespace,
+		Group:  g.Name(),
 	})
 	return res, res.SlotWait
 }

@@ -62,9 +62,12 @@ type Engine[G, H, R, N any] struct {
 	mu     sync.Mutex
 	groups int
 	queue  dueQueue[*Home[G, H]]
-	// ready lists, in turn, the groups with held homes that are under their share; see
+	// tenants are the groups' tenants by name, and ready, in no order, those with groups
+	// whose held homes are under their share; served numbers the tenants' turns; see
 	// dispatch.go. held counts the homes held.
-	ready   []*Group[G, H]
+	tenants map[string]*tenant[G, H]
+	ready   []*tenant[G, H]
+	served  uint64
 	held    int
 	wake    chan struct{}
 	running int // homes dispatched whose results are not yet recorded
@@ -92,8 +95,10 @@ type Engine[G, H, R, N any] struct {
 // Its fields are guarded by the engine's lock.
 type Group[G, H any] struct {
 	Data G
-	// name is the group's slot key, made once.
+	// name is the group's slot key, made once; tenant is whose it is (the map's
+	// namespace), with which it shares the dispatch cap (see dispatch.go).
 	name            string
+	tenant          *tenant[G, H]
 	period, timeout time.Duration
 	homes           map[string]*Home[G, H]
 	// running counts the group's work in flight; held are its due homes waiting for it
@@ -151,6 +156,7 @@ func New[G, H, R, N any](policy Policy[G, H, R, N], opts Options) *Engine[G, H, 
 		wake:        make(chan struct{}, 1),
 		idle:        make(chan job[G, H]),
 		cancels:     map[*Home[G, H]]context.CancelFunc{},
+		tenants:     map[string]*tenant[G, H]{},
 	}
 }
 
@@ -168,11 +174,15 @@ func (e *Engine[G, H, R, N]) Now() time.Time {
 	return e.clock.Now()
 }
 
-// AddGroup starts a group whose homes share name's slot of period and whose news waits at
-// most timeout for its siblings. It needs the lock.
-func (e *Engine[G, H, R, N]) AddGroup(name string, period, timeout time.Duration, data G) *Group[G, H] {
+// AddGroup starts a group of tenant (for the prober, the map's namespace) whose homes
+// share name's slot of period and whose news waits at most timeout for its siblings. The
+// dispatch cap is shared between tenants, then between groups (see dispatch.go). It needs
+// the lock.
+func (e *Engine[G, H, R, N]) AddGroup(name, tenant string, period, timeout time.Duration, data G) *Group[G, H] {
 	e.groups++
-	return &Group[G, H]{Data: data, name: name, period: period, timeout: timeout, homes: map[string]*Home[G, H]{}}
+	t := e.tenantLocked(tenant)
+	t.groups++
+	return &Group[G, H]{Data: data, name: name, tenant: t, period: period, timeout: timeout, homes: map[string]*Home[G, H]{}}
 }
 
 // DropGroup stops every home of g, cancelling the work in flight, and stops counting g
@@ -182,7 +192,10 @@ func (e *Engine[G, H, R, N]) DropGroup(g *Group[G, H]) {
 		e.removeLocked(h)
 	}
 	clear(g.homes)
+	e.unholdGroupLocked(g)
 	e.groups--
+	g.tenant.groups--
+	e.forgetTenantLocked(g.tenant)
 }
 
 // Targets is a policy's side of SyncGroup: the homes it wants run.
@@ -342,6 +355,7 @@ func (e *Engine[G, H, R, N]) dispatchLocked(h *Home[G, H], now time.Time) job[G,
 	h.running, e.cancels[h] = true, cancel
 	e.running++
 	h.group.running++
+	h.group.tenant.running++
 	e.inFlight.Add(1)
 	e.busy.Add(1)
 	return job[G, H]{h: h, ctx: ctx, cancel: cancel, due: h.due, dispatched: now}
