@@ -22,8 +22,9 @@ import (
 //
 // It is a policy on the scheduling engine (pkg/schedule), which decides when each home is
 // probed and how many probes are in flight: at most maxInFlight (the observer's request
-// cap), a fair share of it per map, and past it one probe per map with nothing in flight,
-// up to maxInFlight more (see schedule.Options.PastCap).
+// cap), shared fairly between namespaces and between the maps of each, and past it one
+// probe per map with nothing in flight in a namespace under its share, up to maxInFlight
+// more (see schedule.Options.PastCap).
 //
 // It runs only on the leader (a manager runnable that needs leader election).
 type Prober struct {

@@ -36,7 +36,8 @@ type Options struct {
 	// observer, so an engine that has fallen behind does not grow a goroutine per home.
 	MaxInFlight int
 	// PastCap is how many homes beyond MaxInFlight may be dispatched, one per group with
-	// nothing in flight (see nextLocked); 0 keeps every dispatch under the cap.
+	// nothing in flight in a tenant under its share (see dispatch.go); 0 keeps every
+	// dispatch under the cap.
 	PastCap int
 	// Clock decides every due time and times every result; nil is the real clock. Tests
 	// drive a fake one, so that scheduling is checked exactly and without waiting.
@@ -49,8 +50,8 @@ type Options struct {
 // Engine runs every home of every group on its schedule: one heap of due homes for one
 // timer, homes of a group on the group's slot of its period, the next attempt one period
 // after the previous one was due (never before it finished, no catch-up bursts), at most
-// MaxInFlight at once shared fairly between groups, and each group's results announced
-// once a round. Its methods are safe for concurrent use; those documented to need the
+// MaxInFlight at once shared fairly between tenants and their groups, and each group's
+// results announced once a round. Its methods are safe for concurrent use; those documented to need the
 // lock are called between Lock and Unlock.
 type Engine[G, H, R, N any] struct {
 	policy      Policy[G, H, R, N]
