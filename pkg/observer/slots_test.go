@@ -128,41 +128,50 @@ func acquireAsyncAs(ctx context.Context, s *slots, o owner) <-chan error {
 	return done
 }
 
-// A tenant counts once, however many groups it has: a freed slot goes to the tenant
-// holding the fewest, though the other tenant's waiting group holds nothing itself and
-// queued first.
-func TestSlotsManyGroupsOfOneTenantCountAsOne(t *testing.T) {
-	ctx := t.Context()
-	s := newSlots(2)
-	granted(t, acquireAsyncAs(ctx, s, owner{"big", "a"}))
-	granted(t, acquireAsyncAs(ctx, s, owner{"big", "b"}))
-	bigC := acquireAsyncAs(ctx, s, owner{"big", "c"})
-	waitQueued(t, s, "big", 1)
-	small := acquireAsyncAs(ctx, s, owner{"small", "x"})
-	waitQueued(t, s, "small", 1)
+// A freed slot goes to the waiting tenant holding the fewest, and inside it to the waiting
+// group holding the fewest, whoever queued first: a tenant with many groups counts once.
+func TestSlotsTenantFirstThenGroup(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		// holders take both slots; early queues before late; freed is released first.
+		holders     [2]owner
+		early, late owner
+		freed       owner
+	}{
+		{
+			// big's waiting group holds nothing itself, but big holds both slots.
+			name:    "many groups of one tenant count as one",
+			holders: [2]owner{{"big", "a"}, {"big", "b"}},
+			early:   owner{"big", "c"}, late: owner{"small", "x"},
+			freed: owner{"big", "a"},
+		},
+		{
+			name:    "inside a tenant the group holding fewest goes first",
+			holders: [2]owner{{"ns", "busy"}, {"other", "x"}},
+			early:   owner{"ns", "busy"}, late: owner{"ns", "idle"},
+			freed: owner{"other", "x"},
+		},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := t.Context()
+			s := newSlots(2)
+			for _, o := range tt.holders {
+				granted(t, acquireAsyncAs(ctx, s, o))
+			}
+			early := acquireAsyncAs(ctx, s, tt.early)
+			waitQueued(t, s, tt.early.tenant, 1)
+			late := acquireAsyncAs(ctx, s, tt.late)
+			queued := 1
+			if tt.late.tenant == tt.early.tenant {
+				queued = 2
+			}
+			waitQueued(t, s, tt.late.tenant, queued)
 
-	s.release(owner{"big", "a"})
-	granted(t, small)
-	notGranted(t, bigC)
-	s.release(owner{"big", "b"})
-	granted(t, bigC)
-}
-
-// Inside a tenant, a freed slot goes to the waiting group holding the fewest, though
-// another of the tenant's groups waited longer.
-func TestSlotsInsideATenantTheGroupHoldingFewestGoesFirst(t *testing.T) {
-	ctx := t.Context()
-	s := newSlots(2)
-	granted(t, acquireAsyncAs(ctx, s, owner{"ns", "busy"}))
-	granted(t, acquireAsyncAs(ctx, s, owner{"other", "x"}))
-	busyNext := acquireAsyncAs(ctx, s, owner{"ns", "busy"})
-	waitQueued(t, s, "ns", 1)
-	idle := acquireAsyncAs(ctx, s, owner{"ns", "idle"})
-	waitQueued(t, s, "ns", 2)
-
-	s.release(owner{"other", "x"})
-	granted(t, idle)
-	notGranted(t, busyNext)
-	s.release(owner{"ns", "idle"})
-	granted(t, busyNext)
+			s.release(tt.freed)
+			granted(t, late)
+			notGranted(t, early)
+			s.release(tt.late)
+			granted(t, early)
+		})
+	}
 }
