@@ -133,14 +133,21 @@ func TestProberHangingNamespaceLeavesAnotherOnSchedule(t *testing.T) {
 	progress := func() int64 { return stall.arrivals.Load() + victimArrivals.Load() + started.Load() }
 	settle := func() {
 		t.Helper()
-		eventually(t, fmt.Sprintf("the schedule settles at %s", clk.Now().Sub(epoch)), func() bool {
+		deadline := time.Now().Add(30 * time.Second)
+		for {
 			before := progress()
-			if next, ok := p.engine.NextDue(); ok && !next.After(clk.Now()) {
-				return false
+			next, queued := p.engine.NextDue()
+			st := p.engine.Stats()
+			stalling, waiting := stall.stalling(), obs.Waiting()
+			if (!queued || next.After(clk.Now())) && stalling+waiting == st.Running && progress() == before {
+				return
 			}
-			running := p.engine.Stats().Running
-			return stall.stalling()+obs.Waiting() == running && progress() == before
-		})
+			if time.Now().After(deadline) {
+				t.Fatalf("the schedule does not settle at +%s: %+v, %d stalling, %d waiting for a slot, next due +%s",
+					clk.Now().Sub(epoch), st, stalling, waiting, next.Sub(epoch))
+			}
+			time.Sleep(time.Millisecond) // polling a condition, not synchronising on time
+		}
 	}
 	end := epoch.Add(rounds * period)
 	for now := epoch; now.Before(end); now = now.Add(tick) {

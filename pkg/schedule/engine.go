@@ -312,17 +312,19 @@ func (e *Engine[G, H, R, N]) Start(ctx context.Context) error {
 		// dispatched when due; other due homes are held, so the queue's next is never
 		// overdue here.
 		wait := time.Hour
+		read := e.clock.Now()
 		if ok {
-			wait = next.Sub(e.clock.Now())
+			wait = next.Sub(read)
 			if wait <= 0 {
 				continue // came due meanwhile
 			}
 		}
 		timer.Reset(wait)
-		if ok && !e.clock.Now().Before(next) {
-			// The clock reached next between reading it and setting the timer, which then
-			// counts wait from the later time: with a clock that jumps (a test's), it
-			// would fire late or never.
+		if ok && e.clock.Since(read) > time.Microsecond {
+			// The clock moved between reading it and setting the timer, which counts wait
+			// from the later time: with a clock that jumps (a test's), it would fire that
+			// much late, or never if the clock is not moved again. A real clock moves less
+			// than that here, unless the goroutine was preempted: one more turn then.
 			continue
 		}
 		select {
