@@ -82,11 +82,14 @@ type RoutingProbe struct {
 	// +optional
 	Disabled bool `json:"disabled,omitempty"`
 
-	// path is appended to the home's endpoint to form the probe URL. It starts with "/".
+	// path is appended to the home's endpoint to form the probe URL. It starts with "/"
+	// and has no "." or ".." segment before its query, plain or percent-encoded, so that
+	// no server on the way can resolve it out of the endpoint's prefix.
 	// +optional
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=2048
 	// +kubebuilder:validation:Pattern=`^/`
+	// +kubebuilder:validation:XValidation:rule=`!self.matches(r'^[^?#]*(/|\\|%2[fF]|%5[cC])(\.|%2[eE]){1,2}([/\\;?#]|%2[fF]|%5[cC]|$)')`,message="path must not contain a '.' or '..' segment, plain or percent-encoded"
 	Path string `json:"path,omitempty"`
 
 	// method is the HTTP method of the probe: GET, HEAD or POST.
