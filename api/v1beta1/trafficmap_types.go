@@ -93,6 +93,10 @@ const (
 	ReasonInvalidPlan = "InvalidPlan"
 	// ReasonClaimRejected: the route, a backend or the hostname belongs to someone else.
 	ReasonClaimRejected = "ClaimRejected"
+	// ReasonGlobalHostRefused: the service's ome.io/global-host annotation names a
+	// hostname the installation's endpoint.globalHostAnnotation refuses, or another
+	// service's template hostname; nothing is published for the service.
+	ReasonGlobalHostRefused = "GlobalHostRefused"
 	// ReasonApplyFailed: writing the route or a backend failed; retried with backoff.
 	ReasonApplyFailed = "ApplyFailed"
 	// ReasonUnsupported (PublicationFallback False): the publisher retains no plans.

@@ -166,6 +166,9 @@ limit that is not a duration is none. */ -}}
 {{- if and (not $e.globalGateway) $backend.rewriteHostname -}}
 {{- $p = append $p (printf "%sendpoint.globalGateway: must be set when gateway backend features are enabled" $pre) -}}
 {{- end -}}
+{{- if and (eq (toString $e.globalHostAnnotation) "UnderNamespace") (not $e.globalHostTemplate) -}}
+{{- $p = append $p (printf "%sendpoint.globalHostAnnotation: %q needs endpoint.globalHostTemplate, which gives each namespace its suffix" $pre "UnderNamespace") -}}
+{{- end -}}
 {{- join "\n" $p -}}
 {{- end }}
 
