@@ -6,9 +6,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/test/capacitycases"
 )
 
@@ -68,25 +66,5 @@ var _ = Describe("spec.routing.capacity admission", func() {
 // capacityRules reads the CEL messages of spec.routing.capacity from the served CRD.
 func capacityRules(ctx context.Context) []string {
 	GinkgoHelper()
-	crd := &unstructured.Unstructured{}
-	crd.SetAPIVersion("apiextensions.k8s.io/v1")
-	crd.SetKind("CustomResourceDefinition")
-	Expect(k8s.Get(ctx, client.ObjectKey{Name: "inferenceservices.ome.io"}, crd)).To(Succeed())
-	versions, _, err := unstructured.NestedSlice(crd.Object, "spec", "versions")
-	Expect(err).NotTo(HaveOccurred())
-	var messages []string
-	for _, v := range versions {
-		version := v.(map[string]any)
-		if version["name"] != omev1beta1.GroupVersion.Version {
-			continue
-		}
-		rules, found, err := unstructured.NestedSlice(version, "schema", "openAPIV3Schema",
-			"properties", "spec", "properties", "routing", "properties", "capacity", "x-kubernetes-validations")
-		Expect(err).NotTo(HaveOccurred())
-		Expect(found).To(BeTrue(), "the capacity schema has no CEL rules")
-		for _, r := range rules {
-			messages = append(messages, r.(map[string]any)["message"].(string))
-		}
-	}
-	return messages
+	return servedRules(ctx, "inferenceservices.ome.io", "spec", "properties", "routing", "properties", "capacity")
 }
