@@ -1,0 +1,95 @@
+package framework
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// schemaSwapTimeout bounds how long the API server may take to serve a changed CRD schema:
+// a guard, not a timing claim.
+const schemaSwapTimeout = 30 * time.Second
+
+// CreateUnvalidated stores obj although the CRD's schema would refuse it, as the API server
+// keeps an object that an older schema admitted (the previous release's, or one installed
+// by hand) after the CRD is upgraded: it serves the CRD with a schema that admits anything,
+// creates obj, and serves the CRD's own schema again. It returns once the own schema
+// refuses a copy of obj under another name (a dry run), so that nothing else is admitted
+// without it. The suite must not write the CRD's kind concurrently.
+func CreateUnvalidated(ctx context.Context, c client.Client, crdName string, obj client.Object) error {
+	crd := &apiextensionsv1.CustomResourceDefinition{}
+	if err := c.Get(ctx, client.ObjectKey{Name: crdName}, crd); err != nil {
+		return err
+	}
+	own := crd.DeepCopy()
+	open := &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: &apiextensionsv1.JSONSchemaProps{
+		Type: "object", XPreserveUnknownFields: ptr.To(true),
+	}}
+	for i := range crd.Spec.Versions {
+		crd.Spec.Versions[i].Schema = open
+		crd.Spec.Versions[i].SelectableFields = nil
+	}
+	if err := c.Update(ctx, crd); err != nil {
+		return fmt.Errorf("open the schema of %s: %w", crdName, err)
+	}
+	created := obj.DeepCopyObject().(client.Object)
+	createErr := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, schemaSwapTimeout, true, func(ctx context.Context) (bool, error) {
+		created = obj.DeepCopyObject().(client.Object)
+		err := c.Create(ctx, created)
+		return err == nil, ignoreInvalid(err)
+	})
+	if err := restoreSchema(ctx, c, own); err != nil {
+		return err
+	}
+	if createErr != nil {
+		return fmt.Errorf("create %s under an open schema: %w", client.ObjectKeyFromObject(obj), createErr)
+	}
+	dry := obj.DeepCopyObject().(client.Object)
+	dry.SetName(obj.GetName() + "-dry-run")
+	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, schemaSwapTimeout, true, func(ctx context.Context) (bool, error) {
+		err := c.Create(ctx, dry.DeepCopyObject().(client.Object), client.DryRunAll)
+		if err == nil {
+			return false, nil
+		}
+		return apierrors.IsInvalid(err), ignoreInvalid(err)
+	})
+	if err != nil {
+		return fmt.Errorf("wait for the own schema of %s to refuse %s again: %w", crdName, dry.GetName(), err)
+	}
+	obj.SetResourceVersion(created.GetResourceVersion())
+	obj.SetUID(created.GetUID())
+	return nil
+}
+
+// restoreSchema serves the CRD's own versions again.
+func restoreSchema(ctx context.Context, c client.Client, own *apiextensionsv1.CustomResourceDefinition) error {
+	return wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, schemaSwapTimeout, true, func(ctx context.Context) (bool, error) {
+		crd := &apiextensionsv1.CustomResourceDefinition{}
+		if err := c.Get(ctx, client.ObjectKey{Name: own.Name}, crd); err != nil {
+			return false, err
+		}
+		crd.Spec.Versions = own.Spec.Versions
+		err := c.Update(ctx, crd)
+		return err == nil, ignoreConflict(err)
+	})
+}
+
+func ignoreInvalid(err error) error {
+	if apierrors.IsInvalid(err) {
+		return nil
+	}
+	return err
+}
+
+func ignoreConflict(err error) error {
+	if apierrors.IsConflict(err) {
+		return nil
+	}
+	return err
+}

@@ -1,0 +1,104 @@
+package routing
+
+import (
+	"context"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/controllers/routing"
+	"github.com/ome-routing/operator/test/framework"
+)
+
+// The hostile factors of issue 32: resource.ParseQuantity refuses the first and would not
+// return on the second, so a manager that decoded them as Quantities could list no
+// InferenceService at all. The API server now refuses both; an object stored before it did
+// is written here through framework.CreateUnvalidated, as JSON that does not depend on the
+// Go type.
+var hostileFactors = map[string]any{"worker-a": "1e1.5", "worker-b": "1e999999999999"}
+
+// withHostileFactors is the service as an unstructured object with hostileFactors.
+func withHostileFactors(isvc *omev1beta1.InferenceService) *unstructured.Unstructured {
+	GinkgoHelper()
+	isvc.SetGroupVersionKind(omev1beta1.GroupVersion.WithKind("InferenceService"))
+	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(isvc)
+	Expect(err).NotTo(HaveOccurred())
+	u := &unstructured.Unstructured{Object: obj}
+	Expect(unstructured.SetNestedField(u.Object, hostileFactors, "spec", "routing", "capacityFactors")).To(Succeed())
+	return u
+}
+
+// hostileRefusal is the reconciler's error for hostileFactors: the field, the rule, the value.
+const hostileRefusal = `validate routing policy: spec.routing.capacityFactors["worker-a"] must be a number of at most 32 characters such as "2", "1.5" or "500m" (an exponent has at most two digits), got "1e1.5"` + "\n" +
+	`validate routing policy: spec.routing.capacityFactors["worker-b"] must be a number of at most 32 characters such as "2", "1.5" or "500m" (an exponent has at most two digits), got "1e999999999999"`
+
+// storeHostileService stores a source service with hostileFactors beside the others and
+// deletes it when the spec ends.
+func storeHostileService(ctx context.Context, name string) client.ObjectKey {
+	GinkgoHelper()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: name + "-"}}
+	Expect(fleet.ControlPlane.Client.Create(ctx, ns)).To(Succeed())
+	key := client.ObjectKey{Namespace: ns.Name, Name: name}
+	for _, w := range []string{"worker-a", "worker-b"} {
+		placeCopy(ctx, w, key, "http://127.0.0.1:9/", 1, 1)
+	}
+	isvc := withHostileFactors(framework.SourceService(key, []string{"worker-a", "worker-b"}, nil))
+	Expect(framework.CreateUnvalidated(ctx, fleet.ControlPlane.Client, "inferenceservices.ome.io", isvc)).To(Succeed())
+	DeferCleanup(func(ctx context.Context) { Expect(fleet.ControlPlane.Client.Delete(ctx, isvc)).To(Succeed()) })
+	return key
+}
+
+// storeHostileCopy stores an InferenceService with hostileFactors on a member, where the
+// manager's cache of that member lists it; it is no copy of a routed service.
+func storeHostileCopy(ctx context.Context, worker string) {
+	GinkgoHelper()
+	c := fleet.Workers[worker].Client
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "stray-"}}
+	Expect(c.Create(ctx, ns)).To(Succeed())
+	stray := withHostileFactors(&omev1beta1.InferenceService{ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "stray"}})
+	Expect(framework.CreateUnvalidated(ctx, c, "inferenceservices.ome.io", stray)).To(Succeed())
+	DeferCleanup(func(ctx context.Context) { Expect(c.Delete(ctx, stray)).To(Succeed()) })
+}
+
+var _ = Describe("A capacity factor the API server once admitted", func() {
+	It("refuses only its own service, naming it; the others gate and lift, also after a restart", func(ctx context.Context) {
+		healthy := newService(ctx, "healthy", nil, both(1))
+		Eventually(healthy.table).WithTimeout(timeout).WithPolling(interval).Should(Equal([]string{
+			"worker-a 1 true Passing HTTP 200",
+			"worker-b 1 true Passing HTTP 200",
+		}))
+
+		hostile := &service{key: storeHostileService(ctx, "hostile")}
+		storeHostileCopy(ctx, "worker-a")
+		Eventually(func(g Gomega) []string { return hostile.events(g, routing.EventRoutingPolicyRefused) }, timeout, interval).
+			Should(ContainElement(hostileRefusal))
+		Eventually(managerLog, timeout, interval).Should(gbytesSay(`"InferenceService": {"name":"hostile","namespace":"` + hostile.key.Namespace + `"}`))
+		Expect(fleet.ControlPlane.Client.Get(ctx, hostile.key, &omev1beta1.TrafficMap{})).NotTo(Succeed(), "a refused service gets no map")
+
+		// The running manager still sees every change: a gate, and a new service.
+		gateWorkerB(healthy)
+		later := newService(ctx, "later", nil, both(1))
+		Eventually(later.table).WithTimeout(timeout).WithPolling(interval).Should(Equal([]string{
+			"worker-a 1 true Passing HTTP 200",
+			"worker-b 1 true Passing HTTP 200",
+		}))
+
+		// A restarted manager lists both objects and syncs its caches: the gate lifts.
+		restartManager(installationProbe(omev1beta1.AllFailedPreserveTraffic), 16)
+		healthy.set("worker-b", framework.Serve)
+		Eventually(healthy.table).WithTimeout(timeout).WithPolling(interval).Should(Equal([]string{
+			"worker-a 1 true Passing HTTP 200",
+			"worker-b 1 true Passing HTTP 200",
+		}))
+		Eventually(managerLog, timeout, interval).Should(gbytesSay(`got "1e1.5"`))
+		Consistently(func() error {
+			return fleet.ControlPlane.Client.Get(ctx, hostile.key, &omev1beta1.TrafficMap{})
+		}, 2*period, interval).ShouldNot(Succeed())
+	})
+})
