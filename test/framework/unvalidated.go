@@ -7,6 +7,7 @@ import (
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -19,9 +20,10 @@ const schemaSwapTimeout = 30 * time.Second
 // CreateUnvalidated stores obj although the CRD's schema would refuse it, as the API server
 // keeps an object that an older schema admitted (the previous release's, or one installed
 // by hand) after the CRD is upgraded: it serves the CRD with a schema that admits anything,
-// creates obj, and serves the CRD's own schema again. It returns once the own schema
-// refuses a copy of obj under another name (a dry run), so that nothing else is admitted
-// without it. The suite must not write the CRD's kind concurrently.
+// creates obj, and serves the CRD's own schema again. It returns once the API server
+// validates with the own schema again (a dry run of an object only the open schema admits
+// is refused), so that nothing else is admitted without it. The suite must not write the
+// CRD's kind concurrently.
 func CreateUnvalidated(ctx context.Context, c client.Client, crdName string, obj client.Object) error {
 	crd := &apiextensionsv1.CustomResourceDefinition{}
 	if err := c.Get(ctx, client.ObjectKey{Name: crdName}, crd); err != nil {
@@ -50,17 +52,24 @@ func CreateUnvalidated(ctx context.Context, c client.Client, crdName string, obj
 	if createErr != nil {
 		return fmt.Errorf("create %s under an open schema: %w", client.ObjectKeyFromObject(obj), createErr)
 	}
-	dry := obj.DeepCopyObject().(client.Object)
-	dry.SetName(obj.GetName() + "-dry-run")
-	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, schemaSwapTimeout, true, func(ctx context.Context) (bool, error) {
-		err := c.Create(ctx, dry.DeepCopyObject().(client.Object), client.DryRunAll)
+	// Only the open schema admits a spec that is not an object.
+	gvk, err := c.GroupVersionKindFor(obj)
+	if err != nil {
+		return err
+	}
+	check := &unstructured.Unstructured{Object: map[string]any{"spec": "not an object"}}
+	check.SetGroupVersionKind(gvk)
+	check.SetNamespace(obj.GetNamespace())
+	check.SetName(obj.GetName() + "-schema-check")
+	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, schemaSwapTimeout, true, func(ctx context.Context) (bool, error) {
+		err := c.Create(ctx, check.DeepCopy(), client.DryRunAll)
 		if err == nil {
 			return false, nil
 		}
 		return apierrors.IsInvalid(err), ignoreInvalid(err)
 	})
 	if err != nil {
-		return fmt.Errorf("wait for the own schema of %s to refuse %s again: %w", crdName, dry.GetName(), err)
+		return fmt.Errorf("wait for %s to be served with its own schema again: %w", crdName, err)
 	}
 	obj.SetResourceVersion(created.GetResourceVersion())
 	obj.SetUID(created.GetUID())

@@ -76,10 +76,6 @@ var _ = Describe("A capacity factor the API server once admitted", func() {
 
 		hostile := &service{key: storeHostileService(ctx, "hostile")}
 		storeHostileCopy(ctx, "worker-a")
-		Eventually(func(g Gomega) []string { return hostile.events(g, routing.EventRoutingPolicyRefused) }, timeout, interval).
-			Should(ContainElement(hostileRefusal))
-		Eventually(managerLog, timeout, interval).Should(gbytesSay(`"InferenceService": {"name":"hostile","namespace":"` + hostile.key.Namespace + `"}`))
-		Expect(fleet.ControlPlane.Client.Get(ctx, hostile.key, &omev1beta1.TrafficMap{})).NotTo(Succeed(), "a refused service gets no map")
 
 		// The running manager still sees every change: a gate, and a new service.
 		gateWorkerB(healthy)
@@ -88,6 +84,12 @@ var _ = Describe("A capacity factor the API server once admitted", func() {
 			"worker-a 1 true Passing HTTP 200",
 			"worker-b 1 true Passing HTTP 200",
 		}))
+
+		// The hostile service alone is refused, and says which service, field and rule.
+		Eventually(func(g Gomega) []string { return hostile.events(g, routing.EventRoutingPolicyRefused) }, timeout, interval).
+			Should(ContainElement(hostileRefusal))
+		Eventually(managerLog, timeout, interval).Should(gbytesSay(`"InferenceService": {"name":"hostile","namespace":"` + hostile.key.Namespace + `"}`))
+		Expect(fleet.ControlPlane.Client.Get(ctx, hostile.key, &omev1beta1.TrafficMap{})).NotTo(Succeed(), "a refused service gets no map")
 
 		// A restarted manager lists both objects and syncs its caches: the gate lifts.
 		restartManager(installationProbe(omev1beta1.AllFailedPreserveTraffic), 16)
