@@ -8,9 +8,12 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 )
 
 // schemaSwapTimeout bounds how long the API server may take to serve a changed CRD schema:
@@ -101,4 +104,21 @@ func ignoreConflict(err error) error {
 		return nil
 	}
 	return err
+}
+
+// HostileCapacityFactors are the factors of issue 32 that the API server once admitted:
+// resource.ParseQuantity refuses the first and does not return on the second, so a manager
+// that decoded them as Quantities could list no InferenceService at all.
+var HostileCapacityFactors = map[string]any{"worker-a": "1e1.5", "worker-b": "1e999999999999"}
+
+// WithCapacityFactors is isvc as an unstructured object whose spec.routing.capacityFactors
+// is factors: JSON that does not depend on what the Go type can hold.
+func WithCapacityFactors(isvc *omev1beta1.InferenceService, factors map[string]any) (*unstructured.Unstructured, error) {
+	isvc.SetGroupVersionKind(omev1beta1.GroupVersion.WithKind("InferenceService"))
+	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(isvc)
+	if err != nil {
+		return nil, err
+	}
+	u := &unstructured.Unstructured{Object: obj}
+	return u, unstructured.SetNestedField(u.Object, factors, "spec", "routing", "capacityFactors")
 }

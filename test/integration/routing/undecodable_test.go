@@ -8,7 +8,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
@@ -16,29 +15,21 @@ import (
 	"github.com/ome-routing/operator/test/framework"
 )
 
-// The hostile factors of issue 32: resource.ParseQuantity refuses the first and would not
-// return on the second, so a manager that decoded them as Quantities could list no
-// InferenceService at all. The API server now refuses both; an object stored before it did
-// is written here through framework.CreateUnvalidated, as JSON that does not depend on the
-// Go type.
-var hostileFactors = map[string]any{"worker-a": "1e1.5", "worker-b": "1e999999999999"}
-
-// withHostileFactors is the service as an unstructured object with hostileFactors.
+// withHostileFactors is the service with framework.HostileCapacityFactors, which the API
+// server now refuses; an object stored before it did is written through
+// framework.CreateUnvalidated.
 func withHostileFactors(isvc *omev1beta1.InferenceService) *unstructured.Unstructured {
 	GinkgoHelper()
-	isvc.SetGroupVersionKind(omev1beta1.GroupVersion.WithKind("InferenceService"))
-	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(isvc)
+	u, err := framework.WithCapacityFactors(isvc, framework.HostileCapacityFactors)
 	Expect(err).NotTo(HaveOccurred())
-	u := &unstructured.Unstructured{Object: obj}
-	Expect(unstructured.SetNestedField(u.Object, hostileFactors, "spec", "routing", "capacityFactors")).To(Succeed())
 	return u
 }
 
-// hostileRefusal is the reconciler's error for hostileFactors: the field, the rule, the value.
+// hostileRefusal is the reconciler's error for the hostile factors: the field, the rule, the value.
 const hostileRefusal = `validate routing policy: spec.routing.capacityFactors["worker-a"] must be a number of at most 32 characters such as "2", "1.5" or "500m" (an exponent has at most two digits), got "1e1.5"` + "\n" +
 	`validate routing policy: spec.routing.capacityFactors["worker-b"] must be a number of at most 32 characters such as "2", "1.5" or "500m" (an exponent has at most two digits), got "1e999999999999"`
 
-// storeHostileService stores a source service with hostileFactors beside the others and
+// storeHostileService stores a source service with the hostile factors beside the others and
 // deletes it when the spec ends.
 func storeHostileService(ctx context.Context, name string) client.ObjectKey {
 	GinkgoHelper()
@@ -54,7 +45,7 @@ func storeHostileService(ctx context.Context, name string) client.ObjectKey {
 	return key
 }
 
-// storeHostileCopy stores an InferenceService with hostileFactors on a member, where the
+// storeHostileCopy stores an InferenceService with the hostile factors on a member, where the
 // manager's cache of that member lists it; it is no copy of a routed service.
 func storeHostileCopy(ctx context.Context, worker string) {
 	GinkgoHelper()
