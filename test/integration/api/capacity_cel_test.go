@@ -28,14 +28,6 @@ func expectCapacityVerdict(err error, c capacitycases.Case, stored *unstructured
 	expectRoutingVerdict(err, "capacity", c.CELMessage, c.JSON, stored)
 }
 
-func capacityCaseEntries() []TableEntry {
-	entries := make([]TableEntry, 0, len(capacitycases.Cases))
-	for _, c := range capacitycases.Cases {
-		entries = append(entries, Entry(c.Name, c))
-	}
-	return entries
-}
-
 var _ = Describe("spec.routing.capacity admission", func() {
 	BeforeEach(func(ctx context.Context) { ensureNamespace(ctx, celNamespace) })
 
@@ -44,7 +36,7 @@ var _ = Describe("spec.routing.capacity admission", func() {
 			isvc := isvcWithCapacity(celNamespace, c.JSON)
 			expectCapacityVerdict(k8s.Create(ctx, isvc), c, isvc)
 		},
-		capacityCaseEntries(),
+		caseEntries(capacitycases.Cases, func(c capacitycases.Case) string { return c.Name }),
 	)
 
 	DescribeTable("on UPDATE of a service that had a valid poll",
@@ -54,7 +46,7 @@ var _ = Describe("spec.routing.capacity admission", func() {
 			isvc.Object["spec"] = isvcWithCapacity(celNamespace, c.JSON).Object["spec"]
 			expectCapacityVerdict(k8s.Update(ctx, isvc), c, isvc)
 		},
-		capacityCaseEntries(),
+		caseEntries(capacitycases.Cases, func(c capacitycases.Case) string { return c.Name }),
 	)
 
 	It("has a case for every CEL rule of the poll's schema", func(ctx context.Context) {

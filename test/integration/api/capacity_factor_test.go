@@ -47,13 +47,8 @@ func unstructuredTrafficMap(entry string) *unstructured.Unstructured {
 	return u
 }
 
-func factorCaseEntries() []TableEntry {
-	entries := make([]TableEntry, 0, len(capacitycases.FactorCases))
-	for _, c := range capacitycases.FactorCases {
-		entries = append(entries, Entry(c.Name, c))
-	}
-	return entries
-}
+// factorEntries are the shared factor cases as table entries.
+var factorEntries = caseEntries(capacitycases.FactorCases, func(c capacitycases.FactorCase) string { return c.Name })
 
 // expectFactorVerdict checks a write of a TrafficMap's factor against a case.
 func expectFactorVerdict(err error, c capacitycases.FactorCase) {
@@ -80,7 +75,7 @@ var _ = Describe("spec.routing.capacityFactors admission", func() {
 				Expect(err.Error()).To(Or(ContainSubstring("spec.routing.capacityFactors[worker-a]: "), ContainSubstring("spec.routing.capacityFactors.worker-a: ")))
 			}
 		},
-		factorCaseEntries(),
+		factorEntries,
 	)
 
 	DescribeTable("on UPDATE of a service that had a valid factor",
@@ -90,14 +85,14 @@ var _ = Describe("spec.routing.capacityFactors admission", func() {
 			isvc.Object["spec"] = isvcWithRouting(celNamespace, "capacityFactors", factorsWith(c.JSON)).Object["spec"]
 			expectRoutingVerdict(k8s.Update(ctx, isvc), "capacityFactors", c.APIMessage, factorsWith(c.JSON), isvc)
 		},
-		factorCaseEntries(),
+		factorEntries,
 	)
 
 	DescribeTable("in a TrafficMap entry, on CREATE",
 		func(ctx context.Context, c capacitycases.FactorCase) {
 			expectFactorVerdict(k8s.Create(ctx, trafficMapWithFactor(c.JSON)), c)
 		},
-		factorCaseEntries(),
+		factorEntries,
 	)
 
 	DescribeTable("in a TrafficMap entry, on UPDATE",
@@ -107,7 +102,7 @@ var _ = Describe("spec.routing.capacityFactors admission", func() {
 			Expect(unstructured.SetNestedField(tm.Object, trafficMapWithFactor(c.JSON).Object["spec"], "spec")).To(Succeed())
 			expectFactorVerdict(k8s.Update(ctx, tm), c)
 		},
-		factorCaseEntries(),
+		factorEntries,
 	)
 
 	It("has a case for every CEL rule of a factor, in both kinds", func(ctx context.Context) {
