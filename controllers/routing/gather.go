@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/resource"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
@@ -168,7 +167,7 @@ func (r *Reconciler) memberCopy(ctx context.Context, cluster string, key client.
 	return copy, nil
 }
 
-func capacityFactors(isvc *omev1beta1.InferenceService) map[string]resource.Quantity {
+func capacityFactors(isvc *omev1beta1.InferenceService) map[string]omev1beta1.CapacityFactor {
 	if isvc.Spec.Routing == nil {
 		return nil
 	}
