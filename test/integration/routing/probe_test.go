@@ -2,6 +2,8 @@ package routing
 
 import (
 	"context"
+	"net/http"
+	"sync"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -65,18 +67,44 @@ var _ = Describe("The routing probe", func() {
 		Eventually(s.counts).WithTimeout(timeout).WithPolling(interval).Should(Equal([2]int32{2, 1}),
 			"status.homes and status.gatedHomes, for kubectl get trafficmap -o wide")
 
-		// One pass leaves the gate closed; the second in a row lifts it.
+		// One pass leaves the gate closed; the second in a row lifts it. The map may write
+		// the first pass together with the second, so the proof is the endpoint's own
+		// record: the first version that shows the gate lifted was seen after worker-b had
+		// answered two probes with 200 (a lift on the first pass would show a period early).
+		var mu sync.Mutex
+		var passes []time.Time
+		s.endpoints["worker-b"].OnAnswer(func(a framework.Answer) {
+			if a.Request.URL.Path == framework.ProbePath && a.Status == http.StatusOK {
+				mu.Lock()
+				passes = append(passes, a.At)
+				mu.Unlock()
+			}
+		})
+		DeferCleanup(func() { s.endpoints["worker-b"].OnAnswer(nil) })
 		s.set("worker-b", framework.Serve)
-		Eventually(func(g Gomega) {
-			g.Expect(versions()).To(ContainElement(WithTransform(func(v mapVersion) bool {
-				p := workerBProbe(v)
-				return p != nil && p.Result == omev1beta1.ProbePassing && p.Gated
-			}, BeTrue())), "one pass must not lift the gate")
-		}, timeout, interval/2).Should(Succeed())
 		Eventually(s.table).WithTimeout(timeout).WithPolling(interval).Should(Equal([]string{
 			"worker-a 1 true Passing HTTP 200",
 			"worker-b 1 true Passing HTTP 200",
 		}))
+		gatedOnce := false
+		for _, v := range versions() {
+			p := workerBProbe(v)
+			if p == nil {
+				continue
+			}
+			if p.Gated {
+				gatedOnce = true
+				continue
+			}
+			if gatedOnce && p.Result == omev1beta1.ProbePassing {
+				mu.Lock()
+				Expect(len(passes)).To(BeNumerically(">=", 2), "the gate lifted before two passes were answered")
+				Expect(v.seen).To(BeTemporally(">", passes[1]), "one pass must not lift the gate")
+				mu.Unlock()
+				break
+			}
+		}
+		Expect(gatedOnce).To(BeTrue())
 		Expect(s.entry(Default, "worker-b").Probe.ConsecutiveFailures).To(BeZero())
 		Eventually(func(g Gomega) []string { return s.events(g, "HomeUngated") }, timeout, interval).ShouldNot(BeEmpty())
 		Eventually(s.counts).WithTimeout(timeout).WithPolling(interval).Should(Equal([2]int32{2, 0}))
