@@ -53,7 +53,9 @@ var _ = Describe("A template hostname", func() {
 		}).WithTimeout(timeout).WithPolling(interval).Should(Satisfy(apierrors.IsNotFound))
 		Eventually(func(g Gomega) []gatewayv1.Hostname { return victim.route(g, "").Spec.Hostnames }).
 			WithTimeout(timeout).WithPolling(interval).Should(Equal([]gatewayv1.Hostname{gatewayv1.Hostname(host)}))
-		Expect(victim.condition(Default, omev1beta1.TrafficMapPublished)).To(HavePrefix("True Published"))
+		// The route is applied before the Published condition that reports it.
+		Eventually(victim.condition).WithArguments(omev1beta1.TrafficMapPublished).WithTimeout(timeout).WithPolling(interval).
+			Should(HavePrefix("True Published"))
 		Expect(mapEvents(victim.key, omev1beta1.ReasonClaimRejected)).To(BeEmpty())
 	})
 })

@@ -36,7 +36,9 @@ var _ = Describe("A member's endpoint the route cannot name as written", func() 
 			}
 			return out
 		}).WithTimeout(timeout).WithPolling(interval).Should(HaveKeyWithValue(name, "worker-b.example.test"))
-		Expect(s.condition(Default, omev1beta1.TrafficMapPublished)).To(HavePrefix("True Published"))
+		// The backend is applied before the Published condition that reports it.
+		Eventually(s.condition).WithArguments(omev1beta1.TrafficMapPublished).WithTimeout(timeout).WithPolling(interval).
+			Should(HavePrefix("True Published"))
 		s.gateAndLift("worker-a", []string{"worker-a 0", "worker-b 1"}, []string{"worker-a 1", "worker-b 1"})
 	})
 
@@ -59,7 +61,8 @@ var _ = Describe("A member's endpoint the route cannot name as written", func() 
 				Should(ContainElement("Cluster worker-b left out: the status.url of its copy is refused because " + reason +
 					"; it is neither probed nor routed to"))
 			Eventually(s.weights).WithTimeout(timeout).WithPolling(interval).Should(Equal([]string{"worker-a 1"}))
-			Expect(s.condition(Default, omev1beta1.TrafficMapPublished)).To(HavePrefix("True Published"))
+			Eventually(s.condition).WithArguments(omev1beta1.TrafficMapPublished).WithTimeout(timeout).WithPolling(interval).
+				Should(HavePrefix("True Published"))
 			s.gateAndLift("worker-a", []string{"worker-a 0"}, []string{"worker-a 1"})
 		},
 		// The suite resolves worker_b.example.test, so only the form is at fault.
