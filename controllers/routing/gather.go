@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -28,6 +29,10 @@ type gathered struct {
 	refused []refusedEndpoint
 	// excluded are the clusters the placement selects that get no entry, with why.
 	excluded []omev1beta1.ExcludedCluster
+	// unobserved are the clusters the placement selects that the manager cannot read, and
+	// unobservedUntil the earliest end of a kept home's grace (see keepUnobserved).
+	unobserved      []placement.Unobserved
+	unobservedUntil time.Time
 }
 
 // refusedEndpoint is a candidate left out because of its copy's status.url. The reason
@@ -48,7 +53,8 @@ func (r *Reconciler) gather(ctx context.Context, isvc *omev1beta1.InferenceServi
 	for i := range clusters.Items {
 		domains[clusters.Items[i].Name] = clusters.Items[i].Spec.AllowedEndpointDomains
 	}
-	g := gathered{excluded: placement.Unready(isvc.Spec.Placement, clusters.Items)}
+	g := gathered{excluded: placement.Unready(isvc.Spec.Placement, clusters.Items),
+		unobserved: placement.Unreadable(isvc.Spec.Placement, clusters.Items)}
 	key := client.ObjectKeyFromObject(isvc).String()
 	for _, name := range placement.Candidates(isvc.Spec.Placement, clusters.Items) {
 		cand := omev1beta1.PlacementCandidate{Cluster: name}
