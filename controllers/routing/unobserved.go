@@ -65,8 +65,11 @@ func (g *gathered) keepUnobserved(current *omev1beta1.TrafficMap, now time.Time,
 			continue
 		}
 		if since, ok := leaves[x.Cluster]; ok {
-			x.Message = text.Cap(fmt.Sprintf("not observed since %s, longer than placement.observationGrace (%s), while another home takes traffic: %s",
-				since.UTC().Format(time.RFC3339), grace, x.Message), maxExclusionMessageBytes)
+			// The Ready condition's words first, as for any unreachable cluster; the note
+			// after them is never cut.
+			note := fmt.Sprintf("; not observed since %s, longer than placement.observationGrace (%s), while another home takes traffic",
+				since.UTC().Format(time.RFC3339), grace)
+			x.Message = text.Cap(x.Message, maxExclusionMessageBytes-len(note)) + note
 		}
 		excluded = append(excluded, x)
 	}

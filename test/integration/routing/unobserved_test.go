@@ -15,23 +15,19 @@ import (
 	"github.com/ome-routing/operator/test/framework"
 )
 
-// cutOff stops the workers' API servers, all at once, as an upgrade or a firewall would,
-// leaving the endpoints of their copies serving. The returned functions start each again;
-// the spec's end does so too, if the spec has not, and waits for the member to be Ready
-// again, so that the specs after it find the fleet whole.
+// cutOff stops the workers' API servers, all at once (framework.StopAPIServers), as an
+// upgrade or a firewall would, leaving the endpoints of their copies serving. The returned
+// functions start each again; the spec's end does so too, if the spec has not, and waits
+// for the member to be Ready again, so that the specs after it find the fleet whole.
 func cutOff(workers ...string) map[string]func() {
 	GinkgoHelper()
-	// Together, so that the members turn ConnectionFailed within moments of each other
-	// (an API server takes up to a few seconds to stop).
-	errs := make([]error, len(workers))
-	var wg sync.WaitGroup
-	for i, w := range workers {
-		wg.Go(func() { errs[i] = fleet.Workers[w].StopAPIServer() })
+	var clusters []*framework.Cluster
+	for _, w := range workers {
+		clusters = append(clusters, fleet.Workers[w])
 	}
-	wg.Wait()
+	Expect(framework.StopAPIServers(clusters...)).To(Succeed())
 	restore := map[string]func(){}
-	for i, w := range workers {
-		Expect(errs[i]).NotTo(HaveOccurred())
+	for _, w := range workers {
 		restore[w] = sync.OnceFunc(func() { Expect(fleet.Workers[w].StartAPIServer()).To(Succeed()) })
 		DeferCleanup(func() {
 			restore[w]()
@@ -138,9 +134,21 @@ var _ = Describe("Members the control plane cannot read", func() {
 			g.Expect(s.entry(g, "worker-a").UnobservedSince).To(BeNil())
 			g.Expect(s.events(g, "HomeObserved")).To(ContainElement(HavePrefix("Cluster worker-a is observed again")))
 			g.Expect(s.events(g, "HomeLeft")).To(ContainElement(And(
-				HavePrefix("Cluster worker-b left the map and takes no traffic: ClusterUnreachable: not observed since "+since.UTC().Format(time.RFC3339)),
-				ContainSubstring("longer than placement.observationGrace ("+observationGrace.String()+")"))))
+				HavePrefix("Cluster worker-b left the map and takes no traffic: ClusterUnreachable: WorkloadCluster Ready is False (ConnectionFailed): "),
+				HaveSuffix("; not observed since "+since.UTC().Format(time.RFC3339)+", longer than placement.observationGrace ("+
+					observationGrace.String()+"), while another home takes traffic"))))
 			g.Expect(s.mapGauge(g, "ome_routing_unobserved_homes")).To(BeZero())
 		}, timeout, interval).Should(Succeed())
+
+		// With worker-b back too, the map follows both copies again: worker-b rejoins, at
+		// the capacity its copy reports now. (A member's watch reconnects on its own
+		// backoff after an outage, up to half a minute later.)
+		restore["worker-b"]()
+		placeCopy(ctx, "worker-b", s.key, s.endpoints["worker-b"].URL(), 3, 3)
+		placeCopy(ctx, "worker-a", s.key, s.endpoints["worker-a"].URL(), 2, 2)
+		Eventually(s.table).WithTimeout(2*timeout).WithPolling(interval).Should(Equal([]string{
+			"worker-a 2 true Passing HTTP 200",
+			"worker-b 3 true Passing HTTP 200",
+		}))
 	})
 })
