@@ -1,11 +1,13 @@
 package framework
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"k8s.io/client-go/rest"
@@ -98,6 +100,18 @@ func (c *Cluster) StopAPIServer() error {
 		return fmt.Errorf("stop API server of %s: %w", c.Name, err)
 	}
 	return nil
+}
+
+// StopAPIServers stops the clusters' API servers all at once, so that their members turn
+// unreachable within moments of each other (each takes up to stopTimeout to stop).
+func StopAPIServers(clusters ...*Cluster) error {
+	errs := make([]error, len(clusters))
+	var wg sync.WaitGroup
+	for i, c := range clusters {
+		wg.Go(func() { errs[i] = c.StopAPIServer() })
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 // StartAPIServer starts a stopped API server again on the same address with the same

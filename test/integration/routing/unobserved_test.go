@@ -146,7 +146,7 @@ var _ = Describe("Members the control plane cannot read", func() {
 		restore["worker-b"]()
 		placeCopy(ctx, "worker-b", s.key, s.endpoints["worker-b"].URL(), 3, 3)
 		placeCopy(ctx, "worker-a", s.key, s.endpoints["worker-a"].URL(), 2, 2)
-		Eventually(s.table).WithTimeout(2*timeout).WithPolling(interval).Should(Equal([]string{
+		Eventually(s.table).WithTimeout(2 * timeout).WithPolling(interval).Should(Equal([]string{
 			"worker-a 2 true Passing HTTP 200",
 			"worker-b 3 true Passing HTTP 200",
 		}))
