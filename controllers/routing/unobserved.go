@@ -27,12 +27,32 @@ func (g *gathered) keepUnobserved(current *omev1beta1.TrafficMap, now time.Time,
 	if len(g.unobserved) == 0 || current == nil {
 		return
 	}
+	kept, expired, next := trafficmap.RetainUnobserved(append(slices.Clip(g.homes), lastKnown(current, g.unobserved, now)...), now, grace)
+	g.homes, g.unobservedUntil = kept, next
+	stays := map[string]bool{}
+	for _, h := range kept {
+		if !h.UnobservedSince.IsZero() {
+			stays[h.Cluster] = true
+			g.placement.Candidates = append(g.placement.Candidates, omev1beta1.PlacementCandidate{Cluster: h.Cluster,
+				Endpoint: h.Endpoint, AdmittedReplicas: h.Allocated, ReadyReplicas: h.Ready})
+		}
+	}
+	g.excluded = slices.DeleteFunc(g.excluded, func(x omev1beta1.ExcludedCluster) bool { return stays[x.Cluster] })
+	g.noteLeaving(expired, grace)
+	slices.SortFunc(g.placement.Candidates, func(a, b omev1beta1.PlacementCandidate) int { return strings.Compare(a.Cluster, b.Cluster) })
+	g.placement.Phase = placement.Phase(addressable(g.homes))
+}
+
+// lastKnown are the homes of the unobserved members as the current map holds them: its
+// entries' endpoint and capacity, checked again against the member's allowed domains
+// (the probe decides the rest, so a refusal of the last probe is not carried over).
+func lastKnown(current *omev1beta1.TrafficMap, unobserved []placement.Unobserved, now time.Time) []trafficmap.Home {
 	last := map[string]omev1beta1.TrafficMapEntry{}
 	for _, e := range current.Spec.Entries {
 		last[e.Cluster] = e
 	}
-	homes := slices.Clip(g.homes)
-	for _, u := range g.unobserved {
+	var homes []trafficmap.Home
+	for _, u := range unobserved {
 		e, ok := last[u.Cluster]
 		if !ok || e.Endpoint == "" {
 			continue
@@ -44,38 +64,24 @@ func (g *gathered) keepUnobserved(current *omev1beta1.TrafficMap, now time.Time,
 		}
 		homes = append(homes, h)
 	}
-	kept, expired, next := trafficmap.RetainUnobserved(homes, now, grace)
-	g.homes, g.unobservedUntil = kept, next
-	stays := map[string]bool{}
-	for _, h := range kept {
-		if h.UnobservedSince.IsZero() {
-			continue
-		}
-		stays[h.Cluster] = true
-		g.placement.Candidates = append(g.placement.Candidates, omev1beta1.PlacementCandidate{Cluster: h.Cluster,
-			Endpoint: h.Endpoint, AdmittedReplicas: h.Allocated, ReadyReplicas: h.Ready})
-	}
+	return homes
+}
+
+// noteLeaving adds to the exclusion of each home that leaves past its grace since when it
+// was unobserved. The Ready condition's words stay first, as for any unreachable cluster;
+// the note after them is never cut.
+func (g *gathered) noteLeaving(expired []trafficmap.Home, grace time.Duration) {
 	leaves := map[string]time.Time{}
 	for _, h := range expired {
 		leaves[h.Cluster] = h.UnobservedSince
 	}
-	excluded := g.excluded[:0]
-	for _, x := range g.excluded {
-		if stays[x.Cluster] {
-			continue
-		}
+	for i, x := range g.excluded {
 		if since, ok := leaves[x.Cluster]; ok {
-			// The Ready condition's words first, as for any unreachable cluster; the note
-			// after them is never cut.
 			note := fmt.Sprintf("; not observed since %s, longer than placement.observationGrace (%s), while another home takes traffic",
 				since.UTC().Format(time.RFC3339), grace)
-			x.Message = text.Cap(x.Message, maxExclusionMessageBytes-len(note)) + note
+			g.excluded[i].Message = text.Cap(x.Message, maxExclusionMessageBytes-len(note)) + note
 		}
-		excluded = append(excluded, x)
 	}
-	g.excluded = excluded
-	slices.SortFunc(g.placement.Candidates, func(a, b omev1beta1.PlacementCandidate) int { return strings.Compare(a.Cluster, b.Cluster) })
-	g.placement.Phase = placement.Phase(addressable(g.homes))
 }
 
 // maxExclusionMessageBytes is the CRD's maxLength for an excluded cluster's message.
