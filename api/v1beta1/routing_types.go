@@ -1,7 +1,6 @@
 package v1beta1
 
 import (
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -53,11 +52,13 @@ type Routing struct {
 	Capacity *RoutingCapacitySpec `json:"capacity,omitempty"`
 
 	// capacityFactors multiplies a cluster's servable replicas when weights are computed,
-	// keyed by WorkloadCluster name. Each factor must be positive. Factors count in
-	// thousandths: a finer one rounds up ("0.0005" counts as 0.001).
+	// keyed by WorkloadCluster name. Each factor is a number above 0 and at most 1000,
+	// written as an integer or a string of at most 32 characters such as "1.5" or "500m"
+	// (an exponent has at most two digits). Factors count in thousandths: a finer one
+	// rounds up ("0.0005" counts as 0.001).
 	// +optional
 	// +kubebuilder:validation:MaxProperties=256
-	CapacityFactors map[string]resource.Quantity `json:"capacityFactors,omitempty"`
+	CapacityFactors map[string]CapacityFactor `json:"capacityFactors,omitempty"`
 }
 
 // RoutingProbe is an end-to-end HTTP probe of a service's endpoint on each of its homes.
@@ -82,11 +83,14 @@ type RoutingProbe struct {
 	// +optional
 	Disabled bool `json:"disabled,omitempty"`
 
-	// path is appended to the home's endpoint to form the probe URL. It starts with "/".
+	// path is appended to the home's endpoint to form the probe URL. It starts with "/"
+	// and has no "." or ".." segment before its query, plain or percent-encoded, so that
+	// no server on the way can resolve it out of the endpoint's prefix.
 	// +optional
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=2048
 	// +kubebuilder:validation:Pattern=`^/`
+	// +kubebuilder:validation:XValidation:rule=`!self.matches(r'^[^?#]*(/|\\|%2[fF]|%5[cC])(\.|%2[eE]){1,2}([/\\;?#]|%2[fF]|%5[cC]|$)')`,message="path must not contain a '.' or '..' segment, plain or percent-encoded"
 	Path string `json:"path,omitempty"`
 
 	// method is the HTTP method of the probe: GET, HEAD or POST.

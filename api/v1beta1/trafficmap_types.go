@@ -1,7 +1,6 @@
 package v1beta1
 
 import (
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -93,6 +92,10 @@ const (
 	ReasonInvalidPlan = "InvalidPlan"
 	// ReasonClaimRejected: the route, a backend or the hostname belongs to someone else.
 	ReasonClaimRejected = "ClaimRejected"
+	// ReasonGlobalHostRefused: the service's ome.io/global-host annotation names a
+	// hostname the installation's endpoint.globalHostAnnotation refuses, or another
+	// service's template hostname; nothing is published for the service.
+	ReasonGlobalHostRefused = "GlobalHostRefused"
 	// ReasonApplyFailed: writing the route or a backend failed; retried with backoff.
 	ReasonApplyFailed = "ApplyFailed"
 	// ReasonUnsupported (PublicationFallback False): the publisher retains no plans.
@@ -140,9 +143,10 @@ type TrafficMapCapacity struct {
 	// +kubebuilder:validation:Minimum=0
 	Ready int32 `json:"ready,omitempty"`
 
-	// factor is the capacity factor from spec.routing.capacityFactors, when one is set.
+	// factor is the capacity factor from spec.routing.capacityFactors, when one is set,
+	// in its canonical form ("1.5" reads "1500m").
 	// +optional
-	Factor *resource.Quantity `json:"factor,omitempty"`
+	Factor *CapacityFactor `json:"factor,omitempty"`
 
 	// source says where the counts came from: Endpoint only when a capacity report
 	// lowered allocated.
@@ -191,8 +195,12 @@ type TrafficMapProbe struct {
 	ConsecutiveFailures int32 `json:"consecutiveFailures,omitempty"`
 
 	// lastProbeTime is when the last attempt finished. If it stops moving, the home is not
-	// being probed.
+	// being probed. It is an RFC 3339 time with an upper-case T and Z (or a numeric
+	// offset), as the manager writes it.
 	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Format=date-time
+	// +kubebuilder:validation:Pattern=`^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]([.][0-9]{1,9})?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$`
 	LastProbeTime *metav1.Time `json:"lastProbeTime,omitempty"`
 
 	// wouldGate is true while a Shadow probe would gate the home: gated stays false and
@@ -215,8 +223,12 @@ type TrafficMapProbe struct {
 	RampPercent int32 `json:"rampPercent,omitempty"`
 
 	// lastLiftTime is when the home's gate last lifted after passes in a row. It is
-	// recorded only under flapDamping or rampUp, which measure from it.
+	// recorded only under flapDamping or rampUp, which measure from it; written as
+	// lastProbeTime is.
 	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Format=date-time
+	// +kubebuilder:validation:Pattern=`^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]([.][0-9]{1,9})?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$`
 	LastLiftTime *metav1.Time `json:"lastLiftTime,omitempty"`
 }
 

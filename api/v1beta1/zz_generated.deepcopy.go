@@ -21,7 +21,6 @@ limitations under the License.
 package v1beta1
 
 import (
-	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/apis/meta/v1"
 	runtime "k8s.io/apimachinery/pkg/runtime"
 )
@@ -440,9 +439,9 @@ func (in *Routing) DeepCopyInto(out *Routing) {
 	}
 	if in.CapacityFactors != nil {
 		in, out := &in.CapacityFactors, &out.CapacityFactors
-		*out = make(map[string]resource.Quantity, len(*in))
+		*out = make(map[string]CapacityFactor, len(*in))
 		for key, val := range *in {
-			(*out)[key] = val.DeepCopy()
+			(*out)[key] = val
 		}
 	}
 }
@@ -621,8 +620,8 @@ func (in *TrafficMapCapacity) DeepCopyInto(out *TrafficMapCapacity) {
 	*out = *in
 	if in.Factor != nil {
 		in, out := &in.Factor, &out.Factor
-		x := (*in).DeepCopy()
-		*out = &x
+		*out = new(CapacityFactor)
+		**out = **in
 	}
 	if in.Reported != nil {
 		in, out := &in.Reported, &out.Reported

@@ -132,6 +132,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		Map: r.routeGuard().admit(ctx, tm, r.publishedHosts(req.NamespacedName), r.Recorder), ServiceNamespace: isvc.Namespace, ServiceName: isvc.Name,
 		ServiceAnnotations: isvc.Annotations, Endpoint: r.Endpoint,
 	})
+	if err == nil && plan.Annotated {
+		err = r.templateHostFree(ctx, req.NamespacedName, plan.Hostname)
+	}
+	var refusedHost *publish.GlobalHostRefused
+	if errors.As(err, &refusedHost) {
+		return r.refuseHost(ctx, tm, err)
+	}
 	if err != nil {
 		return r.fail(ctx, tm, omev1beta1.ReasonInvalidPlan, err, false)
 	}
@@ -144,6 +151,19 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return r.resync(r.record(ctx, tm, omev1beta1.ReasonWithdrawn, nil))
 	}
 	return r.publish(ctx, tm, plan)
+}
+
+// refuseHost removes what was published for a map whose annotated hostname is refused:
+// a route left at that hostname would keep it from the service it belongs to.
+func (r *Reconciler) refuseHost(ctx context.Context, tm *omev1beta1.TrafficMap, cause error) (ctrl.Result, error) {
+	key := client.ObjectKeyFromObject(tm)
+	if err := r.removeAll(ctx, r.cached(), key, nil); err != nil {
+		return r.fail(ctx, tm, omev1beta1.ReasonApplyFailed, err, true)
+	}
+	r.memory.unpublished(key)
+	gone := tm.DeepCopy()
+	gone.Status.GatewayRef = nil // nothing stands any more
+	return r.fail(ctx, gone, omev1beta1.ReasonGlobalHostRefused, cause, false)
 }
 
 // publish claims the plan's names, writes the backends and the route where they differ
@@ -165,7 +185,13 @@ func (r *Reconciler) publish(ctx context.Context, tm *omev1beta1.TrafficMap, pla
 	}
 	live, err := r.preflight(ctx, plan, objects)
 	if err == nil {
-		err = r.claim(key, plan)
+		err = r.claim(ctx, key, plan)
+	}
+	var waiting *annotatedHolder
+	if errors.As(err, &waiting) {
+		// Not a rejection: the annotated route gives way (globalhost.go) within moments.
+		ctrl.LoggerFrom(ctx).Info("Waiting for an annotated route to give up the template hostname", "trafficMap", klog.KObj(tm), "reason", err.Error())
+		return ctrl.Result{RequeueAfter: annotatedHolderRetry}, r.record(ctx, tm, omev1beta1.ReasonTransitioning, tm.Status.GatewayRef)
 	}
 	if err != nil {
 		return r.fail(ctx, tm, omev1beta1.ReasonClaimRejected, err, !isClaimRejected(err))

@@ -3,8 +3,6 @@ package publisher
 import (
 	"context"
 	"net/netip"
-	"net/url"
-	"strings"
 	"sync"
 	"time"
 
@@ -37,9 +35,11 @@ const maxGuardedHosts = 4096
 // publishGuard decides which entries of a map go into its route: those whose host every
 // address passes the route guard, resolved at publish time and again once a decision is
 // older than the resync interval, since a name can be re-pointed. A failed lookup keeps
-// the last decision. A host no lookup has answered since the manager started, which the
-// map's own published backends name, stays in that map's route: the publication that wrote
-// them accepted it, and a resolver outage at start-up must not withdraw a healthy cluster.
+// the last decision. A host no lookup has answered since the manager started stays in a
+// map's route if that cluster's own backend names it (the one at the plan's name and
+// namespace, labelled for the cluster and applied by the publisher's field manager): the
+// publication that wrote it accepted the host, and a resolver outage at start-up must not
+// withdraw a healthy cluster. An object anyone else wrote is no such evidence.
 // What the global gateway resolves later, with its own resolver, only the gateway can
 // guard; see docs/concepts/security.md.
 type publishGuard struct {
@@ -81,39 +81,50 @@ func newPublishGuard(guard observer.Guard, lookup func(ctx context.Context, host
 		kept: map[types.NamespacedName]map[string]string{}}
 }
 
-// publishedHostsFunc lists the hosts a map's published backends name now.
-type publishedHostsFunc func(ctx context.Context) (map[string]bool, error)
+// publishedHostsFunc reads the host that each of clusters' own published backend names
+// now, by cluster; a cluster without one is left out.
+type publishedHostsFunc func(ctx context.Context, clusters []string) (map[string]string, error)
 
 // admit returns the map with only the entries that may be published, and announces each
 // refusal on the map. An entry the routing reconciler refused (its refused field) is left
 // out too: it has weight 0, and its backend would still name the host. The map itself is
-// not changed. published lists the hosts the map's backends name now; it is asked only
-// when a host no lookup has answered yet would be left out.
+// not changed. published reads the hosts the map's own backends name now; it is asked
+// only when a host no lookup has answered yet would be left out.
 func (g *publishGuard) admit(ctx context.Context, tm *omev1beta1.TrafficMap, published publishedHostsFunc, rec events.EventRecorder) *omev1beta1.TrafficMap {
 	hosts := make([]string, len(tm.Spec.Entries))
+	invalid := make([]error, len(tm.Spec.Entries))
 	for i, e := range tm.Spec.Entries {
-		if u, err := url.Parse(e.Endpoint); err == nil {
-			hosts[i] = strings.ToLower(u.Hostname())
+		host, err := publish.BackendHost(e.Endpoint)
+		switch {
+		case err == nil:
+			hosts[i] = host
+		case host != "" && observer.CheckHostForm(host) != nil:
+			// Refused by its form below, in the words the guard uses for every host.
+			hosts[i] = host
+		default:
+			invalid[i] = err
 		}
 	}
 	decisions := g.decide(ctx, hosts)
 	out := tm.DeepCopy()
 	out.Spec.Entries = out.Spec.Entries[:0]
 	refusals, kept := map[string]string{}, map[string]string{}
-	var publishedHosts map[string]bool
+	var publishedHosts map[string]string
 	for i, e := range tm.Spec.Entries {
 		switch {
 		case e.Refused != "":
 			// Announced by the routing reconciler on the service.
 			continue
-		case hosts[i] == "":
-			// Not a URL with a host: the plan refuses the map, as it always has.
+		case invalid[i] != nil:
+			// The plan would refuse the whole map for it: only this entry is left out.
+			refusals[e.Cluster] = invalid[i].Error()
+			continue
 		case !decisions[i].Allowed:
 			if !decisions[i].Resolved {
 				if publishedHosts == nil {
 					publishedHosts = g.publishedHosts(ctx, tm, published)
 				}
-				if publishedHosts[hosts[i]] {
+				if publishedHosts[e.Cluster] == hosts[i] {
 					kept[e.Cluster] = hosts[i]
 					break // out of the switch: the entry goes into the route
 				}
@@ -127,19 +138,23 @@ func (g *publishGuard) admit(ctx context.Context, tm *omev1beta1.TrafficMap, pub
 	return out
 }
 
-// publishedHosts are the hosts the map's published backends name, none when they cannot
-// be read (which is logged).
-func (g *publishGuard) publishedHosts(ctx context.Context, tm *omev1beta1.TrafficMap, published publishedHostsFunc) map[string]bool {
+// publishedHosts are the hosts the map's own published backends name, by cluster, none
+// when they cannot be read (which is logged).
+func (g *publishGuard) publishedHosts(ctx context.Context, tm *omev1beta1.TrafficMap, published publishedHostsFunc) map[string]string {
 	if published == nil {
-		return map[string]bool{}
+		return map[string]string{}
 	}
-	hosts, err := published(ctx)
+	clusters := make([]string, len(tm.Spec.Entries))
+	for i, e := range tm.Spec.Entries {
+		clusters[i] = e.Cluster
+	}
+	hosts, err := published(ctx, clusters)
 	if err != nil {
 		ctrl.LoggerFrom(ctx).Error(err, "Cannot read the published backends to keep their hosts through a failed lookup", "trafficMap", klog.KObj(tm))
-		return map[string]bool{}
+		return map[string]string{}
 	}
 	if hosts == nil {
-		hosts = map[string]bool{}
+		hosts = map[string]string{}
 	}
 	return hosts
 }

@@ -66,9 +66,9 @@ type guardFixture struct {
 	zone *zoneFile
 	at   time.Time
 	rec  *events.FakeRecorder
-	// published are the hosts the map's published backends name, and asked counts the
-	// times the guard read them.
-	published map[string]bool
+	// published are the hosts the map's own published backends name, by cluster, and
+	// asked counts the times the guard read them.
+	published map[string]string
 	asked     int
 }
 
@@ -87,7 +87,7 @@ func newGuardFixture() *guardFixture {
 // admitted is which clusters of tm the guard lets into the route.
 func (f *guardFixture) admitted(tm *omev1beta1.TrafficMap) []string {
 	var out []string
-	published := func(context.Context) (map[string]bool, error) {
+	published := func(context.Context, []string) (map[string]string, error) {
 		f.asked++
 		return f.published, nil
 	}
@@ -95,6 +95,16 @@ func (f *guardFixture) admitted(tm *omev1beta1.TrafficMap) []string {
 		out = append(out, e.Cluster)
 	}
 	return out
+}
+
+// expectNotesStarting fails t for each of wants that no note starts with.
+func expectNotesStarting(t *testing.T, notes []string, wants ...string) {
+	t.Helper()
+	for _, want := range wants {
+		if !slices.ContainsFunc(notes, func(n string) bool { return strings.HasPrefix(n, want) }) {
+			t.Errorf("no event starting %q in %q", want, notes)
+		}
+	}
 }
 
 // notes are the events recorded so far.
@@ -141,17 +151,13 @@ func TestPublishGuardAdmitsOnlyWhatTheGuardAccepts(t *testing.T) {
 		t.Fatal("admit changed the map it was given")
 	}
 	notes := f.notes()
-	for _, want := range []string{
+	expectNotesStarting(t, notes,
 		`Warning BackendRefused Cluster worker-b left out of the route: host "metadata.google.internal" resolves to 169.254.169.254: destination 169.254.169.254 is link-local`,
 		`Warning BackendRefused Cluster worker-c left out of the route: host "localhost.example.com" resolves to 127.0.0.1: destination 127.0.0.1 is loopback and refused by the observer's network guard (routing.observer.allowLoopback is off)`,
 		`Warning BackendRefused Cluster worker-d left out of the route: host "ingress.worker-d.example.com" resolves to 10.0.0.7: destination 10.0.0.7 is in a private network and refused by the observer's network guard (routing.observer.allowPrivateNetworks is off)`,
 		`Warning BackendRefused Cluster worker-e left out of the route: host "127.1" ends in a number`,
 		`Warning BackendRefused Cluster worker-f left out of the route: host "0x7f.1" ends in a number`,
-	} {
-		if !slices.ContainsFunc(notes, func(n string) bool { return strings.HasPrefix(n, want) }) {
-			t.Errorf("no event starting %q in %q", want, notes)
-		}
-	}
+	)
 	if f.zone.count("127.1") != 0 || f.zone.count("0x7f.1") != 0 {
 		t.Error("a host refused by its form was looked up")
 	}
@@ -159,6 +165,40 @@ func TestPublishGuardAdmitsOnlyWhatTheGuardAccepts(t *testing.T) {
 	f.admitted(tm)
 	if notes := f.notes(); len(notes) != 0 {
 		t.Errorf("events repeated for unchanged refusals: %q", notes)
+	}
+}
+
+// An entry whose endpoint the plan could not publish (no host, a scheme other than http
+// or https, a host that is no DNS name) is left out on its own, with BackendRefused, so the
+// plan never sees it and the other clusters' weights still reach the route; a host with a
+// trailing dot or capitals is the same name as its canonical form, checked and published
+// as that.
+func TestPublishGuardRefusesAnUnpublishableEntryAlone(t *testing.T) {
+	f := newGuardFixture()
+	f.zone.set("llm.worker-a.example.com", "203.0.113.10")
+	f.zone.set("llm.worker-b.example.com", "203.0.113.11")
+	f.zone.set("llm_c.example.com", "203.0.113.12")
+	tm := guardedMap(
+		entryAt("worker-a", "http://llm.worker-a.example.com/"),
+		entryAt("worker-b", "http://LLM.worker-b.example.com./"),
+		entryAt("worker-c", "http://llm_c.example.com/"),
+		entryAt("worker-d", "http://:80/"),
+		entryAt("worker-e", "ftp://llm.worker-a.example.com/"),
+	)
+	if got := f.admitted(tm); !slices.Equal(got, []string{"worker-a", "worker-b"}) {
+		t.Fatalf("admitted %v, want worker-a and worker-b", got)
+	}
+	notes := f.notes()
+	expectNotesStarting(t, notes,
+		`Warning BackendRefused Cluster worker-c left out of the route: backend hostname: hostname "llm_c.example.com" is invalid: a lowercase RFC 1123 subdomain`,
+		`Warning BackendRefused Cluster worker-d left out of the route: the endpoint has no host`,
+		`Warning BackendRefused Cluster worker-e left out of the route: the endpoint has the scheme "ftp", not http or https`,
+	)
+	if len(notes) != 3 {
+		t.Errorf("events %q, want three", notes)
+	}
+	if f.zone.count("llm_c.example.com") != 0 {
+		t.Error("a host the plan cannot publish was looked up")
 	}
 }
 
@@ -253,7 +293,7 @@ func TestPublishGuardKeepsTheLastDecisionThroughAResolverFailure(t *testing.T) {
 // has answered.
 func TestPublishGuardKeepsPublishedHostsThroughAResolverFailureAtStart(t *testing.T) {
 	f := newGuardFixture()
-	f.published = map[string]bool{"llm.worker-a.example.com": true, "llm.worker-b.example.com": true}
+	f.published = map[string]string{"worker-a": "llm.worker-a.example.com", "worker-b": "llm.worker-b.example.com"}
 	f.zone.set("llm.worker-b.example.com", "169.254.169.254")
 	f.zone.set("llm.worker-c.example.com", "203.0.113.12")
 	tm := guardedMap(entryAt("worker-a", "http://LLM.worker-a.example.com/"), entryAt("worker-b", "http://llm.worker-b.example.com/"),
@@ -279,7 +319,7 @@ func TestPublishGuardKeepsPublishedHostsThroughAResolverFailureAtStart(t *testin
 	// do not name stays out.
 	g := newGuardFixture()
 	g.zone.fail(true)
-	g.published = map[string]bool{"llm.worker-a.example.com": true}
+	g.published = map[string]string{"worker-a": "llm.worker-a.example.com"}
 	if got := g.admitted(tm); !slices.Equal(got, []string{"worker-a"}) {
 		t.Fatalf("restart during the outage: admitted %v, want only the published worker-a", got)
 	}
@@ -293,9 +333,17 @@ func TestPublishGuardKeepsPublishedHostsThroughAResolverFailureAtStart(t *testin
 	if got := k.admitted(other); len(got) != 0 {
 		t.Fatalf("a map without published backends: admitted %v", got)
 	}
-	k.published = map[string]bool{"llm.worker-a.example.com": true}
+	k.published = map[string]string{"worker-a": "llm.worker-a.example.com"}
 	if got := k.admitted(tm); !slices.Equal(got, []string{"worker-a"}) {
 		t.Fatalf("the published map after the other: admitted %v, want worker-a", got)
+	}
+
+	// A host another cluster's backend names is no evidence for this one.
+	m := newGuardFixture()
+	m.zone.fail(true)
+	m.published = map[string]string{"worker-b": "llm.worker-a.example.com"}
+	if got := m.admitted(tm); len(got) != 0 {
+		t.Fatalf("worker-a's host named by worker-b's backend: admitted %v", got)
 	}
 
 	// With every lookup answered the published backends are never read.

@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -17,6 +17,8 @@ import (
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/ome-routing/operator/controllers/internal/mapstatus"
+	"github.com/ome-routing/operator/pkg/config"
+	"github.com/ome-routing/operator/pkg/observer"
 	"github.com/ome-routing/operator/pkg/publish"
 )
 
@@ -151,7 +153,7 @@ func (r *Reconciler) read(ctx context.Context, readers publishedReaders, gvk sch
 // claim takes the plan's route name and its hostname on its Gateway for the map, among
 // the publisher's workers: the cache cannot tell two workers publishing at once that the
 // other has just taken a name.
-func (r *Reconciler) claim(key types.NamespacedName, plan publish.Plan) error {
+func (r *Reconciler) claim(ctx context.Context, key types.NamespacedName, plan publish.Plan) error {
 	gwNamespace := plan.Namespace
 	if plan.Gateway.Namespace != nil {
 		gwNamespace = string(*plan.Gateway.Namespace)
@@ -162,6 +164,8 @@ func (r *Reconciler) claim(key types.NamespacedName, plan publish.Plan) error {
 	switch {
 	case ok:
 		return nil
+	case name == host && !plan.Annotated && r.heldByAnnotation(ctx, holder.owner, plan.Hostname):
+		return waitForAnnotated(plan.Hostname, holder.route)
 	case name == host:
 		return rejectClaim("Gateway hostname %q on %s/%s is already published by HTTPRoute %s",
 			plan.Hostname, gwNamespace, plan.Gateway.Name, holder.route)
@@ -193,6 +197,10 @@ func (r *Reconciler) hostnameFree(ctx context.Context, plan publish.Plan) error 
 			}
 			if (p.Group == nil || *p.Group == gatewayv1.GroupName) && (p.Kind == nil || *p.Kind == "Gateway") &&
 				ns == gwNamespace && p.Name == plan.Gateway.Name {
+				if holder := mapOfPublished(ctx, other); len(holder) == 1 && !plan.Annotated &&
+					r.heldByAnnotation(ctx, holder[0].NamespacedName, plan.Hostname) {
+					return waitForAnnotated(plan.Hostname, client.ObjectKeyFromObject(other))
+				}
 				return rejectClaim("Gateway hostname %q on %s/%s is already published by HTTPRoute %s/%s",
 					plan.Hostname, gwNamespace, plan.Gateway.Name, other.Namespace, other.Name)
 			}
@@ -270,45 +278,70 @@ func listPublished(ctx context.Context, readers publishedReaders, key types.Name
 	return out, nil
 }
 
-// publishedHosts lists the hosts that the backends published for the map at key name,
-// from the caches: the hosts an earlier publication accepted.
+// publishedHosts reads, from the caches, the host that each cluster's own backend for the
+// map at key names: the backend at the name and namespace the plan gives that cluster,
+// labelled as the map's and the cluster's, and applied by the publisher's field manager.
+// Only such a backend shows a host an earlier publication accepted; a Service or Backend
+// elsewhere that carries the same labels proves nothing, since whoever can write objects
+// in some namespace can label them.
 func (r *Reconciler) publishedHosts(key types.NamespacedName) publishedHostsFunc {
-	return func(ctx context.Context) (map[string]bool, error) {
-		objs, err := listPublished(ctx, r.cached(), key)
-		if err != nil {
-			return nil, err
+	return func(ctx context.Context, clusters []string) (map[string]string, error) {
+		namespace := key.Namespace
+		if r.Endpoint.RouteNamespace != "" {
+			namespace = r.Endpoint.RouteNamespace
 		}
-		hosts := map[string]bool{}
-		for _, obj := range objs {
-			for _, h := range backendHosts(obj) {
-				hosts[strings.ToLower(h)] = true
+		gvk := corev1.SchemeGroupVersion.WithKind("Service")
+		if r.Endpoint.Backend() == config.BackendEnvoyGateway {
+			gvk = envoyBackendGVK
+		}
+		hosts := map[string]string{}
+		for _, cluster := range clusters {
+			name := types.NamespacedName{Namespace: namespace, Name: publish.BackendName(key.Namespace, key.Name, cluster)}
+			obj, err := r.read(ctx, r.cached(), gvk, name)
+			if err != nil {
+				return nil, err
+			}
+			if obj == nil || !ownBackend(obj, key, cluster) {
+				continue
+			}
+			if h := backendHosts(obj); len(h) == 1 {
+				hosts[cluster] = observer.CanonicalHost(h[0])
 			}
 		}
 		return hosts, nil
 	}
 }
 
-// backendHosts are the hosts a published backend sends to: an ExternalName Service's
-// name, an Envoy Gateway Backend's FQDN endpoints. A route names none.
-func backendHosts(obj client.Object) []string {
-	switch o := obj.(type) {
-	case *corev1.Service:
-		if o.Spec.Type == corev1.ServiceTypeExternalName {
-			return []string{o.Spec.ExternalName}
+// ownBackend says whether obj is the publisher's backend for cluster in the map at key:
+// labelled so, and applied by the publisher's field manager.
+func ownBackend(obj *unstructured.Unstructured, key types.NamespacedName, cluster string) bool {
+	if !publish.OwnedBy(obj.GetLabels(), key.Namespace, key.Name) || obj.GetLabels()[publish.LabelCluster] != cluster {
+		return false
+	}
+	for _, m := range obj.GetManagedFields() {
+		if m.Manager == mapstatus.PublisherStatusManager && m.Operation == metav1.ManagedFieldsOperationApply {
+			return true
 		}
-	case *unstructured.Unstructured:
-		endpoints, _, _ := unstructured.NestedSlice(o.Object, "spec", "endpoints")
-		var out []string
-		for _, e := range endpoints {
-			if m, ok := e.(map[string]any); ok {
-				if h, ok, _ := unstructured.NestedString(m, "fqdn", "hostname"); ok {
-					out = append(out, h)
-				}
+	}
+	return false
+}
+
+// backendHosts are the hosts a published backend sends to: an ExternalName Service's
+// name, an Envoy Gateway Backend's FQDN endpoints.
+func backendHosts(obj *unstructured.Unstructured) []string {
+	if name, ok, _ := unstructured.NestedString(obj.Object, "spec", "externalName"); ok {
+		return []string{name}
+	}
+	endpoints, _, _ := unstructured.NestedSlice(obj.Object, "spec", "endpoints")
+	var out []string
+	for _, e := range endpoints {
+		if m, ok := e.(map[string]any); ok {
+			if h, ok, _ := unstructured.NestedString(m, "fqdn", "hostname"); ok {
+				out = append(out, h)
 			}
 		}
-		return out
 	}
-	return nil
+	return out
 }
 
 func envoyBackendList() *unstructured.UnstructuredList {

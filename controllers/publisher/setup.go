@@ -177,6 +177,9 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, backends cache.Cache) er
 	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &gatewayv1.HTTPRoute{}, routeHostnameIndex, routeHostnames); err != nil {
 		return fmt.Errorf("index HTTPRoutes by hostname: %w", err)
 	}
+	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &omev1beta1.InferenceService{}, templateHostIndex, r.templateHosts); err != nil {
+		return fmt.Errorf("index InferenceServices by template hostname: %w", err)
+	}
 	b := ctrl.NewControllerManagedBy(mgr).
 		Named("publisher").
 		Watches(&omev1beta1.TrafficMap{}, mapEventHandler(), builder.WithPredicates(predicate.Or(
@@ -184,6 +187,10 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, backends cache.Cache) er
 		// A service's map has its name: its annotations (the global host) and its routing
 		// switch change the publication.
 		Watches(&omev1beta1.InferenceService{}, &handler.EnqueueRequestForObject{},
+			builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
+		// A service whose template hostname an annotated route holds takes it back: that
+		// route's map is refused (globalhost.go).
+		Watches(&omev1beta1.InferenceService{}, handler.EnqueueRequestsFromMapFunc(r.mapsHoldingTemplateHost),
 			builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
 		// A route or backend edited or deleted by hand is put back.
 		Watches(&gatewayv1.HTTPRoute{}, handler.EnqueueRequestsFromMapFunc(mapOfPublished)).

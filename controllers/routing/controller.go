@@ -8,6 +8,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2"
@@ -91,25 +92,26 @@ func (r *Reconciler) routed(isvc *omev1beta1.InferenceService) bool {
 	return rt == nil || rt.Enabled == nil || *rt.Enabled
 }
 
-// routingPolicy resolves the service's probe and checks its capacity factors. Its errors
+// routingPolicy resolves the service's probe and parses its capacity factors. Its errors
 // carry the prefixes users grep for.
-func (r *Reconciler) routingPolicy(isvc *omev1beta1.InferenceService) (probe.Resolution, error) {
+func (r *Reconciler) routingPolicy(isvc *omev1beta1.InferenceService) (probe.Resolution, map[string]resource.Quantity, error) {
 	var serviceProbe *omev1beta1.RoutingProbe
 	if isvc.Spec.Routing != nil {
 		serviceProbe = isvc.Spec.Routing.Probe
 	}
 	res, err := probe.Resolve(r.InstallationProbe, serviceProbe, r.Limits)
 	if err != nil {
-		return res, err
+		return res, nil, err
 	}
-	if errs := trafficmap.ValidateCapacityFactors(capacityFactors(isvc)); len(errs) > 0 {
+	factors, errs := trafficmap.ParseCapacityFactors(capacityFactors(isvc))
+	if len(errs) > 0 {
 		// One line per problem, each with the prefix users grep for.
 		for i, e := range errs {
 			errs[i] = fmt.Errorf("validate routing policy: %w", e)
 		}
-		return res, errors.Join(errs...)
+		return res, nil, errors.Join(errs...)
 	}
-	return res, nil
+	return res, factors, nil
 }
 
 // refuse freezes a service whose routing settings are refused: no probing, and its map

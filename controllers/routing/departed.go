@@ -1,7 +1,9 @@
 package routing
 
 import (
+	"cmp"
 	"encoding/json"
+	"slices"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -16,6 +18,14 @@ import (
 // them for the next leader, so that a change of leader while a home is away cannot bring
 // it back ungated. The routing reconciler is its only writer.
 const DepartedProbesAnnotation = "ome.io/departed-probes"
+
+// MaxDepartedProbesBytes caps the annotation's value. The API server refuses a write whose
+// annotations pass 256 KiB in all, and one record can be 10 KB (an endpoint of 2,048
+// characters and a probe message of 1,024, each character up to six bytes once escaped),
+// so 80 homes leaving at once would make every write of the map fail. Past the cap the
+// homes that left longest ago lose their record first: they are the nearest to coming
+// back without one anyway, after DepartedHomeMemory.
+const MaxDepartedProbesBytes = 64 << 10
 
 // departedRecord is one departed home's record in DepartedProbesAnnotation.
 type departedRecord struct {
@@ -63,6 +73,38 @@ func departedAnnotation(current *omev1beta1.TrafficMap, entries []omev1beta1.Tra
 					Until: metav1.NewTime(now.Add(DepartedHomeMemory))}
 			}
 		}
+	}
+	return encodeDeparted(kept)
+}
+
+// encodeDeparted is the annotation's value for records: every record while they fit in
+// MaxDepartedProbesBytes, else the newest (by until, then by cluster) that fit. "" means
+// no annotation.
+func encodeDeparted(records map[string]departedRecord) string {
+	clusters := make([]string, 0, len(records))
+	for c := range records {
+		clusters = append(clusters, c)
+	}
+	slices.SortFunc(clusters, func(a, b string) int {
+		if c := records[b].Until.Compare(records[a].Until.Time); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+	kept := map[string]departedRecord{}
+	size := len("{}")
+	for _, c := range clusters {
+		key, _ := json.Marshal(c)
+		value, err := json.Marshal(records[c])
+		if err != nil {
+			continue
+		}
+		// A key, a colon, the record, and a comma after the first.
+		if size+len(key)+1+len(value)+1 > MaxDepartedProbesBytes {
+			break
+		}
+		size += len(key) + 1 + len(value) + 1
+		kept[c] = records[c]
 	}
 	if len(kept) == 0 {
 		return ""

@@ -1,8 +1,13 @@
 package routing
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 	"time"
+
+	apivalidation "k8s.io/apimachinery/pkg/api/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 )
@@ -65,5 +70,43 @@ func TestDepartedAnnotation(t *testing.T) {
 	withDepartedAnnotation(tm, "")
 	if tm.Annotations != nil {
 		t.Errorf("annotations after removal = %v, want none", tm.Annotations)
+	}
+}
+
+// A hundred homes with the longest endpoints and messages leaving at once: the map's
+// annotations stay within what the API server accepts, and the newest departures keep
+// their records.
+func TestDepartedAnnotationStaysWritable(t *testing.T) {
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	current := &omev1beta1.TrafficMap{}
+	long := func(n int, c string) string { return strings.Repeat(c, n) }
+	for i := range 100 {
+		current.Spec.Entries = append(current.Spec.Entries, omev1beta1.TrafficMapEntry{
+			Cluster:  fmt.Sprintf("worker-%03d", i),
+			Endpoint: "http://" + long(2048-len("http://"), "<"),
+			Probe:    &omev1beta1.TrafficMapProbe{Result: omev1beta1.ProbeFailing, Gated: true, Message: long(1024, "&")},
+		})
+	}
+	// The first fifty left a minute ago; the rest leave now.
+	old := departedAnnotation(current, current.Spec.Entries[50:], now.Add(-time.Minute))
+	current.Annotations = map[string]string{DepartedProbesAnnotation: old}
+	current.Spec.Entries = current.Spec.Entries[50:]
+	value := departedAnnotation(current, nil, now)
+	if len(value) > MaxDepartedProbesBytes {
+		t.Fatalf("annotation of %d bytes, over the cap of %d", len(value), MaxDepartedProbesBytes)
+	}
+	tm := &omev1beta1.TrafficMap{}
+	withDepartedAnnotation(tm, value)
+	if errs := apivalidation.ValidateAnnotations(tm.Annotations, field.NewPath("metadata", "annotations")); len(errs) > 0 {
+		t.Fatalf("the API server would refuse the map: %v", errs)
+	}
+	kept := departedRecords(tm, now)
+	if len(kept) == 0 {
+		t.Fatal("no record kept")
+	}
+	for c := range kept {
+		if c < "worker-050" {
+			t.Errorf("kept %s, which left a minute before the newest departures that were dropped", c)
+		}
 	}
 }

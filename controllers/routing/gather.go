@@ -9,7 +9,6 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/resource"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
@@ -29,6 +28,9 @@ type gathered struct {
 	refused []refusedEndpoint
 	// excluded are the clusters the placement selects that get no entry, with why.
 	excluded []omev1beta1.ExcludedCluster
+	// domains are each WorkloadCluster's spec.allowedEndpointDomains, which held entries
+	// are checked against again.
+	domains map[string][]omev1beta1.EndpointDomain
 	// unobserved are the clusters the placement selects that the manager cannot read, and
 	// unobservedUntil the earliest end of a kept home's grace (see keepUnobserved).
 	unobserved      []placement.Unobserved
@@ -53,7 +55,7 @@ func (r *Reconciler) gather(ctx context.Context, isvc *omev1beta1.InferenceServi
 	for i := range clusters.Items {
 		domains[clusters.Items[i].Name] = clusters.Items[i].Spec.AllowedEndpointDomains
 	}
-	g := gathered{excluded: placement.Unready(isvc.Spec.Placement, clusters.Items),
+	g := gathered{excluded: placement.Unready(isvc.Spec.Placement, clusters.Items), domains: domains,
 		unobserved: placement.Unreadable(isvc.Spec.Placement, clusters.Items)}
 	key := client.ObjectKeyFromObject(isvc).String()
 	for _, name := range placement.Candidates(isvc.Spec.Placement, clusters.Items) {
@@ -74,7 +76,7 @@ func (r *Reconciler) gather(ctx context.Context, isvc *omev1beta1.InferenceServi
 				g.refused = append(g.refused, refusedEndpoint{cluster: name, reason: err})
 				g.placement.Candidates = append(g.placement.Candidates, cand)
 				g.homes = append(g.homes, trafficmap.Home{Cluster: name, Allocated: reps.Allocated, Ready: reps.Ready,
-					Refused: fmt.Sprintf("the status.url of its copy is refused because %v; fix the copy's status.url", err)})
+					Refused: endpointRefusal(err)})
 				continue
 			}
 			cand.Endpoint, cand.AdmittedReplicas, cand.ReadyReplicas = copy.Status.URL, reps.Allocated, reps.Ready
@@ -112,9 +114,10 @@ func (g *gathered) held(current *omev1beta1.TrafficMap) []trafficmap.Home {
 				if e.Cluster != name {
 					continue
 				}
-				held = append(held, trafficmap.Home{Cluster: name, Endpoint: e.Endpoint,
-					Allocated: e.Capacity.Allocated, Ready: e.Capacity.Ready, Probe: e.Probe.DeepCopy(), Refused: e.Refused})
-				cand.Endpoint, cand.AdmittedReplicas, cand.ReadyReplicas = e.Endpoint, e.Capacity.Allocated, e.Capacity.Ready
+				home := recheckHeld(trafficmap.Home{Cluster: name, Endpoint: e.Endpoint,
+					Allocated: e.Capacity.Allocated, Ready: e.Capacity.Ready, Probe: e.Probe.DeepCopy(), Refused: e.Refused}, g.domains[name])
+				held = append(held, home)
+				cand.Endpoint, cand.AdmittedReplicas, cand.ReadyReplicas = home.Endpoint, e.Capacity.Allocated, e.Capacity.Ready
 				kept = true
 			}
 		}
@@ -126,6 +129,27 @@ func (g *gathered) held(current *omev1beta1.TrafficMap) []trafficmap.Home {
 	slices.SortFunc(g.placement.Candidates, func(a, b omev1beta1.PlacementCandidate) int { return strings.Compare(a.Cluster, b.Cluster) })
 	g.placement.Phase = placement.Phase(addressable(g.homes) + addressable(held))
 	return held
+}
+
+// recheckHeld refuses a held home whose endpoint a copy could not have given it: the map
+// is an object that others than the routing reconciler may be able to write, so what it
+// holds for an unconnected member goes through the same checks as a copy's status.url,
+// CheckEndpoint and the member's allowedEndpointDomains, before it is written again.
+func recheckHeld(home trafficmap.Home, domains []omev1beta1.EndpointDomain) trafficmap.Home {
+	if home.Refused != "" || home.Endpoint == "" {
+		return home
+	}
+	if err := placement.CheckEndpoint(home.Endpoint); err != nil {
+		home.Endpoint, home.Refused = "", endpointRefusal(err)
+	} else if err := placement.CheckEndpointDomain(home.Endpoint, domains); err != nil {
+		home.Refused = err.Error()
+	}
+	return home
+}
+
+// endpointRefusal is the refused field of a home whose endpoint CheckEndpoint refuses.
+func endpointRefusal(err error) string {
+	return fmt.Sprintf("the status.url of its copy is refused because %v; fix the copy's status.url", err)
 }
 
 // errMemberPending means a candidate cluster is Ready but this process has not connected
@@ -149,7 +173,7 @@ func (r *Reconciler) memberCopy(ctx context.Context, cluster string, key client.
 	return copy, nil
 }
 
-func capacityFactors(isvc *omev1beta1.InferenceService) map[string]resource.Quantity {
+func capacityFactors(isvc *omev1beta1.InferenceService) map[string]omev1beta1.CapacityFactor {
 	if isvc.Spec.Routing == nil {
 		return nil
 	}

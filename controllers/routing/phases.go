@@ -7,6 +7,7 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -28,6 +29,7 @@ type routingScope struct {
 	current *omev1beta1.TrafficMap // the map as last written, nil when there is none
 	// resolve
 	policy    probe.Resolution
+	factors   map[string]resource.Quantity // spec.routing.capacityFactors, parsed
 	polls     capacity.Resolution
 	overrides []drain.Override
 	// gather and attach
@@ -107,7 +109,7 @@ func (r *Reconciler) read(ctx context.Context, s *routingScope) phaseOutcome {
 // the service's map as it is.
 func (r *Reconciler) resolve(ctx context.Context, s *routingScope) phaseOutcome {
 	var err error
-	if s.policy, err = r.routingPolicy(s.isvc); err == nil {
+	if s.policy, s.factors, err = r.routingPolicy(s.isvc); err == nil {
 		if s.polls, err = capacity.Resolve(r.Capacity, serviceCapacity(s.isvc), r.CapacityLimits); err == nil {
 			s.overrides, err = parseDrains(s.isvc)
 		}
@@ -161,7 +163,7 @@ func (r *Reconciler) build(_ context.Context, s *routingScope) phaseOutcome {
 	result := trafficmap.Build(trafficmap.Input{
 		Candidates:      len(s.in.placement.Candidates),
 		Homes:           s.homes,
-		CapacityFactors: capacityFactors(s.isvc),
+		CapacityFactors: s.factors,
 		AllFailedPolicy: allFailedPolicy(s.policy),
 	})
 	s.result = trafficmap.Explain(drain.Apply(result, s.overrides), allFailedPolicy(s.policy))

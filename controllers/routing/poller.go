@@ -114,7 +114,7 @@ func (p *Poller) Sync(key types.NamespacedName, policy capacity.Policy, digest s
 	if g == nil {
 		// Resolve has checked that the format is registered.
 		format, _ := capacity.Lookup(policy.Format)
-		g = p.engine.AddGroup(key.String(), policy.Period, policy.Timeout,
+		g = p.engine.AddGroup(key.String(), key.Namespace, policy.Period, policy.Timeout,
 			mapPolls{key: key, policy: policy.DeepCopy(), format: format, digest: digest})
 		p.maps[key] = g
 	}

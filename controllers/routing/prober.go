@@ -22,8 +22,9 @@ import (
 //
 // It is a policy on the scheduling engine (pkg/schedule), which decides when each home is
 // probed and how many probes are in flight: at most maxInFlight (the observer's request
-// cap), a fair share of it per map, and past it one probe per map with nothing in flight,
-// up to maxInFlight more (see schedule.Options.PastCap).
+// cap), shared fairly between namespaces and between the maps of each, and past it one
+// probe per map with nothing in flight in a namespace under its share, up to maxInFlight
+// more (see schedule.Options.PastCap).
 //
 // It runs only on the leader (a manager runnable that needs leader election).
 type Prober struct {
@@ -164,7 +165,7 @@ func (p *Prober) Sync(key types.NamespacedName, uid types.UID, policy probe.Poli
 		g = nil
 	}
 	if g == nil {
-		g = p.engine.AddGroup(key.String(), policy.Period, policy.Timeout,
+		g = p.engine.AddGroup(key.String(), key.Namespace, policy.Period, policy.Timeout,
 			mapProbes{key: key, uid: uid, policy: policy.DeepCopy(), digest: digest})
 		p.maps[key] = g
 	}
@@ -261,8 +262,10 @@ func (pp probePolicy) Send(ctx context.Context, h *probeHome) (observer.Result, 
 		Method:  g.Data.policy.Method,
 		URL:     h.Data.url,
 		Timeout: g.Data.policy.Timeout,
-		// The observer shares its slots fairly between services.
-		Tenant: g.Name(),
+		// The observer shares its slots fairly between namespaces, then between the
+		// services of one namespace.
+		Tenant: g.Data.key.Namespace,
+		Group:  g.Name(),
 	})
 	return res, res.SlotWait
 }

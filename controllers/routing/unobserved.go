@@ -44,8 +44,9 @@ func (g *gathered) keepUnobserved(current *omev1beta1.TrafficMap, now time.Time,
 }
 
 // lastKnown are the homes of the unobserved members as the current map holds them: its
-// entries' endpoint and capacity, checked again against the member's allowed domains
-// (the probe decides the rest, so a refusal of the last probe is not carried over).
+// entries' endpoint and capacity, put through a copy's checks again as held homes are
+// (recheckHeld). The probe decides the rest, so a refusal of the last probe is not carried
+// over.
 func lastKnown(current *omev1beta1.TrafficMap, unobserved []placement.Unobserved, now time.Time) []trafficmap.Home {
 	last := map[string]omev1beta1.TrafficMapEntry{}
 	for _, e := range current.Spec.Entries {
@@ -57,12 +58,8 @@ func lastKnown(current *omev1beta1.TrafficMap, unobserved []placement.Unobserved
 		if !ok || e.Endpoint == "" {
 			continue
 		}
-		h := trafficmap.Home{Cluster: u.Cluster, Endpoint: e.Endpoint, Allocated: e.Capacity.Allocated, Ready: e.Capacity.Ready,
-			UnobservedSince: unobservedSince(e, u, now)}
-		if err := placement.CheckEndpointDomain(e.Endpoint, u.Domains); err != nil {
-			h.Refused = err.Error()
-		}
-		homes = append(homes, h)
+		homes = append(homes, recheckHeld(trafficmap.Home{Cluster: u.Cluster, Endpoint: e.Endpoint,
+			Allocated: e.Capacity.Allocated, Ready: e.Capacity.Ready, UnobservedSince: unobservedSince(e, u, now)}, u.Domains))
 	}
 	return homes
 }

@@ -14,6 +14,7 @@ type rawEndpoint struct {
 	globalGateway      *string
 	backendPort        *int64
 	globalHostTemplate *string
+	globalHostAnnot    *string
 	routeNamespace     *string
 	rewriteHostname    *bool
 	kind               *string
@@ -32,12 +33,13 @@ func (d *decoder) publisher(raw json.RawMessage, path string) rawPublisher {
 // EndpointSlice fallback (gatewayBackend.endpointSlices) are not built, so their keys are
 // unknown fields rather than settings that would be silently ignored.
 func (d *decoder) endpoint(raw json.RawMessage, path string) rawEndpoint {
-	fields := d.object(raw, path, "globalGateway", "backendPort", "globalHostTemplate", "routeNamespace", "gatewayBackend")
+	fields := d.object(raw, path, "globalGateway", "backendPort", "globalHostTemplate", "globalHostAnnotation", "routeNamespace", "gatewayBackend")
 	backend := d.object(fields["gatewayBackend"], path+".gatewayBackend", "rewriteHostname", "kind")
 	return rawEndpoint{
 		globalGateway:      decodeValue[string](d, fields["globalGateway"], path+".globalGateway", "a string"),
 		backendPort:        decodeValue[int64](d, fields["backendPort"], path+".backendPort", "an integer"),
 		globalHostTemplate: decodeValue[string](d, fields["globalHostTemplate"], path+".globalHostTemplate", "a string"),
+		globalHostAnnot:    decodeValue[string](d, fields["globalHostAnnotation"], path+".globalHostAnnotation", "a string"),
 		routeNamespace:     decodeValue[string](d, fields["routeNamespace"], path+".routeNamespace", "a string"),
 		rewriteHostname:    decodeValue[bool](d, backend["rewriteHostname"], path+".gatewayBackend.rewriteHostname", "a boolean"),
 		kind:               decodeValue[string](d, backend["kind"], path+".gatewayBackend.kind", "a string"),

@@ -57,6 +57,9 @@ type Endpoint struct {
 	// GlobalHostTemplate renders a service's global hostname from its .Name and
 	// .Namespace, unless the service's ome.io/global-host annotation names one.
 	GlobalHostTemplate string
+	// GlobalHostAnnotation is which hostnames a service's ome.io/global-host annotation
+	// may name; empty when left out: use HostAnnotation for the effective policy.
+	GlobalHostAnnotation GlobalHostAnnotationPolicy
 	// RouteNamespace puts every route and backend in one namespace; empty keeps each in
 	// its service's namespace.
 	RouteNamespace string
@@ -66,6 +69,30 @@ type Endpoint struct {
 	// BackendKind is what each cluster's backend is written as, empty when left out: use
 	// Backend for the effective kind.
 	BackendKind BackendKind
+}
+
+// GlobalHostAnnotationPolicy is which hostnames the ome.io/global-host annotation may
+// name. An annotation never names a wildcard, and never a hostname that the template gives
+// another service (a template hostname wins).
+type GlobalHostAnnotationPolicy string
+
+const (
+	// GlobalHostAny accepts any hostname the Gateway API accepts, as OME does: the
+	// default, for compatibility; one tenant can then take a hostname no template gives.
+	GlobalHostAny GlobalHostAnnotationPolicy = "Any"
+	// GlobalHostUnderNamespace accepts only hostnames under the suffix that
+	// globalHostTemplate gives the service's own namespace.
+	GlobalHostUnderNamespace GlobalHostAnnotationPolicy = "UnderNamespace"
+	// GlobalHostDisabled refuses every annotated hostname.
+	GlobalHostDisabled GlobalHostAnnotationPolicy = "Disabled"
+)
+
+// HostAnnotation is the effective policy for the ome.io/global-host annotation.
+func (e Endpoint) HostAnnotation() GlobalHostAnnotationPolicy {
+	if e.GlobalHostAnnotation == "" {
+		return GlobalHostAny
+	}
+	return e.GlobalHostAnnotation
 }
 
 // Backend is the effective backend kind: ExternalName Services unless set otherwise.

@@ -56,6 +56,12 @@ func init() {
 		parseCase{name: "a port without a gateway publishes nothing and is no error",
 			json: withEndpoint(nil, obj{"backendPort": 8080}),
 			want: routingOn(Publisher{}, Endpoint{BackendPort: 8080})},
+		parseCase{name: "global-host annotations only under the namespace's suffix",
+			json: withEndpoint(nil, with(guideEndpoint(), "globalHostAnnotation", "UnderNamespace")),
+			want: routingOn(Publisher{}, func() Endpoint { e := guide; e.GlobalHostAnnotation = GlobalHostUnderNamespace; return e }())},
+		parseCase{name: "global-host annotations disabled, without a template",
+			json: withEndpoint(nil, obj{"globalHostAnnotation": "Disabled"}),
+			want: routingOn(Publisher{}, Endpoint{GlobalHostAnnotation: GlobalHostDisabled})},
 		parseCase{name: "resync zero with routing off",
 			json: mustJSON(obj{"routing": obj{"publisher": obj{"resyncInterval": "0s"}}}),
 			want: routingOff()},
@@ -83,6 +89,10 @@ func init() {
 			[]string{inv + "endpoint.globalGateway: must be set when gateway backend features are enabled"}},
 		rejectCase{"unknown backend kind", withEndpoint(nil, with(guideEndpoint(), "gatewayBackend", obj{"kind": "Service"})),
 			[]string{inv + `endpoint.gatewayBackend.kind: "Service" must be "ExternalNameService" or "EnvoyGatewayBackend"`}},
+		rejectCase{"unknown global-host policy", withEndpoint(nil, with(guideEndpoint(), "globalHostAnnotation", "Namespace")),
+			[]string{inv + `endpoint.globalHostAnnotation: "Namespace" must be "Any", "UnderNamespace" or "Disabled"`}},
+		rejectCase{"UnderNamespace without a template", withEndpoint(nil, obj{"globalHostAnnotation": "UnderNamespace"}),
+			[]string{inv + `endpoint.globalHostAnnotation: "UnderNamespace" needs endpoint.globalHostTemplate, which gives each namespace its suffix`}},
 		rejectCase{"BackendTLSPolicy is not built", withEndpoint(nil, with(guideEndpoint(), "gatewayBackend", obj{"tls": obj{"enabled": true}})),
 			[]string{bad + `unknown field "endpoint.gatewayBackend.tls"`}},
 		rejectCase{"EndpointSlices are not built", withEndpoint(nil, with(guideEndpoint(), "gatewayBackend", obj{"endpointSlices": obj{"enabled": true}})),
@@ -107,6 +117,9 @@ func TestEffectiveDefaults(t *testing.T) {
 	}
 	if got := (Publisher{ResyncInterval: time.Second}).Resync(); got != time.Second {
 		t.Errorf("Resync() = %v, want 1s", got)
+	}
+	if got := (Endpoint{}).HostAnnotation(); got != GlobalHostAny {
+		t.Errorf("HostAnnotation() of an unset policy = %q, want Any", got)
 	}
 	if got := (Endpoint{}).Backend(); got != BackendExternalNameService {
 		t.Errorf("Backend() of an unset kind = %q, want ExternalNameService", got)

@@ -128,6 +128,9 @@ func positive[T int | int32 | int64](v *validator, value *T, path string, requir
 	case *value <= 0:
 		v.fail("%s must be positive, got %d", path, *value)
 		return 0
+	case int64(*value) > MaxInteger:
+		v.fail("%s must be at most %d, got %d", path, MaxInteger, *value)
+		return 0
 	}
 	return *value
 }
@@ -276,7 +279,7 @@ func (v *validator) duration(raw json.RawMessage, path string) (*time.Duration, 
 	if kind(raw) == '"' {
 		var s string
 		if json.Unmarshal(raw, &s) == nil {
-			if d, err := time.ParseDuration(s); err == nil {
+			if d, err := time.ParseDuration(s); err == nil && inGrammar(s) {
 				return &d, true
 			}
 			text = shorten(s)

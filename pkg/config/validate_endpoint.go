@@ -41,6 +41,19 @@ func (v *validator) endpoint(raw rawEndpoint, path string) Endpoint {
 	if e.GlobalGateway == "" && e.RewriteHostname {
 		v.fail("%s.globalGateway: must be set when gateway backend features are enabled", path)
 	}
+	if raw.globalHostAnnot != nil && *raw.globalHostAnnot != "" {
+		switch a := GlobalHostAnnotationPolicy(*raw.globalHostAnnot); a {
+		case GlobalHostAny, GlobalHostUnderNamespace, GlobalHostDisabled:
+			e.GlobalHostAnnotation = a
+		default:
+			v.fail("%s.globalHostAnnotation: %q must be %q, %q or %q", path, *raw.globalHostAnnot,
+				GlobalHostAny, GlobalHostUnderNamespace, GlobalHostDisabled)
+		}
+	}
+	if e.GlobalHostAnnotation == GlobalHostUnderNamespace && e.GlobalHostTemplate == "" {
+		v.fail("%s.globalHostAnnotation: %q needs %s.globalHostTemplate, which gives each namespace its suffix",
+			path, GlobalHostUnderNamespace, path)
+	}
 	if raw.kind != nil && *raw.kind != "" {
 		switch k := BackendKind(*raw.kind); k {
 		case BackendExternalNameService, BackendEnvoyGateway:

@@ -23,10 +23,14 @@ type Request struct {
 	// KeepBody returns the body read (up to the cap) in Result.Body, for callers that
 	// read the answer, such as capacity polls; probes only count it.
 	KeepBody bool
-	// Tenant names whose request this is (the prober uses the service). While other
-	// tenants wait, a freed slot goes to the one holding the fewest, so a tenant whose
-	// requests hang delays the others by at most one Timeout. Empty is a tenant too.
+	// Tenant names whose request this is (the prober uses the service's namespace). While
+	// other tenants wait, a freed slot goes to the one holding the fewest, so a tenant
+	// whose requests hang delays the others by at most one Timeout. Empty is a tenant too.
 	Tenant string
+	// Group names the part of the tenant the request is for (the prober uses the
+	// service). Among one tenant's waiters, a freed slot goes to the group holding the
+	// fewest; a tenant with many groups still counts as one tenant against the others.
+	Group string
 }
 
 // Outcome says how far a request got.
@@ -82,6 +86,15 @@ func (o *Observer) Do(ctx context.Context, req Request) Result {
 	return res
 }
 
+// Waiting is how many requests wait for a slot now: with Do's callers' own counts, it
+// tells where every request is (waiting, or holding a slot).
+func (o *Observer) Waiting() int {
+	if o == nil || o.slots == nil {
+		return 0
+	}
+	return o.slots.waiters()
+}
+
 func (o *Observer) do(ctx context.Context, req Request) Result {
 	method := req.Method
 	if method == "" {
@@ -103,7 +116,8 @@ func (o *Observer) do(ctx context.Context, req Request) Result {
 	}
 
 	waitStart := time.Now()
-	if err := o.slots.acquire(ctx, req.Tenant); err != nil {
+	who := owner{tenant: req.Tenant, group: req.Group}
+	if err := o.slots.acquire(ctx, who); err != nil {
 		wait := time.Since(waitStart)
 		o.metrics.observeSlotWait(wait)
 		return Result{Outcome: OutcomeCancelled, SlotWait: wait,
@@ -117,7 +131,7 @@ func (o *Observer) do(ctx context.Context, req Request) Result {
 	res := o.run(ctx, httpReq, req.Timeout, req.KeepBody)
 	res.SlotWait = wait
 	res.Duration = time.Since(start)
-	o.slots.release(req.Tenant)
+	o.slots.release(who)
 	o.metrics.observeDuration(res.Duration)
 	return res
 }

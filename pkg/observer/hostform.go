@@ -64,3 +64,11 @@ func allOf(s string, pred func(byte) bool) bool {
 
 func isDigit(c byte) bool    { return c >= '0' && c <= '9' }
 func isHexDigit(c byte) bool { return isDigit(c) || (c|0x20 >= 'a' && c|0x20 <= 'f') }
+
+// CanonicalHost is the form of a host that the operator compares, checks and hands on:
+// lower case, without one trailing dot. DNS ignores case, and "name." is the fully
+// qualified spelling of "name", so a member that writes either means the same server;
+// a second trailing dot is left, for the checks to refuse.
+func CanonicalHost(host string) string {
+	return strings.TrimSuffix(strings.ToLower(host), ".")
+}

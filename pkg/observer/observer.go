@@ -5,7 +5,6 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
-	"maps"
 	"math"
 	"net"
 	"net/http"
@@ -86,9 +85,13 @@ func New(opts Options) (*Observer, error) {
 		lookupIP: lookupIP,
 	}
 	if len(opts.Hosts) > 0 {
-		hosts := maps.Clone(opts.Hosts)
+		hosts := make(map[string]netip.Addr, len(opts.Hosts))
+		for h, ip := range opts.Hosts {
+			hosts[CanonicalHost(h)] = ip
+		}
 		o.lookupIP = func(ctx context.Context, host string) ([]netip.Addr, error) {
-			if ip, ok := hosts[host]; ok {
+			// As a resolver does, "name." and "NAME" are the name.
+			if ip, ok := hosts[CanonicalHost(host)]; ok {
 				return []netip.Addr{ip}, nil
 			}
 			return lookupIP(ctx, host)

@@ -9,12 +9,14 @@ import (
 )
 
 // slots is the observer's request cap, shared fairly between tenants (for the prober, the
-// routed services). A request takes a free slot at once when nobody waits. Otherwise it
-// queues, and each slot that frees goes to the waiting tenant that holds the fewest slots,
-// the longest-waiting first among equals. A tenant may so take every idle slot, but once
-// another tenant waits, that tenant gets the next slot to free: one tenant's hanging
-// requests delay another's by at most the time until one of them ends, one request
-// timeout, never by all of them in turn.
+// namespaces) and between the groups inside each tenant (the routed services). A request
+// takes a free slot at once when nobody waits. Otherwise it queues, and each slot that
+// frees goes to the waiting tenant that holds the fewest slots, and inside it to the
+// waiting group that holds the fewest, the longest-waiting first among equals. A tenant
+// may so take every idle slot, but once another tenant waits, that tenant gets the next
+// slot to free: one tenant's hanging requests delay another's by at most the time until
+// one of them ends, one request timeout, never by all of them in turn; and a tenant with
+// many groups counts once against a tenant with one.
 //
 // The cap itself is a weighted semaphore of one unit per slot: a request runs only while
 // it holds a unit. The semaphore serves its own waiters first come, first served, which
@@ -29,8 +31,10 @@ type slots struct {
 	// free counts units the puller has taken from cap and not yet handed to a waiter. It
 	// is 0 whenever mu is not held: a unit is handed out as soon as it is taken.
 	free int64
-	// held counts the slots each tenant holds; a tenant holding none has no entry.
-	held map[string]int64
+	// held counts the slots each tenant holds, and groupHeld those each group holds; one
+	// holding none has no entry.
+	held      map[string]int64
+	groupHeld map[owner]int64
 	// waiting holds each tenant's waiters in arrival order; no entry when none wait.
 	waiting map[string][]*waiter
 	seq     uint64
@@ -38,9 +42,12 @@ type slots struct {
 	puller *waiter
 }
 
+// owner is whose request holds or waits for a slot: a group inside a tenant.
+type owner struct{ tenant, group string }
+
 type waiter struct {
-	tenant string
-	seq    uint64
+	owner
+	seq uint64
 	// wake rings when the waiter has been granted a slot or has become the puller; which
 	// of the two is read from granted and slots.puller, under the lock.
 	wake    chan struct{}
@@ -48,17 +55,17 @@ type waiter struct {
 }
 
 func newSlots(n int64) *slots {
-	return &slots{cap: semaphore.NewWeighted(n), held: map[string]int64{}, waiting: map[string][]*waiter{}}
+	return &slots{cap: semaphore.NewWeighted(n), held: map[string]int64{}, groupHeld: map[owner]int64{}, waiting: map[string][]*waiter{}}
 }
 
-// acquire takes a slot for tenant, waiting for one if needed. It returns ctx's error, and
+// acquire takes a slot for o, waiting for one if needed. It returns ctx's error, and
 // holds no slot, when ctx ends first.
-func (s *slots) acquire(ctx context.Context, tenant string) error {
+func (s *slots) acquire(ctx context.Context, o owner) error {
 	s.mu.Lock()
 	// With a waiter queued, a unit that frees belongs to the queue, even while no puller
 	// is on the semaphore yet (the role is being passed on): a newcomer must not take it.
 	if len(s.waiting) == 0 && s.cap.TryAcquire(1) {
-		s.held[tenant]++
+		s.holdLocked(o)
 		s.mu.Unlock()
 		return nil
 	}
@@ -66,9 +73,9 @@ func (s *slots) acquire(ctx context.Context, tenant string) error {
 		s.mu.Unlock()
 		return err
 	}
-	w := &waiter{tenant: tenant, seq: s.seq, wake: make(chan struct{}, 1)}
+	w := &waiter{owner: o, seq: s.seq, wake: make(chan struct{}, 1)}
 	s.seq++
-	s.waiting[tenant] = append(s.waiting[tenant], w)
+	s.waiting[o.tenant] = append(s.waiting[o.tenant], w)
 	pulling := s.puller == nil
 	if pulling {
 		s.puller = w
@@ -117,7 +124,7 @@ func (s *slots) leave(ctx context.Context, w *waiter) error {
 	s.mu.Lock()
 	if w.granted {
 		// The slot came as ctx ended: give it back, so that it goes on to the next.
-		s.dropLocked(w.tenant)
+		s.dropLocked(w.owner)
 		s.mu.Unlock()
 		s.cap.Release(1)
 		return ctx.Err()
@@ -138,40 +145,51 @@ func (s *slots) leave(ctx context.Context, w *waiter) error {
 	return ctx.Err()
 }
 
-// release gives back a slot that tenant holds. The semaphore hands the unit to the puller,
+// release gives back a slot that o holds. The semaphore hands the unit to the puller,
 // if anyone waits.
-func (s *slots) release(tenant string) {
+func (s *slots) release(o owner) {
 	s.mu.Lock()
-	s.dropLocked(tenant)
+	s.dropLocked(o)
 	s.mu.Unlock()
 	s.cap.Release(1)
 }
 
-func (s *slots) dropLocked(tenant string) {
-	if s.held[tenant]--; s.held[tenant] <= 0 {
-		delete(s.held, tenant)
+func (s *slots) holdLocked(o owner) {
+	s.held[o.tenant]++
+	s.groupHeld[o]++
+}
+
+func (s *slots) dropLocked(o owner) {
+	if s.held[o.tenant]--; s.held[o.tenant] <= 0 {
+		delete(s.held, o.tenant)
+	}
+	if s.groupHeld[o]--; s.groupHeld[o] <= 0 {
+		delete(s.groupHeld, o)
 	}
 }
 
-// grantLocked hands the units the puller took to waiters: each to the waiting tenant
-// holding the fewest, the one whose first waiter came earliest among equals.
+// grantLocked hands the units the puller took to waiters, by the rule of nextLocked.
 func (s *slots) grantLocked() {
 	for s.free > 0 && len(s.waiting) > 0 {
-		best, w := s.nextLocked()
-		if q := s.waiting[best]; len(q) == 1 {
-			delete(s.waiting, best)
+		w, i := s.nextLocked()
+		if q := s.waiting[w.tenant]; len(q) == 1 {
+			delete(s.waiting, w.tenant)
 		} else {
-			s.waiting[best] = q[1:]
+			s.waiting[w.tenant] = slices.Delete(q, i, i+1)
 		}
 		w.granted = true
 		s.free--
-		s.held[best]++
+		s.holdLocked(w.owner)
 		ring(w)
 	}
 }
 
-// nextLocked is the waiter the next unit goes to, and its tenant. Someone must be waiting.
-func (s *slots) nextLocked() (string, *waiter) {
+// nextLocked is the waiter the next unit goes to, and its place in its tenant's queue:
+// from the waiting tenant holding the fewest (the one whose first waiter came earliest
+// among equals), the waiter whose group holds the fewest (the earliest among equals).
+// Someone must be waiting. Choosing the tenant first is what keeps a tenant with many
+// groups, each holding little, from counting as many tenants.
+func (s *slots) nextLocked() (*waiter, int) {
 	var best string
 	var bestQ []*waiter
 	for tenant, q := range s.waiting {
@@ -180,7 +198,13 @@ func (s *slots) nextLocked() (string, *waiter) {
 			best, bestQ = tenant, q
 		}
 	}
-	return best, bestQ[0]
+	at := 0
+	for i, w := range bestQ[1:] {
+		if s.groupHeld[w.owner] < s.groupHeld[bestQ[at].owner] {
+			at = i + 1
+		}
+	}
+	return bestQ[at], at
 }
 
 // passPullLocked makes the waiter next in line the puller (none when nobody waits): when
@@ -191,7 +215,7 @@ func (s *slots) passPullLocked() {
 	if len(s.waiting) == 0 {
 		return
 	}
-	_, s.puller = s.nextLocked()
+	s.puller, _ = s.nextLocked()
 	ring(s.puller)
 }
 
@@ -202,4 +226,15 @@ func ring(w *waiter) {
 	case w.wake <- struct{}{}:
 	default:
 	}
+}
+
+// waiters counts the requests waiting for a slot.
+func (s *slots) waiters() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, q := range s.waiting {
+		n += len(q)
+	}
+	return n
 }

@@ -14,10 +14,10 @@ func BenchmarkSlots(b *testing.B) {
 		s := newSlots(64)
 		b.ReportAllocs()
 		for b.Loop() {
-			if err := s.acquire(b.Context(), "svc"); err != nil {
+			if err := s.acquire(b.Context(), owner{tenant: "svc"}); err != nil {
 				b.Fatal(err)
 			}
-			s.release("svc")
+			s.release(owner{tenant: "svc"})
 		}
 	})
 	b.Run("contended", func(b *testing.B) {
@@ -28,11 +28,11 @@ func BenchmarkSlots(b *testing.B) {
 		b.RunParallel(func(pb *testing.PB) {
 			tenant := fmt.Sprintf("svc-%d", next.Add(1)%4)
 			for pb.Next() {
-				if err := s.acquire(b.Context(), tenant); err != nil {
+				if err := s.acquire(b.Context(), owner{tenant: tenant}); err != nil {
 					b.Error(err)
 					return
 				}
-				s.release(tenant)
+				s.release(owner{tenant: tenant})
 			}
 		})
 	})

@@ -28,11 +28,11 @@ func TestSlotsPullerHandsUnitsOnUntilServed(t *testing.T) {
 	waitQueued(t, s, "other", 1)
 
 	// Greedy holds 1 after the release, the other two 0: normal came first of those.
-	s.release("greedy")
+	s.release(owner{tenant: "greedy"})
 	granted(t, normal)
 	notGranted(t, puller)
 	// Greedy holds 0 now, as does other; greedy waited longer.
-	s.release("greedy")
+	s.release(owner{tenant: "greedy"})
 	granted(t, puller)
 	notGranted(t, other)
 	s.mu.Lock()
@@ -40,7 +40,7 @@ func TestSlotsPullerHandsUnitsOnUntilServed(t *testing.T) {
 		t.Errorf("puller after greedy was served: %+v, want other's waiter", s.puller)
 	}
 	s.mu.Unlock()
-	s.release("normal")
+	s.release(owner{tenant: "normal"})
 	granted(t, other)
 	assertIdle(t, s, map[string]int64{"greedy": 1, "other": 1})
 }
@@ -55,14 +55,14 @@ func TestSlotsNewcomerQueuesBehindWaiters(t *testing.T) {
 	waitQueued(t, s, "a", 1)
 	b := acquireAsync(ctx, s, "b")
 	waitQueued(t, s, "b", 1)
-	s.release("x")
+	s.release(owner{tenant: "x"})
 	granted(t, a)
 	// b is the puller now; the unit a gives back is b's, not the newcomer's.
-	s.release("a")
+	s.release(owner{tenant: "a"})
 	c := acquireAsync(ctx, s, "c")
 	granted(t, b)
 	notGranted(t, c)
-	s.release("b")
+	s.release(owner{tenant: "b"})
 	granted(t, c)
 	assertIdle(t, s, map[string]int64{"c": 1})
 }
@@ -90,7 +90,7 @@ func TestSlotsPullerDeadline(t *testing.T) {
 			t.Fatalf("acquire past its deadline: %v", err)
 		}
 		notGranted(t, next)
-		s.release("x")
+		s.release(owner{tenant: "x"})
 		granted(t, next)
 		assertIdle(t, s, map[string]int64{"next": 1})
 	})
@@ -155,7 +155,7 @@ func acquireHoldRelease(t *testing.T, s *slots, tenant string, mode int, inUse, 
 		ctx, cancel = context.WithTimeout(ctx, time.Duration(rand.IntN(200))*time.Microsecond)
 	}
 	defer cancel()
-	if err := s.acquire(ctx, tenant); err != nil {
+	if err := s.acquire(ctx, owner{tenant: tenant}); err != nil {
 		if ctx.Err() == nil || !errors.Is(err, ctx.Err()) {
 			t.Errorf("acquire returned %v with ctx.Err() = %v", err, ctx.Err())
 		}
@@ -168,7 +168,7 @@ func acquireHoldRelease(t *testing.T, s *slots, tenant string, mode int, inUse, 
 		runtime.Gosched()
 	}
 	inUse.Add(-1)
-	s.release(tenant)
+	s.release(owner{tenant: tenant})
 	return true
 }
 
@@ -180,5 +180,12 @@ func assertIdle(t *testing.T, s *slots, wantHeld map[string]int64) {
 	defer s.mu.Unlock()
 	if s.free != 0 || len(s.waiting) != 0 || s.puller != nil || fmt.Sprint(s.held) != fmt.Sprint(wantHeld) {
 		t.Errorf("free %d, waiting %v, puller %v, held %v; want held %v and nothing else", s.free, s.waiting, s.puller, s.held, wantHeld)
+	}
+	byTenant := map[string]int64{}
+	for o, n := range s.groupHeld {
+		byTenant[o.tenant] += n
+	}
+	if fmt.Sprint(byTenant) != fmt.Sprint(wantHeld) {
+		t.Errorf("the groups hold %v in all by tenant, want %v", byTenant, wantHeld)
 	}
 }

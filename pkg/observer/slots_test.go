@@ -10,7 +10,7 @@ import (
 // acquireAsync starts an acquire and returns a channel that receives its error.
 func acquireAsync(ctx context.Context, s *slots, tenant string) <-chan error {
 	done := make(chan error, 1)
-	go func() { done <- s.acquire(ctx, tenant) }()
+	go func() { done <- s.acquire(ctx, owner{tenant: tenant}) }()
 	return done
 }
 
@@ -66,19 +66,19 @@ func TestSlotsFreedSlotGoesToTheTenantHoldingFewest(t *testing.T) {
 	normal := acquireAsync(ctx, s, "normal")
 	waitQueued(t, s, "normal", 1)
 
-	s.release("greedy")
+	s.release(owner{tenant: "greedy"})
 	granted(t, normal)
 	notGranted(t, greedyNext)
 
 	// Holding fewer than greedy, normal is served first although greedy waited longer.
 	normalNext := acquireAsync(ctx, s, "normal")
 	waitQueued(t, s, "normal", 1)
-	s.release("normal")
+	s.release(owner{tenant: "normal"})
 	granted(t, normalNext)
 	notGranted(t, greedyNext)
 
 	// With nobody else waiting, greedy gets the next slot.
-	s.release("greedy")
+	s.release(owner{tenant: "greedy"})
 	granted(t, greedyNext)
 }
 
@@ -91,10 +91,10 @@ func TestSlotsTiesGoToTheLongestWaiting(t *testing.T) {
 	waitQueued(t, s, "a", 1)
 	b := acquireAsync(ctx, s, "b")
 	waitQueued(t, s, "b", 1)
-	s.release("x")
+	s.release(owner{tenant: "x"})
 	granted(t, a)
 	notGranted(t, b)
-	s.release("a")
+	s.release(owner{tenant: "a"})
 	granted(t, b)
 }
 
@@ -112,11 +112,66 @@ func TestSlotsCancelledWaiter(t *testing.T) {
 	if err := <-gone; !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled acquire: %v", err)
 	}
-	s.release("x")
+	s.release(owner{tenant: "x"})
 	granted(t, next)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.free != 0 || s.held["next"] != 1 || len(s.held) != 1 || len(s.waiting) != 0 {
 		t.Fatalf("free %d, held %v, waiting %v", s.free, s.held, s.waiting)
+	}
+}
+
+// acquireAsyncAs starts an acquire for o, as acquireAsync does for a tenant.
+func acquireAsyncAs(ctx context.Context, s *slots, o owner) <-chan error {
+	done := make(chan error, 1)
+	go func() { done <- s.acquire(ctx, o) }()
+	return done
+}
+
+// A freed slot goes to the waiting tenant holding the fewest, and inside it to the waiting
+// group holding the fewest, whoever queued first: a tenant with many groups counts once.
+func TestSlotsTenantFirstThenGroup(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		// holders take both slots; early queues before late; freed is released first.
+		holders     [2]owner
+		early, late owner
+		freed       owner
+	}{
+		{
+			// big's waiting group holds nothing itself, but big holds both slots.
+			name:    "many groups of one tenant count as one",
+			holders: [2]owner{{"big", "a"}, {"big", "b"}},
+			early:   owner{"big", "c"}, late: owner{"small", "x"},
+			freed: owner{"big", "a"},
+		},
+		{
+			name:    "inside a tenant the group holding fewest goes first",
+			holders: [2]owner{{"ns", "busy"}, {"other", "x"}},
+			early:   owner{"ns", "busy"}, late: owner{"ns", "idle"},
+			freed: owner{"other", "x"},
+		},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := t.Context()
+			s := newSlots(2)
+			for _, o := range tt.holders {
+				granted(t, acquireAsyncAs(ctx, s, o))
+			}
+			early := acquireAsyncAs(ctx, s, tt.early)
+			waitQueued(t, s, tt.early.tenant, 1)
+			late := acquireAsyncAs(ctx, s, tt.late)
+			queued := 1
+			if tt.late.tenant == tt.early.tenant {
+				queued = 2
+			}
+			waitQueued(t, s, tt.late.tenant, queued)
+
+			s.release(tt.freed)
+			granted(t, late)
+			notGranted(t, early)
+			s.release(tt.late)
+			granted(t, early)
+		})
 	}
 }

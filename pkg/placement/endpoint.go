@@ -2,8 +2,13 @@ package placement
 
 import (
 	"fmt"
+	"net/netip"
 	"net/url"
 	"unicode/utf8"
+
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/ome-routing/operator/pkg/observer"
 )
 
 // MaxEndpointLength is the TrafficMap entry's limit on an endpoint, in characters (the
@@ -32,8 +37,17 @@ func CheckEndpoint(raw string) error {
 		return fmt.Errorf("it has a query")
 	case u.Fragment != "" || u.RawFragment != "":
 		return fmt.Errorf("it has a fragment")
-	case u.Opaque != "" || u.Host == "":
+	case u.Opaque != "" || u.Hostname() == "":
 		return fmt.Errorf("it has no host")
+	case u.Scheme != "http" && u.Scheme != "https":
+		return fmt.Errorf("its scheme is not http or https")
+	}
+	// The route's backend must be able to name the host: a DNS name (in the canonical
+	// form the publisher writes, lower case without one trailing dot) or an IP address,
+	// which the probe may reach and the publish guard then keeps out of the route alone.
+	host := observer.CanonicalHost(u.Hostname())
+	if _, err := netip.ParseAddr(host); err != nil && len(validation.IsDNS1123Subdomain(host)) > 0 {
+		return fmt.Errorf("its host is neither a DNS name (RFC 1123) nor an IP address")
 	}
 	return nil
 }

@@ -29,6 +29,17 @@ func TestCheckEndpoint(t *testing.T) {
 		{"https://s3cret@[::1", "it is not a URL"},
 		{"mailto:s3cret@example.com", "it has no host"},
 		{"/relative/path", "it has no host"},
+		// What the route could not name is refused here, at the source, so the routing side
+		// marks the home refused instead of the publisher freezing the route.
+		{"http://:80/", "it has no host"},
+		{"ftp://model.example.com/", "its scheme is not http or https"},
+		{"grpc://model.example.com:9000", "its scheme is not http or https"},
+		{"http://model_a.example.com/", "its host is neither a DNS name (RFC 1123) nor an IP address"},
+		{"http://model.example.com../", "its host is neither a DNS name (RFC 1123) nor an IP address"},
+		// One trailing dot and capitals are the same name, which the publisher writes in
+		// its canonical form.
+		{"http://llm.worker-b.example.com./", ""},
+		{"http://LLM.Worker-B.example.com/", ""},
 	}
 	for _, tc := range cases {
 		name := tc.url

@@ -55,6 +55,9 @@ func Validate(spec Spec, path string) (Policy, []error) {
 		case !strings.HasPrefix(p, "/"):
 			errs = append(errs, w.pathSlash(p))
 		}
+		if hasDotSegment(*spec.Path) {
+			add("%s.path must not contain a '.' or '..' segment, plain or percent-encoded", path)
+		}
 		// OpenAPI maxLength counts characters, not bytes.
 		if n := utf8.RuneCountInString(*spec.Path); n > MaxPathLength {
 			add("%s.path must be at most %d characters, got %d", path, MaxPathLength, n)

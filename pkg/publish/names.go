@@ -33,6 +33,9 @@ const backendHashDomain = "gateway-api-trafficmap-backend/v2"
 // maxNameLength bounds the route name to a DNS-1035 label.
 const maxNameLength = 63
 
+// boundHashBytes is how much of its hash a name cut to maxNameLength keeps.
+const boundHashBytes = 8
+
 // Labels are the labels of every object that publishes the service namespace/name.
 func Labels(namespace, name string) map[string]string {
 	return map[string]string{
@@ -66,9 +69,11 @@ func RouteName(namespace, name, routeNamespace string) string {
 }
 
 // boundName fits a name into a DNS-1035 label: a name over 63 characters keeps its first
-// 54 and gets "-" and 8 hex of its own hash, and a name that does not start with a
-// lowercase letter gets an "a" in front. (OME's truncation scheme is not documented; this
-// one keeps names unique and readable.)
+// 46 and gets "-" and 16 hex (64 bits) of its own hash, and a name that does not start
+// with a lowercase letter gets an "a" in front. (OME's truncation scheme is not
+// documented; this one keeps names unique and readable.) 64 bits, because in a shared
+// routeNamespace a tenant who could find another service's truncated name by search
+// would hold its route name first: 32 bits are hours on one core.
 //
 // The "a" alone would make 1abc and a1abc both a1abc-global, so a name that already looks
 // prefixed, a run of a's and then a digit, gets one more: 1abc -> a1abc, a1abc -> aa1abc,
@@ -82,7 +87,7 @@ func boundName(name string) string {
 		return name
 	}
 	sum := sha256.Sum256([]byte(name))
-	return strings.TrimRight(name[:maxNameLength-9], "-.") + "-" + hex.EncodeToString(sum[:4])
+	return strings.TrimRight(name[:maxNameLength-1-2*boundHashBytes], "-.") + "-" + hex.EncodeToString(sum[:boundHashBytes])
 }
 
 // BackendName is the name of the backend (Service or Envoy Gateway Backend) that stands

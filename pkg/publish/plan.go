@@ -1,8 +1,8 @@
 package publish
 
 import (
+	"errors"
 	"fmt"
-	"net/url"
 	"slices"
 	"strings"
 
@@ -50,6 +50,9 @@ type Plan struct {
 	// Gateway is the Gateway the route attaches to, and Hostname the route's hostname.
 	Gateway  gatewayv1.ParentReference
 	Hostname string
+	// Annotated says the hostname comes from the service's ome.io/global-host annotation,
+	// not the template: another service's template hostname wins over it.
+	Annotated bool
 	// Route is the HTTPRoute as it should be.
 	Route *gatewayv1.HTTPRoute
 	// Backends are the route's backends, in cluster order.
@@ -92,11 +95,11 @@ func Build(in Input) (Plan, error) {
 	if errs := validationPortNum(ep.BackendPort); errs != "" {
 		return Plan{}, fmt.Errorf("Gateway API backend port %d is invalid: %s", ep.BackendPort, errs)
 	}
-	host, err := GlobalHostname(in.ServiceNamespace, in.ServiceName, in.ServiceAnnotations, ep.GlobalHostTemplate)
+	host, err := GlobalHostname(in.ServiceNamespace, in.ServiceName, in.ServiceAnnotations, ep)
 	if err != nil {
 		return Plan{}, err
 	}
-	if host == "" {
+	if host.Host == "" {
 		return Plan{Withdraw: true, WithdrawnBecause: "no global hostname: neither the " + GlobalHostAnnotation +
 			" annotation nor endpoint.globalHostTemplate is set"}, nil
 	}
@@ -107,7 +110,8 @@ func Build(in Input) (Plan, error) {
 		Namespace: in.ServiceNamespace,
 		Labels:    Labels(in.ServiceNamespace, in.ServiceName),
 		Gateway:   gateway,
-		Hostname:  host,
+		Hostname:  host.Host,
+		Annotated: host.Annotated,
 	}
 	if ep.RouteNamespace != "" {
 		p.Namespace = ep.RouteNamespace
@@ -147,13 +151,13 @@ func backends(in Input, namespace string) ([]Backend, error) {
 			return nil, fmt.Errorf("TrafficMap entry %q weight %d must be between 0 and %d", e.Cluster, e.Weight, omev1beta1.MaxWeight)
 		}
 		seen[e.Cluster] = true
-		u, err := url.Parse(e.Endpoint)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" {
+		host, err := BackendHost(e.Endpoint)
+		var invalid *InvalidEndpoint
+		switch {
+		case errors.As(err, &invalid):
 			return nil, fmt.Errorf("TrafficMap entry %q has no valid endpoint", e.Cluster)
-		}
-		host := strings.ToLower(u.Hostname())
-		if err := checkHostname(host, false); err != nil {
-			return nil, fmt.Errorf("TrafficMap entry %q backend hostname: %w", e.Cluster, err)
+		case err != nil:
+			return nil, fmt.Errorf("TrafficMap entry %q %w", e.Cluster, err)
 		}
 		labels := Labels(in.ServiceNamespace, in.ServiceName)
 		labels[LabelCluster] = e.Cluster

@@ -147,7 +147,9 @@ func TestNames(t *testing.T) {
 		{"prod", "chat", "gateway-routes", "chat-ba4cb5d6-global"},
 		{"prod", "7b", "", "a7b-global"},
 		{"prod", strings.Repeat("x", 56), "", strings.Repeat("x", 56) + "-global"},
-		{"prod", strings.Repeat("x", 60), "", strings.Repeat("x", 54) + "-f534aef2"},
+		// Past 63 characters, 64 bits of the name's hash (checked with Python's hashlib).
+		{"prod", strings.Repeat("x", 60), "", strings.Repeat("x", 46) + "-f534aef2e67c3c5e"},
+		{"prod", strings.Repeat("y", 60), "gateway-routes", strings.Repeat("y", 46) + "-dfc835c17ca3a3c2"},
 	}
 	for _, c := range cases {
 		if got := RouteName(c.namespace, c.name, c.routeNamespace); got != c.want || len(got) > 63 {
@@ -169,7 +171,7 @@ func TestRouteNamespaceAndHostAnnotation(t *testing.T) {
 	ep.RouteNamespace = "gateway-routes"
 	ep.GlobalGateway = "global"
 	in := input(twoClusters().obj(), ep)
-	in.ServiceAnnotations = map[string]string{GlobalHostAnnotation: "*.chat.example.org"}
+	in.ServiceAnnotations = map[string]string{GlobalHostAnnotation: "chat.example.org"}
 	p, err := Build(in)
 	if err != nil {
 		t.Fatal(err)
@@ -181,8 +183,8 @@ func TestRouteNamespaceAndHostAnnotation(t *testing.T) {
 	if p.Route.Spec.ParentRefs[0].Namespace != nil {
 		t.Errorf("a bare gateway name sets no parentRef namespace, got %v", *p.Route.Spec.ParentRefs[0].Namespace)
 	}
-	if p.Hostname != "*.chat.example.org" {
-		t.Errorf("hostname %s, want the annotation's (with its wildcard)", p.Hostname)
+	if p.Hostname != "chat.example.org" || !p.Annotated {
+		t.Errorf("hostname %s (annotated %v), want the annotation's", p.Hostname, p.Annotated)
 	}
 	// The labels still name the service, not the route's namespace.
 	if !OwnedBy(p.Route.Labels, "prod", "chat") {

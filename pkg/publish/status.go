@@ -23,7 +23,9 @@ var publishedMessages = map[string]string{
 	omev1beta1.ReasonInvalidOptions: "Publisher options are invalid",
 	omev1beta1.ReasonInvalidPlan:    "Publisher plan is invalid",
 	omev1beta1.ReasonClaimRejected:  "Publisher claims could not be acquired",
-	omev1beta1.ReasonApplyFailed:    "Publisher could not apply the TrafficMap",
+	omev1beta1.ReasonGlobalHostRefused: "Publisher refuses the " + GlobalHostAnnotation +
+		" annotation of the TrafficMap source; nothing is published",
+	omev1beta1.ReasonApplyFailed: "Publisher could not apply the TrafficMap",
 }
 
 // defaultFailureMessage is the message of a reason without one of its own.
@@ -50,7 +52,7 @@ func Conditions(reason string, generation int64) []metav1.Condition {
 			"The selected publisher does not retain publication plans"
 	case omev1beta1.ReasonWithdrawn:
 		fallback.Status, fallback.Message = metav1.ConditionFalse, "TrafficMap publication is withdrawn"
-	case omev1beta1.ReasonUnpublished:
+	case omev1beta1.ReasonUnpublished, omev1beta1.ReasonGlobalHostRefused:
 		fallback.Status, fallback.Message = metav1.ConditionFalse, "TrafficMap publication fallback is inactive"
 	case omev1beta1.ReasonFinalizing:
 		fallback.Status = metav1.ConditionFalse

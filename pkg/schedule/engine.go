@@ -36,7 +36,8 @@ type Options struct {
 	// observer, so an engine that has fallen behind does not grow a goroutine per home.
 	MaxInFlight int
 	// PastCap is how many homes beyond MaxInFlight may be dispatched, one per group with
-	// nothing in flight (see nextLocked); 0 keeps every dispatch under the cap.
+	// nothing in flight in a tenant under its share (see dispatch.go); 0 keeps every
+	// dispatch under the cap.
 	PastCap int
 	// Clock decides every due time and times every result; nil is the real clock. Tests
 	// drive a fake one, so that scheduling is checked exactly and without waiting.
@@ -49,8 +50,8 @@ type Options struct {
 // Engine runs every home of every group on its schedule: one heap of due homes for one
 // timer, homes of a group on the group's slot of its period, the next attempt one period
 // after the previous one was due (never before it finished, no catch-up bursts), at most
-// MaxInFlight at once shared fairly between groups, and each group's results announced
-// once a round. Its methods are safe for concurrent use; those documented to need the
+// MaxInFlight at once shared fairly between tenants and their groups, and each group's
+// results announced once a round. Its methods are safe for concurrent use; those documented to need the
 // lock are called between Lock and Unlock.
 type Engine[G, H, R, N any] struct {
 	policy      Policy[G, H, R, N]
@@ -62,9 +63,12 @@ type Engine[G, H, R, N any] struct {
 	mu     sync.Mutex
 	groups int
 	queue  dueQueue[*Home[G, H]]
-	// ready lists, in turn, the groups with held homes that are under their share; see
+	// tenants are the groups' tenants by name, and ready, in no order, those with groups
+	// whose held homes are under their share; served numbers the tenants' turns; see
 	// dispatch.go. held counts the homes held.
-	ready   []*Group[G, H]
+	tenants map[string]*tenant[G, H]
+	ready   []*tenant[G, H]
+	served  uint64
 	held    int
 	wake    chan struct{}
 	running int // homes dispatched whose results are not yet recorded
@@ -92,8 +96,10 @@ type Engine[G, H, R, N any] struct {
 // Its fields are guarded by the engine's lock.
 type Group[G, H any] struct {
 	Data G
-	// name is the group's slot key, made once.
+	// name is the group's slot key, made once; tenant is whose it is (the map's
+	// namespace), with which it shares the dispatch cap (see dispatch.go).
 	name            string
+	tenant          *tenant[G, H]
 	period, timeout time.Duration
 	homes           map[string]*Home[G, H]
 	// running counts the group's work in flight; held are its due homes waiting for it
@@ -151,6 +157,7 @@ func New[G, H, R, N any](policy Policy[G, H, R, N], opts Options) *Engine[G, H, 
 		wake:        make(chan struct{}, 1),
 		idle:        make(chan job[G, H]),
 		cancels:     map[*Home[G, H]]context.CancelFunc{},
+		tenants:     map[string]*tenant[G, H]{},
 	}
 }
 
@@ -168,11 +175,15 @@ func (e *Engine[G, H, R, N]) Now() time.Time {
 	return e.clock.Now()
 }
 
-// AddGroup starts a group whose homes share name's slot of period and whose news waits at
-// most timeout for its siblings. It needs the lock.
-func (e *Engine[G, H, R, N]) AddGroup(name string, period, timeout time.Duration, data G) *Group[G, H] {
+// AddGroup starts a group of tenant (for the prober, the map's namespace) whose homes
+// share name's slot of period and whose news waits at most timeout for its siblings. The
+// dispatch cap is shared between tenants, then between groups (see dispatch.go). It needs
+// the lock.
+func (e *Engine[G, H, R, N]) AddGroup(name, tenant string, period, timeout time.Duration, data G) *Group[G, H] {
 	e.groups++
-	return &Group[G, H]{Data: data, name: name, period: period, timeout: timeout, homes: map[string]*Home[G, H]{}}
+	t := e.tenantLocked(tenant)
+	t.groups++
+	return &Group[G, H]{Data: data, name: name, tenant: t, period: period, timeout: timeout, homes: map[string]*Home[G, H]{}}
 }
 
 // DropGroup stops every home of g, cancelling the work in flight, and stops counting g
@@ -182,7 +193,10 @@ func (e *Engine[G, H, R, N]) DropGroup(g *Group[G, H]) {
 		e.removeLocked(h)
 	}
 	clear(g.homes)
+	e.unholdGroupLocked(g)
 	e.groups--
+	g.tenant.groups--
+	e.forgetTenantLocked(g.tenant)
 }
 
 // Targets is a policy's side of SyncGroup: the homes it wants run.
@@ -298,17 +312,19 @@ func (e *Engine[G, H, R, N]) Start(ctx context.Context) error {
 		// dispatched when due; other due homes are held, so the queue's next is never
 		// overdue here.
 		wait := time.Hour
+		read := e.clock.Now()
 		if ok {
-			wait = next.Sub(e.clock.Now())
+			wait = next.Sub(read)
 			if wait <= 0 {
 				continue // came due meanwhile
 			}
 		}
 		timer.Reset(wait)
-		if ok && !e.clock.Now().Before(next) {
-			// The clock reached next between reading it and setting the timer, which then
-			// counts wait from the later time: with a clock that jumps (a test's), it
-			// would fire late or never.
+		if ok && e.clock.Since(read) > time.Microsecond {
+			// The clock moved between reading it and setting the timer, which counts wait
+			// from the later time: with a clock that jumps (a test's), it would fire that
+			// much late, or never if the clock is not moved again. A real clock moves less
+			// than that here, unless the goroutine was preempted: one more turn then.
 			continue
 		}
 		select {
@@ -342,6 +358,7 @@ func (e *Engine[G, H, R, N]) dispatchLocked(h *Home[G, H], now time.Time) job[G,
 	h.running, e.cancels[h] = true, cancel
 	e.running++
 	h.group.running++
+	h.group.tenant.running++
 	e.inFlight.Add(1)
 	e.busy.Add(1)
 	return job[G, H]{h: h, ctx: ctx, cancel: cancel, due: h.due, dispatched: now}

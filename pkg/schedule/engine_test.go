@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -122,11 +123,12 @@ func clusters(n int) []string {
 	return c
 }
 
-// group adds a group of n homes, all first due at once.
+// group adds a group of n homes, all first due at once. name is "tenant/group".
 func (f *fakeEngine) group(name string, period, timeout time.Duration, n int) *testGroup {
 	f.Lock()
 	defer f.Unlock()
-	g := f.AddGroup(name, period, timeout, struct{}{})
+	tenant, _, _ := strings.Cut(name, "/")
+	g := f.AddGroup(name, tenant, period, timeout, struct{}{})
 	f.SyncGroup(g, &targets{clusters: clusters(n), due: f.clk.Now()})
 	return g
 }
@@ -233,8 +235,8 @@ func TestEngineSharesTheCapFairly(t *testing.T) {
 	f.policy.hold.Store(true)
 	// Both groups exist before the greedy one's homes are due, so its share is half.
 	f.Lock()
-	greedy := f.AddGroup("ns/greedy", time.Hour, time.Hour, struct{}{})
-	normal := f.AddGroup("ns/normal", time.Hour, time.Hour, struct{}{})
+	greedy := f.AddGroup("ns/greedy", "ns", time.Hour, time.Hour, struct{}{})
+	normal := f.AddGroup("ns/normal", "ns", time.Hour, time.Hour, struct{}{})
 	f.SyncGroup(greedy, &targets{clusters: clusters(8), due: epoch})
 	f.Unlock()
 	eventually(t, "the greedy group holds its share", func() bool { return f.policy.now.Load() == 2 })
@@ -253,6 +255,40 @@ func TestEngineSharesTheCapFairly(t *testing.T) {
 	}
 	if normalSends != 2 {
 		t.Errorf("sends %v: want both of the normal group's homes sent beside the greedy group's two", f.policy.sendLog())
+	}
+}
+
+// A tenant with many hanging groups leaves the last free slot to the others: a home of a
+// tenant under its share is sent at its due time, though the hanging tenant's groups
+// each hold less than their own share and have more homes due.
+func TestEngineKeepsTheLastSlotForATenantUnderItsShare(t *testing.T) {
+	f := startFakeEngine(t, Options{MaxInFlight: 4, PastCap: 4})
+	f.policy.hold.Store(true)
+	// Both tenants exist before the hanging one's homes are due: a tenant alone has the
+	// whole cap and the room past it.
+	f.Lock()
+	var hanging []*testGroup
+	for i := range 8 {
+		hanging = append(hanging, f.AddGroup(fmt.Sprintf("hostile/hang-%d", i), "hostile", time.Hour, time.Hour, struct{}{}))
+	}
+	victim := f.AddGroup("victim/svc", "victim", time.Hour, time.Hour, struct{}{})
+	for _, g := range hanging {
+		f.SyncGroup(g, &targets{clusters: clusters(1), due: epoch})
+	}
+	f.Unlock()
+	eventually(t, "the hanging tenant's probes are in flight", func() bool { return f.policy.now.Load() == 3 })
+	if st := f.Stats(); st.Running != 3 || st.Held != 5 {
+		t.Fatalf("stats %+v, want 3 running (all but the last slot) and 5 held", st)
+	}
+	f.Lock()
+	f.SyncGroup(victim, &targets{clusters: clusters(1), due: epoch})
+	f.Unlock()
+	eventually(t, "the other tenant's home is sent", func() bool { return f.policy.now.Load() == 4 })
+	if log := f.policy.sendLog(); log[len(log)-1] != "victim/svc/worker-0" {
+		t.Errorf("sends %v, want the victim's home last, at once", log)
+	}
+	if st := f.Stats(); st.Running != 4 || st.Held != 5 {
+		t.Errorf("stats %+v, want 4 running and the hanging tenant's 5 still held", st)
 	}
 }
 

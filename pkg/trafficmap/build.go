@@ -48,8 +48,7 @@ type Input struct {
 	Candidates int
 	// Homes are the candidates that hold a copy with an endpoint, in any order.
 	Homes []Home
-	// CapacityFactors is spec.routing.capacityFactors. Build expects it validated with
-	// ValidateCapacityFactors first.
+	// CapacityFactors is spec.routing.capacityFactors as ParseCapacityFactors returns it.
 	CapacityFactors map[string]resource.Quantity
 	// AllFailedPolicy is the resolved probe's policy, "" when no probe applies.
 	AllFailedPolicy omev1beta1.AllFailedPolicy
@@ -121,15 +120,15 @@ func Build(in Input) Result {
 	}
 }
 
-// factorOf returns a copy of the cluster's factor, nil when none is set, so that the
-// capacity block names a factor only when the user set one.
-func factorOf(factors map[string]resource.Quantity, cluster string) *resource.Quantity {
+// factorOf returns the cluster's factor in its canonical form, nil when none is set, so
+// that the capacity block names a factor only when the user set one.
+func factorOf(factors map[string]resource.Quantity, cluster string) *omev1beta1.CapacityFactor {
 	q, ok := factors[cluster]
 	if !ok {
 		return nil
 	}
-	c := q.DeepCopy()
-	return &c
+	f := omev1beta1.CapacityFactor(q.String())
+	return &f
 }
 
 func gated(h Home) bool {

@@ -12,6 +12,7 @@ import (
 
 func TestBuildEntries(t *testing.T) {
 	half := resource.MustParse("0.5")
+	canonicalHalf := omev1beta1.CapacityFactor("500m")
 	in := Input{
 		Candidates: 4,
 		Homes: homes(
@@ -25,7 +26,7 @@ func TestBuildEntries(t *testing.T) {
 	want := []omev1beta1.TrafficMapEntry{
 		{
 			Cluster: "worker-a", Endpoint: "https://worker-a.example.com", Weight: 1, Healthy: true,
-			Capacity: omev1beta1.TrafficMapCapacity{Allocated: 4, Ready: 2, Factor: &half, Source: omev1beta1.CapacitySourceControlPlane},
+			Capacity: omev1beta1.TrafficMapCapacity{Allocated: 4, Ready: 2, Factor: &canonicalHalf, Source: omev1beta1.CapacitySourceControlPlane},
 		},
 		{
 			Cluster: "worker-b", Endpoint: "https://worker-b.example.com", Weight: 0, Healthy: false,

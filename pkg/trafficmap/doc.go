@@ -4,8 +4,9 @@
 //
 // Build takes the homes in any order and returns entries sorted by cluster name, so the
 // same inputs always give the same table and the writer can compare it with the stored one.
-// ValidateCapacityFactors is meant to run before Build; Build still keeps every weight
-// within 0..MaxWeight if it is handed a factor that is not positive (that home gets 0).
+// ParseCapacityFactors reads the service's factors under the CRD's rules before Build;
+// Build still keeps every weight within 0..MaxWeight if it is handed a factor that is not
+// positive (that home gets 0).
 //
 // # Weights and rounding
 //

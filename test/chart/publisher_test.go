@@ -18,6 +18,9 @@ func withChartPublisher(c config.Config) config.Config {
 	if c.Endpoint.BackendKind == "" {
 		c.Endpoint.BackendKind = config.BackendExternalNameService
 	}
+	if c.Endpoint.GlobalHostAnnotation == "" {
+		c.Endpoint.GlobalHostAnnotation = config.GlobalHostAny
+	}
 	return c
 }
 
@@ -43,14 +46,17 @@ const publishValues = `ome:
 func TestPublishValuesLoad(t *testing.T) {
 	helmBin(t) // skips the test when HELM is unset
 	guide := config.Endpoint{
-		GlobalGateway:      "gateway-system/global",
-		BackendPort:        80,
-		GlobalHostTemplate: "{{ .Name }}.{{ .Namespace }}.global.example.com",
-		RewriteHostname:    true,
-		BackendKind:        config.BackendExternalNameService,
+		GlobalGateway:        "gateway-system/global",
+		BackendPort:          80,
+		GlobalHostTemplate:   "{{ .Name }}.{{ .Namespace }}.global.example.com",
+		RewriteHostname:      true,
+		BackendKind:          config.BackendExternalNameService,
+		GlobalHostAnnotation: config.GlobalHostAny,
 	}
 	envoy := guide
 	envoy.BackendKind, envoy.RouteNamespace = config.BackendEnvoyGateway, "global-routes"
+	underNamespace := guide
+	underNamespace.GlobalHostAnnotation = config.GlobalHostUnderNamespace
 	cases := []struct {
 		name   string
 		values string
@@ -64,6 +70,9 @@ func TestPublishValuesLoad(t *testing.T) {
 			"--set", "ome.multicluster.config.endpoint.routeNamespace=global-routes",
 			"--set", "ome.multicluster.config.routing.publisher.resyncInterval=30s",
 		}, want: envoy, resync: 30 * time.Second},
+		{name: "annotated hostnames only under the namespace's suffix", values: publishValues, flags: []string{
+			"--set", "ome.multicluster.config.endpoint.globalHostAnnotation=UnderNamespace",
+		}, want: underNamespace, resync: time.Minute},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -96,6 +105,8 @@ func TestPublishValuesRefused(t *testing.T) {
 			"- at '" + endpoint + "/gatewayBackend/kind': value must be one of 'ExternalNameService', 'EnvoyGatewayBackend'"},
 		{"port too large", edit(t, publishValues, "backendPort: 80", "backendPort: 70000"),
 			"- at '" + endpoint + "/backendPort': maximum: got 70,000, want 65,535"},
+		{"global-host policy", edit(t, publishValues, "        backendPort: 80\n", "        backendPort: 80\n        globalHostAnnotation: Namespace\n"),
+			"- at '" + endpoint + "/globalHostAnnotation': value must be one of 'Any', 'UnderNamespace', 'Disabled'"},
 		{"TLS is not built", edit(t, publishValues, "rewriteHostname: true", "tls: {enabled: true}"),
 			"- at '" + endpoint + "/gatewayBackend': additional properties 'tls' not allowed"},
 		{"resync not a duration", publishValues + "        publisher: {resyncInterval: 60}\n",

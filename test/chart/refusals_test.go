@@ -113,6 +113,10 @@ func TestChartRefusesWhatTheManagerRefuses(t *testing.T) {
 		values: edit(t, publishValues, "        globalGateway: gateway-system/global\n", ""),
 		want:   "endpoint.globalGateway: must be set when gateway backend features are enabled",
 	}, {
+		name:   "annotated hostnames under the namespace without a template",
+		values: edit(t, publishValues, `        globalHostTemplate: "{{ .Name }}.{{ .Namespace }}.global.example.com"`, "        globalHostAnnotation: UnderNamespace"),
+		want:   `endpoint.globalHostAnnotation: "UnderNamespace" needs endpoint.globalHostTemplate, which gives each namespace its suffix`,
+	}, {
 		name: "every problem at once, in the manager's order",
 		values: edit(t, edit(t, edit(t, step1Values, "[404, 500", "[200, 403, 500"), "timeout: 3s", "timeout: 40s"),
 			"period: 10s", "period: 20s"),

@@ -29,7 +29,7 @@ func TestSchemaRejects(t *testing.T) {
 	}, {
 		name:   "period not a duration",
 		values: edit(t, step1Values, "period: 10s", "period: 10 seconds"),
-		want:   "- at '" + probe + "/period': '10 seconds' does not match pattern '^([0-9]+(\\\\.[0-9]+)?(ns|us|ms|s|m|h))+$'",
+		want:   "- at '" + probe + "/period': '10 seconds' does not match pattern '^([0-9]+(\\\\.[0-9]{1,9})?(ns|us|ms|s|m|h))+$'",
 	}, {
 		name:   "zero timeout",
 		values: edit(t, step1Values, "timeout: 3s", "timeout: 0s"),

@@ -25,6 +25,9 @@ const (
 	MsgTimeoutShorter   = "timeout must be shorter than period"
 	MsgGateForbidden    = "gateStatuses must not contain 401, 403, or 429"
 	MsgOverlap503       = "status 503 is in both acceptStatuses and gateStatuses"
+	// MsgPathDotSegment refuses a path that could climb out of the endpoint's own prefix
+	// once a server or proxy on the way resolves or decodes it.
+	MsgPathDotSegment = "path must not contain a '.' or '..' segment, plain or percent-encoded"
 
 	// The optional fields' rules (docs/concepts/probe-extensions.md).
 	MsgRampUpPositive      = "rampUp must be positive"
@@ -36,7 +39,7 @@ const (
 // CELMessages are the messages above, for telling a CEL rejection from an OpenAPI one.
 var CELMessages = []string{
 	MsgDisabledCombined, MsgMissingField, MsgPeriodPositive, MsgTimeoutPositive,
-	MsgTimeoutShorter, MsgGateForbidden, MsgOverlap503,
+	MsgTimeoutShorter, MsgGateForbidden, MsgOverlap503, MsgPathDotSegment,
 	MsgRampUpPositive, MsgRampUpAtLeastPeriod, MsgWindowPositive, MsgWindowAtLeastPeriod,
 }
 
@@ -114,6 +117,9 @@ func buildCases() []Case {
 		{Name: "500 gate statuses", JSON: with(map[string]any{"gateStatuses": cycle(500)})},
 		{Name: "thresholds of 1", JSON: with(map[string]any{"failureThreshold": 1, "successThreshold": 1})},
 		{Name: "path of 2048 characters", JSON: with(map[string]any{"path": "/" + strings.Repeat("a", 2047)})},
+		{Name: "path with dots inside segments", JSON: with(map[string]any{"path": "/v1/.well-known/a..b/.../x."})},
+		{Name: "path with dots in the query", JSON: with(map[string]any{"path": "/v1/models?next=/../x&dir=."})},
+		{Name: "path with dots in the fragment", JSON: with(map[string]any{"path": "/v1/models#/../x"})},
 
 		// Rejected by CEL rules.
 		{Name: "disabled with path", JSON: `{"disabled": true, "path": "/v1/models"}`, CELMessage: MsgDisabledCombined},
@@ -130,6 +136,9 @@ func buildCases() []Case {
 		{Name: "gate 403", JSON: with(map[string]any{"gateStatuses": []int{503, 403}}), CELMessage: MsgGateForbidden},
 		{Name: "gate 429", JSON: with(map[string]any{"gateStatuses": []int{429}}), CELMessage: MsgGateForbidden},
 		{Name: "503 in both lists", JSON: with(map[string]any{"acceptStatuses": []int{200, 503}}), CELMessage: MsgOverlap503},
+	}
+	cases = append(cases, dotSegmentCases()...)
+	cases = append(cases, []Case{
 
 		// Rejected by OpenAPI rules.
 		{Name: "method PUT", JSON: with(map[string]any{"method": "PUT"}), CELMessage: `Unsupported value: "PUT"`},
@@ -147,7 +156,7 @@ func buildCases() []Case {
 		{Name: "successThreshold 0", JSON: with(map[string]any{"successThreshold": 0}), CELMessage: "should be greater than or equal to 1"},
 		{Name: "negative period", JSON: with(map[string]any{"period": "-10s"}), CELMessage: "should match"},
 		{Name: "period without unit", JSON: with(map[string]any{"period": "10"}), CELMessage: "should match"},
-	}
+	}...)
 	cases = append(cases, optionalCases()...)
 	for _, field := range FieldNames {
 		cases = append(cases, Case{
@@ -155,6 +164,22 @@ func buildCases() []Case {
 			JSON:       with(map[string]any{field: nil}),
 			CELMessage: MsgMissingField,
 		})
+	}
+	return cases
+}
+
+// dotSegmentCases are paths with a "." or ".." segment in the forms that servers and
+// proxies resolve: plain, percent-encoded in either case, between encoded slashes or
+// backslashes, and with a ";" parameter, which some servers strip before resolving.
+func dotSegmentCases() []Case {
+	var cases []Case
+	for _, p := range []string{
+		"/..", "/.", "/../v1/models", "/v1/../models", "/a/./b", "/v1/models/..", "/v1/models/.",
+		"/%2e%2e/x", "/%2E%2E/x", "/.%2e/x", "/%2e./x", "/%2e/x", "/v1/%2e",
+		"/v1%2f..%2fx", "/v1%2F..%2Fx", "/v1\\..\\x", "/v1%5c..%5cx", "/v1%5C.%5Cx",
+		"/..;/x", "/v1/..;jsessionid=1", "/..?q", "/..#f",
+	} {
+		cases = append(cases, Case{Name: "path " + p, JSON: with(map[string]any{"path": p}), CELMessage: MsgPathDotSegment})
 	}
 	return cases
 }

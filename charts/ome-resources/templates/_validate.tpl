@@ -8,7 +8,12 @@ values.schema.json holds the rest (types, ranges, required fields, unknown keys)
 ome-resources.configProblems renders one line per rule the values break, in the order and
 with the words the manager logs when it refuses to start (pkg/config), so that one grep
 finds a problem in helm's error or in the manager's log; nothing when the values are good.
-test/chart checks each rule against the manager's own loader.
+test/chart checks each rule against the manager's own loader, with the case tables the
+manager's tests run too (test/settingcases, test/probecases).
+
+A duration the schema lets through can still be past the largest time.Duration
+(5124096h): the manager says it is not a duration and drops every other rule that names
+it, and so does this check.
 */}}
 {{- define "ome-resources.configProblems" -}}
 {{- $pre := "invalid multi-cluster configuration: " -}}
@@ -17,20 +22,52 @@ test/chart checks each rule against the manager's own loader.
 {{- $r := $cfg.routing | default dict -}}
 {{- $obs := $r.observer | default dict -}}
 
-{{- /* routing.observer: its period limits; unset maxima are the manager's defaults. */ -}}
+{{- /* routing.observer: its period limits; unset maxima are the manager's defaults, and a
+limit that is not a duration is none. */ -}}
 {{- $minPeriod := 0 -}}
-{{- if $obs.minPeriod }}{{ $minPeriod = include "ome-resources.durationNs" $obs.minPeriod | int64 }}{{ end -}}
 {{- $maxPeriod := 300000000000 -}}
-{{- if $obs.maxPeriod }}{{ $maxPeriod = include "ome-resources.durationNs" $obs.maxPeriod | int64 }}{{ end -}}
 {{- $maxTimeout := 30000000000 -}}
-{{- if $obs.maxTimeout }}{{ $maxTimeout = include "ome-resources.durationNs" $obs.maxTimeout | int64 }}{{ end -}}
+{{- $limits := dict -}}
+{{- range $field := list "minPeriod" "maxPeriod" "maxTimeout" -}}
+{{- $v := get $obs $field -}}
+{{- if $v -}}
+{{- $ns := include "ome-resources.durationNs" $v -}}
+{{- if eq $ns "invalid" -}}
+{{- $p = append $p (include "ome-resources.notDuration" (list (printf "routing.observer.%s" $field) $v)) -}}
+{{- $ns = "0" -}}
+{{- end -}}
+{{- $_ := set $limits $field ($ns | int64) -}}
+{{- end -}}
+{{- end -}}
+{{- if hasKey $limits "minPeriod" }}{{ $minPeriod = $limits.minPeriod }}{{ end -}}
+{{- if hasKey $limits "maxPeriod" }}{{ $maxPeriod = $limits.maxPeriod }}{{ end -}}
+{{- if hasKey $limits "maxTimeout" }}{{ $maxTimeout = $limits.maxTimeout }}{{ end -}}
 {{- if and (gt $minPeriod 0) (gt $maxPeriod 0) (gt $minPeriod $maxPeriod) -}}
 {{- $p = append $p (printf "%srouting.observer.minPeriod (%s) must not be over routing.observer.maxPeriod (%s)" $pre (include "ome-resources.formatDuration" $minPeriod) (include "ome-resources.formatDuration" $maxPeriod)) -}}
+{{- end -}}
+{{- if and $obs.recordInterval (eq (include "ome-resources.durationNs" $obs.recordInterval) "invalid") -}}
+{{- $p = append $p (include "ome-resources.notDuration" (list "routing.observer.recordInterval" $obs.recordInterval)) -}}
 {{- end -}}
 
 {{- /* routing.probe, checked whether routing is on or not, as the manager does. */ -}}
 {{- $probe := $r.probe -}}
 {{- if and (kindIs "map" $probe) $probe -}}
+{{- $d := dict -}}
+{{- $damping := $probe.flapDamping | default dict -}}
+{{- range $field := list (list "period" $probe.period) (list "timeout" $probe.timeout) (list "rampUp" $probe.rampUp) (list "flapDamping.window" $damping.window) -}}
+{{- $name := index $field 0 }}{{ $v := index $field 1 -}}
+{{- if $v -}}
+{{- $ns := include "ome-resources.durationNs" $v -}}
+{{- if eq $ns "invalid" -}}
+{{- $p = append $p (include "ome-resources.notDuration" (list (printf "routing.probe.%s" $name) $v)) -}}
+{{- else -}}
+{{- $_ := set $d $name ($ns | int64) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- if regexMatch `^[^?#]*(/|\\|%2[fF]|%5[cC])(\.|%2[eE]){1,2}([/\\;?#]|%2[fF]|%5[cC]|$)` (toString $probe.path) -}}
+{{- $p = append $p (printf "%srouting.probe.path must not contain a '.' or '..' segment, plain or percent-encoded" $pre) -}}
+{{- end -}}
 {{- $gate := list -}}
 {{- range $probe.gateStatuses }}{{ $gate = append $gate (int .) }}{{ end -}}
 {{- $found := list -}}
@@ -48,26 +85,22 @@ test/chart checks each rule against the manager's own loader.
 {{- $p = append $p (printf "%srouting.probe: status %d is in both acceptStatuses and gateStatuses" $pre $s) -}}
 {{- end -}}
 {{- end -}}
-{{- $period := include "ome-resources.durationNs" $probe.period | int64 -}}
-{{- $timeout := include "ome-resources.durationNs" $probe.timeout | int64 -}}
-{{- if ge $timeout $period -}}
+{{- /* A rule is left out when a duration it names is not one, as the manager does. */ -}}
+{{- $period := $d.period }}{{ $timeout := $d.timeout -}}
+{{- if and (hasKey $d "period") (hasKey $d "timeout") (ge $timeout $period) -}}
 {{- $p = append $p (printf "%srouting.probe.timeout (%s) must be shorter than routing.probe.period (%s)" $pre (include "ome-resources.formatDuration" $timeout) (include "ome-resources.formatDuration" $period)) -}}
 {{- end -}}
-{{- if $probe.rampUp -}}
-{{- $rampUp := include "ome-resources.durationNs" $probe.rampUp | int64 -}}
-{{- if lt $rampUp $period -}}
-{{- $p = append $p (printf "%srouting.probe.rampUp (%s) must be at least routing.probe.period (%s)" $pre (include "ome-resources.formatDuration" $rampUp) (include "ome-resources.formatDuration" $period)) -}}
+{{- if and (hasKey $d "period") (hasKey $d "rampUp") (lt $d.rampUp $period) -}}
+{{- $p = append $p (printf "%srouting.probe.rampUp (%s) must be at least routing.probe.period (%s)" $pre (include "ome-resources.formatDuration" $d.rampUp) (include "ome-resources.formatDuration" $period)) -}}
 {{- end -}}
-{{- end -}}
-{{- if and (kindIs "map" $probe.flapDamping) $probe.flapDamping.window -}}
-{{- $window := include "ome-resources.durationNs" $probe.flapDamping.window | int64 -}}
-{{- if lt $window $period -}}
+{{- $window := get $d "flapDamping.window" -}}
+{{- if and (hasKey $d "period") (hasKey $d "flapDamping.window") (lt $window $period) -}}
 {{- $p = append $p (printf "%srouting.probe.flapDamping.window (%s) must be at least routing.probe.period (%s)" $pre (include "ome-resources.formatDuration" $window) (include "ome-resources.formatDuration" $period)) -}}
 {{- end -}}
-{{- end -}}
-{{- if and (gt $minPeriod 0) (lt $period $minPeriod) -}}
+{{- if and (hasKey $d "period") (gt $minPeriod 0) (lt $period $minPeriod) -}}
 {{- $p = append $p (printf "%srouting.probe.period (%s) must be at least routing.observer.minPeriod (%s)" $pre (include "ome-resources.formatDuration" $period) (include "ome-resources.formatDuration" $minPeriod)) -}}
 {{- end -}}
+{{- if and (hasKey $d "period") (hasKey $d "timeout") -}}
 {{- if and (gt $maxPeriod 0) (gt $period $maxPeriod) -}}
 {{- $p = append $p (printf "%srouting.probe.period (%s) must be at most routing.observer.maxPeriod (%s)" $pre (include "ome-resources.formatDuration" $period) (include "ome-resources.formatDuration" $maxPeriod)) -}}
 {{- end -}}
@@ -75,31 +108,48 @@ test/chart checks each rule against the manager's own loader.
 {{- $p = append $p (printf "%srouting.probe.timeout (%s) must be at most routing.observer.maxTimeout (%s)" $pre (include "ome-resources.formatDuration" $timeout) (include "ome-resources.formatDuration" $maxTimeout)) -}}
 {{- end -}}
 {{- end -}}
+{{- end -}}
+
+{{- /* routing.publisher: its one duration. */ -}}
+{{- $pub := $r.publisher | default dict -}}
+{{- if and $pub.resyncInterval (eq (include "ome-resources.durationNs" $pub.resyncInterval) "invalid") -}}
+{{- $p = append $p (include "ome-resources.notDuration" (list "routing.publisher.resyncInterval" $pub.resyncInterval)) -}}
+{{- end -}}
 
 {{- /* routing.capacity, checked only with routing on: a poll staged while it is off is inert. */ -}}
 {{- $cap := $r.capacity -}}
 {{- if and $r.enabled (kindIs "map" $cap) $cap -}}
-{{- $period := include "ome-resources.durationNs" $cap.period | int64 -}}
-{{- $timeout := include "ome-resources.durationNs" $cap.timeout | int64 -}}
-{{- $maxAge := include "ome-resources.durationNs" $cap.maxAge | int64 -}}
+{{- $d := dict -}}
+{{- range $field := list (list "period" $cap.period) (list "timeout" $cap.timeout) (list "maxAge" $cap.maxAge) -}}
+{{- $name := index $field 0 }}{{ $v := index $field 1 -}}
+{{- $ns := include "ome-resources.durationNs" $v -}}
+{{- if eq $ns "invalid" -}}
+{{- $p = append $p (include "ome-resources.notDuration" (list (printf "routing.capacity.%s" $name) $v)) -}}
+{{- else -}}
+{{- $_ := set $d $name ($ns | int64) -}}
+{{- end -}}
+{{- end -}}
+{{- $period := $d.period }}{{ $timeout := $d.timeout }}{{ $maxAge := $d.maxAge -}}
 {{- $samples := int64 $cap.samples -}}
 {{- $quorum := int64 $cap.quorum -}}
-{{- if ge $timeout $period -}}
+{{- if and (hasKey $d "period") (hasKey $d "timeout") (ge $timeout $period) -}}
 {{- $p = append $p (printf "%srouting.capacity.timeout (%s) must be shorter than routing.capacity.period (%s)" $pre (include "ome-resources.formatDuration" $timeout) (include "ome-resources.formatDuration" $period)) -}}
 {{- end -}}
 {{- if gt $quorum $samples -}}
 {{- $p = append $p (printf "%srouting.capacity.quorum (%d) must not exceed routing.capacity.samples (%d)" $pre $quorum $samples) -}}
 {{- end -}}
+{{- if and (hasKey $d "period") (hasKey $d "maxAge") -}}
 {{- if lt $maxAge $period -}}
 {{- $p = append $p (printf "%srouting.capacity.maxAge (%s) must be at least routing.capacity.period (%s)" $pre (include "ome-resources.formatDuration" $maxAge) (include "ome-resources.formatDuration" $period)) -}}
 {{- end -}}
 {{- if and (gt $quorum 1) (lt (div $maxAge $period) $quorum) -}}
 {{- $p = append $p (printf "%srouting.capacity.maxAge (%s) must span at least quorum (%d) routing.capacity.period intervals" $pre (include "ome-resources.formatDuration" $maxAge) $quorum) -}}
 {{- end -}}
+{{- end -}}
 {{- if $cap.options -}}
 {{- $p = append $p (printf "%srouting.capacity.options: format %q takes no options, got [%s]" $pre $cap.format (keys $cap.options | sortAlpha | join " ")) -}}
 {{- end -}}
-{{- if and (gt $minPeriod 0) (lt $period $minPeriod) -}}
+{{- if and (hasKey $d "period") (gt $minPeriod 0) (lt $period $minPeriod) -}}
 {{- $p = append $p (printf "%srouting.capacity.period (%s) must be at least routing.observer.minPeriod (%s)" $pre (include "ome-resources.formatDuration" $period) (include "ome-resources.formatDuration" $minPeriod)) -}}
 {{- end -}}
 {{- if and $obs.maxSamples (gt $samples (int64 $obs.maxSamples)) -}}
@@ -116,26 +166,48 @@ test/chart checks each rule against the manager's own loader.
 {{- if and (not $e.globalGateway) $backend.rewriteHostname -}}
 {{- $p = append $p (printf "%sendpoint.globalGateway: must be set when gateway backend features are enabled" $pre) -}}
 {{- end -}}
+{{- if and (eq (toString $e.globalHostAnnotation) "UnderNamespace") (not $e.globalHostTemplate) -}}
+{{- $p = append $p (printf "%sendpoint.globalHostAnnotation: %q needs endpoint.globalHostTemplate, which gives each namespace its suffix" $pre "UnderNamespace") -}}
+{{- end -}}
 {{- join "\n" $p -}}
 {{- end }}
 
 {{/*
-ome-resources.durationNs is a Go duration (such as 1m30s or 1.5s, in the schema's form) in
-nanoseconds, worked out as time.ParseDuration does, fractions included.
+ome-resources.durationNs is a duration in the schema's form (such as 1m30s or 1.5s, at most
+nine decimals) in nanoseconds, as time.ParseDuration reads it, or "invalid" when it is past
+the largest time.Duration, which ParseDuration refuses. Whole numbers are compared as
+19-digit strings before they are multiplied, and fractions worked out in integers, so
+nothing wraps and no float rounds.
 */}}
 {{- define "ome-resources.durationNs" -}}
 {{- $units := dict "ns" 1 "us" 1000 "ms" 1000000 "s" 1000000000 "m" 60000000000 "h" 3600000000000 -}}
-{{- $total := 0 -}}
+{{- /* The most whole units of each kind that a time.Duration holds. */ -}}
+{{- $most := dict "ns" "9223372036854775807" "us" "0009223372036854775" "ms" "0000009223372036854" "s" "0000000009223372036" "m" "0000000000153722867" "h" "0000000000002562047" -}}
+{{- $max := 9223372036854775807 -}}
+{{- $total := 0 }}{{ $invalid := false -}}
 {{- range regexFindAll "[0-9]+(\\.[0-9]+)?(ns|us|ms|s|m|h)" (toString .) -1 -}}
-{{- $unit := get $units (regexFind "(ns|us|ms|s|m|h)$" .) -}}
-{{- $total = add $total (mul (atoi (regexFind "^[0-9]+" .)) $unit) -}}
+{{- $u := regexFind "(ns|us|ms|s|m|h)$" . }}{{ $unit := get $units $u -}}
+{{- $whole := regexReplaceAll "^0+" (regexFind "^[0-9]+" .) "" -}}
+{{- if or (gt (len $whole) 19) (gt (printf "%s%s" (repeat (sub 19 (len $whole) | int) "0") $whole) (get $most $u)) -}}
+{{- $invalid = true -}}
+{{- else -}}
+{{- $part := mul (atoi $whole) $unit -}}
 {{- $frac := regexFind "[0-9]+" (regexFind "\\.[0-9]+" .) -}}
 {{- if $frac -}}
-{{- $scale := float64 (printf "1%s" (repeat (len $frac) "0")) -}}
-{{- $total = add $total (int64 (mulf (float64 $frac) (divf $unit $scale))) -}}
+{{- $scale := int64 (printf "1%s" (repeat (len $frac) "0")) -}}
+{{- $f := 0 -}}
+{{- if eq (mod $unit $scale) 0 }}{{ $f = mul (atoi $frac) (div $unit $scale) }}{{ else }}{{ $f = div (mul (atoi $frac) $unit) $scale }}{{ end -}}
+{{- if gt $part (sub $max $f) }}{{ $invalid = true }}{{ else }}{{ $part = add $part $f }}{{ end -}}
+{{- end -}}
+{{- if gt $total (sub $max $part) }}{{ $invalid = true }}{{ else }}{{ $total = add $total $part }}{{ end -}}
 {{- end -}}
 {{- end -}}
-{{- $total -}}
+{{- if $invalid }}invalid{{ else }}{{ $total }}{{ end -}}
+{{- end }}
+
+{{/* ome-resources.notDuration is the manager's line for (list path value) that is not a duration. */}}
+{{- define "ome-resources.notDuration" -}}
+invalid multi-cluster configuration: {{ index . 0 }}: {{ printf "%q" (index . 1) }} is not a duration (use forms like "30s", "5m")
 {{- end }}
 
 {{/*

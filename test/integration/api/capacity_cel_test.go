@@ -6,9 +6,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/test/capacitycases"
 )
 
@@ -30,14 +28,6 @@ func expectCapacityVerdict(err error, c capacitycases.Case, stored *unstructured
 	expectRoutingVerdict(err, "capacity", c.CELMessage, c.JSON, stored)
 }
 
-func capacityCaseEntries() []TableEntry {
-	entries := make([]TableEntry, 0, len(capacitycases.Cases))
-	for _, c := range capacitycases.Cases {
-		entries = append(entries, Entry(c.Name, c))
-	}
-	return entries
-}
-
 var _ = Describe("spec.routing.capacity admission", func() {
 	BeforeEach(func(ctx context.Context) { ensureNamespace(ctx, celNamespace) })
 
@@ -46,7 +36,7 @@ var _ = Describe("spec.routing.capacity admission", func() {
 			isvc := isvcWithCapacity(celNamespace, c.JSON)
 			expectCapacityVerdict(k8s.Create(ctx, isvc), c, isvc)
 		},
-		capacityCaseEntries(),
+		caseEntries(capacitycases.Cases, func(c capacitycases.Case) string { return c.Name }),
 	)
 
 	DescribeTable("on UPDATE of a service that had a valid poll",
@@ -56,7 +46,7 @@ var _ = Describe("spec.routing.capacity admission", func() {
 			isvc.Object["spec"] = isvcWithCapacity(celNamespace, c.JSON).Object["spec"]
 			expectCapacityVerdict(k8s.Update(ctx, isvc), c, isvc)
 		},
-		capacityCaseEntries(),
+		caseEntries(capacitycases.Cases, func(c capacitycases.Case) string { return c.Name }),
 	)
 
 	It("has a case for every CEL rule of the poll's schema", func(ctx context.Context) {
@@ -68,25 +58,5 @@ var _ = Describe("spec.routing.capacity admission", func() {
 // capacityRules reads the CEL messages of spec.routing.capacity from the served CRD.
 func capacityRules(ctx context.Context) []string {
 	GinkgoHelper()
-	crd := &unstructured.Unstructured{}
-	crd.SetAPIVersion("apiextensions.k8s.io/v1")
-	crd.SetKind("CustomResourceDefinition")
-	Expect(k8s.Get(ctx, client.ObjectKey{Name: "inferenceservices.ome.io"}, crd)).To(Succeed())
-	versions, _, err := unstructured.NestedSlice(crd.Object, "spec", "versions")
-	Expect(err).NotTo(HaveOccurred())
-	var messages []string
-	for _, v := range versions {
-		version := v.(map[string]any)
-		if version["name"] != omev1beta1.GroupVersion.Version {
-			continue
-		}
-		rules, found, err := unstructured.NestedSlice(version, "schema", "openAPIV3Schema",
-			"properties", "spec", "properties", "routing", "properties", "capacity", "x-kubernetes-validations")
-		Expect(err).NotTo(HaveOccurred())
-		Expect(found).To(BeTrue(), "the capacity schema has no CEL rules")
-		for _, r := range rules {
-			messages = append(messages, r.(map[string]any)["message"].(string))
-		}
-	}
-	return messages
+	return servedRules(ctx, "inferenceservices.ome.io", "spec", "properties", "routing", "properties", "capacity")
 }

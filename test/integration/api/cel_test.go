@@ -33,10 +33,11 @@ func expectVerdict(err error, c probecases.Case, stored *unstructured.Unstructur
 	expectRoutingVerdict(err, "probe", c.CELMessage, c.JSON, stored)
 }
 
-func probeCaseEntries() []TableEntry {
-	entries := make([]TableEntry, 0, len(probecases.Cases))
-	for _, c := range probecases.Cases {
-		entries = append(entries, Entry(c.Name, c))
+// caseEntries makes a shared case table into Ginkgo entries, each named by its case.
+func caseEntries[C any](cases []C, name func(C) string) []TableEntry {
+	entries := make([]TableEntry, 0, len(cases))
+	for _, c := range cases {
+		entries = append(entries, Entry(name(c), c))
 	}
 	return entries
 }
@@ -49,7 +50,7 @@ var _ = Describe("spec.routing.probe admission", func() {
 			isvc := isvcWithProbe(celNamespace, c.JSON)
 			expectVerdict(k8s.Create(ctx, isvc), c, isvc)
 		},
-		probeCaseEntries(),
+		caseEntries(probecases.Cases, func(c probecases.Case) string { return c.Name }),
 	)
 
 	DescribeTable("on UPDATE of a service that had a valid probe",
@@ -60,7 +61,7 @@ var _ = Describe("spec.routing.probe admission", func() {
 			isvc.Object["spec"] = isvcWithProbe(celNamespace, c.JSON).Object["spec"]
 			expectVerdict(k8s.Update(ctx, isvc), c, isvc)
 		},
-		probeCaseEntries(),
+		caseEntries(probecases.Cases, func(c probecases.Case) string { return c.Name }),
 	)
 
 	It("names the status that is in both lists", func(ctx context.Context) {

@@ -2,6 +2,7 @@ package api
 
 import (
 	"encoding/json"
+	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -19,7 +20,7 @@ func isvcWithRouting(namespace, field, value string) *unstructured.Unstructured 
 	raw, err := json.Marshal(map[string]any{
 		"apiVersion": omev1beta1.GroupVersion.String(),
 		"kind":       "InferenceService",
-		"metadata":   map[string]any{"generateName": field + "-", "namespace": namespace},
+		"metadata":   map[string]any{"generateName": strings.ToLower(field) + "-", "namespace": namespace},
 		"spec":       map[string]any{"routing": map[string]any{field: json.RawMessage(value)}},
 	})
 	Expect(err).NotTo(HaveOccurred(), "%s JSON %s", field, value)

@@ -61,6 +61,9 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	Expect(os.WriteFile(kubeconfig, fleet.ControlPlane.KubeConfig, 0o600)).To(Succeed())
 	settings := filepath.Join(dir, "multicluster.json")
 	Expect(os.WriteFile(settings, []byte(managerSettings), 0o600)).To(Succeed())
+	// The manager starts with a service it must refuse already stored, as a restarted
+	// manager or a new leader finds one (undecodable_test.go).
+	storeHostile(ctx)
 	addr := freeLoopbackAddr()
 	metricsURL = "http://" + addr + "/metrics"
 	// Plain HTTP: this suite reads which metrics exist; cmd/manager's tests cover the

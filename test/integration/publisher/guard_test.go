@@ -8,6 +8,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
@@ -103,3 +104,37 @@ func backendServices(ctx context.Context, key client.ObjectKey) []corev1.Service
 	Expect(fleet.ControlPlane.Client.List(ctx, list, client.MatchingLabels(publish.Labels(key.Namespace, key.Name)))).To(Succeed())
 	return list.Items
 }
+
+// Only the cluster's own backend shows that an earlier publication accepted a host. A
+// Service anywhere else that carries the map's labels is anyone's: whoever can write one
+// must not keep a host whose lookups fail (a slow authoritative server they run) in
+// another tenant's route.
+var _ = Describe("A decoy backend in another namespace", func() {
+	It("keeps nothing in the route", func(ctx context.Context) {
+		const host = "decoy.example.test"
+		useManagerWith(managerSettings{endpoint: guideEndpoint(), publisher: config.Publisher{}, unresolvable: []string{host}})
+		s := newService(ctx, "decoyed", &omev1beta1.Routing{Probe: &omev1beta1.RoutingProbe{Disabled: true}}, nil)
+		Eventually(s.weights).WithTimeout(timeout).WithPolling(interval).Should(Equal([]string{"worker-a 1", "worker-b 1"}))
+
+		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "decoy-"}}
+		Expect(fleet.ControlPlane.Client.Create(ctx, ns)).To(Succeed())
+		labels := publish.Labels(s.key.Namespace, s.key.Name)
+		labels[publish.LabelCluster] = "worker-b"
+		decoy := &corev1.Service{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: publish.BackendName(s.key.Namespace, s.key.Name, "worker-b"), Labels: labels},
+			Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeExternalName, ExternalName: host,
+				Ports: []corev1.ServicePort{{Port: backendPort}}},
+		}
+		Expect(fleet.ControlPlane.Client.Create(ctx, decoy)).To(Succeed())
+		Expect(framework.PlaceCopy(ctx, fleet.Workers["worker-b"].Client, s.key, fmt.Sprintf("http://%s:%s", host, s.port("worker-b")), 1, 1)).To(Succeed())
+
+		Eventually(mapEvents).WithArguments(s.key, publisher.EventBackendRefused).WithTimeout(timeout).WithPolling(interval).
+			Should(ContainElement(HavePrefix(fmt.Sprintf("Cluster worker-b left out of the route: host %q could not be resolved", host))))
+		Eventually(s.weights).WithTimeout(timeout).WithPolling(interval).Should(Equal([]string{"worker-a 1"}))
+		for _, svc := range backendServices(ctx, s.key) {
+			if svc.Namespace == s.key.Namespace {
+				Expect(svc.Spec.ExternalName).NotTo(Equal(host))
+			}
+		}
+	})
+})

@@ -290,11 +290,17 @@ func foreignRoute(namespace, name, host string) *gatewayv1.HTTPRoute {
 
 // mapEvents are the notes of the map's events with the given reason.
 func mapEvents(key client.ObjectKey, reason string) []string {
+	return objectEvents("TrafficMap", key, reason)
+}
+
+// objectEvents are the notes of the events with the given reason on the object of kind
+// at key.
+func objectEvents(kind string, key client.ObjectKey, reason string) []string {
 	list := &corev1.EventList{}
 	Expect(fleet.ControlPlane.Client.List(context.Background(), list, client.InNamespace(key.Namespace))).To(Succeed())
 	var out []string
 	for _, e := range list.Items {
-		if e.InvolvedObject.Kind == "TrafficMap" && e.InvolvedObject.Name == key.Name && e.Reason == reason {
+		if e.InvolvedObject.Kind == kind && e.InvolvedObject.Name == key.Name && e.Reason == reason {
 			out = append(out, e.Message)
 		}
 	}

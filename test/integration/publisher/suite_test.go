@@ -54,6 +54,8 @@ var (
 var hosts = map[string]netip.Addr{
 	"worker-a.example.test": netip.MustParseAddr("127.0.0.1"),
 	"worker-b.example.test": netip.MustParseAddr("127.0.0.1"),
+	// A name no route may carry, though it resolves (see hostile_test.go).
+	"worker_b.example.test": netip.MustParseAddr("127.0.0.1"),
 	// Names a hostile member may report, for services without a probe: the map gives
 	// them weight, and only the publisher's guard keeps them out of the route (see
 	// guard_test.go). Nothing is ever sent to these addresses.

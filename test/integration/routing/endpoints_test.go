@@ -72,5 +72,16 @@ var _ = Describe("A copy's status.url", func() {
 		Entry("over the map's 2048 characters", "url-long",
 			func(good string) string { return good + "/" + strings.Repeat("x", 2100-len(good)-1) },
 			strings.Repeat("x", 64), "it is 2100 characters long, over the limit of 2048"),
+		// What no route could name: refused here, so the publisher never refuses the whole
+		// map for one member's endpoint.
+		Entry("no host", "url-no-host",
+			func(good string) string { return strings.Replace(good, "127.0.0.1", "", 1) },
+			"http://:", "it has no host"),
+		Entry("a host that is no DNS name", "url-underscore",
+			func(good string) string { return strings.Replace(good, "127.0.0.1", "model_b.example.test", 1) },
+			"model_b", "its host is neither a DNS name (RFC 1123) nor an IP address"),
+		Entry("a scheme other than http or https", "url-scheme",
+			func(good string) string { return strings.Replace(good, "http://", "ftp://", 1) },
+			"ftp:", "its scheme is not http or https"),
 	)
 })

@@ -6,7 +6,6 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	"k8s.io/apimachinery/pkg/api/resource"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/test/framework"
@@ -125,9 +124,8 @@ var _ = Describe("Refused per-service settings", func() {
 	})
 
 	It("give a new service no map", func(ctx context.Context) {
-		factors := map[string]resource.Quantity{"worker-b": resource.MustParse("0")}
-		s := newService(ctx, "no-map", &omev1beta1.Routing{CapacityFactors: factors}, both(1))
-		const msg = `validate routing policy: spec.routing.capacityFactors["worker-b"] must be positive, got "0"`
+		s := newService(ctx, "no-map", withProbe(framework.GuideProbe(500*time.Millisecond, 100*time.Millisecond, omev1beta1.AllFailedPreserveTraffic)), both(1))
+		const msg = "resolve probe policy: spec.routing.probe.period (500ms) must be at least routing.observer.minPeriod (1s)"
 		Eventually(managerLog, timeout, interval).Should(gbytesSay(msg))
 		Eventually(func(g Gomega) []string { return s.events(g, "RoutingPolicyRefused") }, timeout, interval).Should(ContainElement(msg))
 		Consistently(func() error {

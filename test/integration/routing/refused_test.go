@@ -45,13 +45,14 @@ var _ = Describe("A home the operator refuses", func() {
 			ContainElement("Cluster worker-b takes no traffic: the operator refuses it: " + guardRefusal))
 		Expect(ptr.Deref(s.trafficMap(Default).Status.RefusedHomes, -1)).To(Equal(int32(1)))
 
-		// Every home refused: False, with its own reason, not a capacity one.
+		// Every home refused: False, with its own reason, not a capacity one. (A scheme
+		// other than http or https is refused at the source, before any probe.)
 		placeCopy(ctx, "worker-a", s.key, "ftp://model.example.test", 1, 1)
 		Eventually(func(g Gomega) metav1.Condition { return s.routable(g) }, timeout, interval).Should(And(
 			HaveField("Status", metav1.ConditionFalse),
 			HaveField("Reason", omev1beta1.ReasonEndpointRefused),
 			HaveField("Message", `no home takes traffic; 2 home(s) refused by the operator, with weight 0: `+
-				`worker-a: probe not sent: scheme "ftp" refused: the observer only sends http and https; worker-b: `+guardRefusal),
+				`worker-a: the status.url of its copy is refused because its scheme is not http or https; fix the copy's status.url; worker-b: `+guardRefusal),
 		))
 
 		// Back to endpoints the operator may reach: the refusals lift.

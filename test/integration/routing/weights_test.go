@@ -7,7 +7,6 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"github.com/onsi/gomega/gbytes"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
@@ -35,7 +34,7 @@ var _ = Describe("Weights and the Routable condition", func() {
 		Expect(isvc.Status.Placement.Candidates[0].Endpoint).To(Equal(s.endpoints["worker-a"].URL()))
 
 		s.update(ctx, func(isvc *omev1beta1.InferenceService) {
-			isvc.Spec.Routing = &omev1beta1.Routing{CapacityFactors: map[string]resource.Quantity{"worker-b": resource.MustParse("3")}}
+			isvc.Spec.Routing = &omev1beta1.Routing{CapacityFactors: map[string]omev1beta1.CapacityFactor{"worker-b": "3"}}
 		})
 		Eventually(s.weights).WithTimeout(timeout).WithPolling(interval).Should(Equal(map[string]int32{"worker-a": 2, "worker-b": 3}))
 		Expect(s.entry(Default, "worker-b").Capacity.Factor.String()).To(Equal("3"))
@@ -47,7 +46,7 @@ var _ = Describe("Weights and the Routable condition", func() {
 		// A factor finer than a thousandth rounds up, as OME rounds it: worker-b's two
 		// replicas at 0.0005 count as 2 x 0.001 against worker-a's one (exact: 1000 and 1).
 		s.update(ctx, func(isvc *omev1beta1.InferenceService) {
-			isvc.Spec.Routing = &omev1beta1.Routing{CapacityFactors: map[string]resource.Quantity{"worker-b": resource.MustParse("0.0005")}}
+			isvc.Spec.Routing = &omev1beta1.Routing{CapacityFactors: map[string]omev1beta1.CapacityFactor{"worker-b": "0.0005"}}
 		})
 		Eventually(s.weights).WithTimeout(timeout).WithPolling(interval).Should(Equal(map[string]int32{"worker-a": 500, "worker-b": 1}))
 		Expect(s.entry(Default, "worker-b").Capacity.Factor.String()).To(Equal("500u"))

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
@@ -31,7 +30,7 @@ func source() *omev1beta1.InferenceService {
 // drainedAndGated is a map where worker-a is drained and worker-b is gated, as the operator
 // writes it.
 func drainedAndGated() *omev1beta1.TrafficMap {
-	half := resource.MustParse("0.5")
+	half := omev1beta1.CapacityFactor("500m")
 	probed := metav1.NewTime(now.Add(-12 * time.Second))
 	cond := func(t, status, reason, msg string, gen int64) metav1.Condition {
 		return metav1.Condition{Type: t, Status: metav1.ConditionStatus(status), Reason: reason, Message: msg, ObservedGeneration: gen}
