@@ -51,6 +51,9 @@ type Options struct {
 	MemberHealthInterval time.Duration
 	// MemberGrace is how long a Reachable member may fail before it turns ConnectionFailed.
 	MemberGrace time.Duration
+	// ObservationGrace is placement.observationGrace: how long the homes on a member that
+	// turned ConnectionFailed keep their entries, their probe alone deciding their traffic.
+	ObservationGrace time.Duration
 	// Endpoint and Publisher are the publisher's settings: where it writes each map.
 	Endpoint  config.Endpoint
 	Publisher config.Publisher
@@ -126,6 +129,7 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 		Capacity:          opts.InstallationCapacity,
 		CapacityLimits:    opts.CapacityLimits,
 		RecordInterval:    opts.RecordInterval,
+		ObservationGrace:  opts.ObservationGrace,
 	}).SetupWithManager(mgr, max(opts.RoutingWorkers, 1))
 }
 

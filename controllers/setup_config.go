@@ -35,6 +35,7 @@ func OptionsFor(cfg *config.Config, secretNamespace string, obs *observer.Observ
 	opts.Observer = obs
 	opts.RoutingWorkers = r.Observer.MaxConcurrentReconciles
 	opts.RecordInterval = r.Observer.RecordInterval
+	opts.ObservationGrace = cfg.Placement.Grace()
 	opts.MaxProbesInFlight = int(r.Observer.MaxConcurrentRequests)
 	opts.Endpoint, opts.Publisher = cfg.Endpoint, r.Publisher
 	return opts

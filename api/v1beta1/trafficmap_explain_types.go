@@ -3,7 +3,7 @@ package v1beta1
 // WeightReason says why a TrafficMap entry's weight is what it is: the first cause that
 // holds, in the order of the constants below for a weight of 0 (see pkg/trafficmap's
 // Explain). An alert can match it; the entry's weightMessage gives the whole cause.
-// +kubebuilder:validation:Enum=Routed;PreservedTraffic;RampingUp;ShadowGated;CapacityCapped;Drained;Refused;ProbeNotSent;NoReadyReplicas;NoCapacity;Gated
+// +kubebuilder:validation:Enum=Routed;PreservedTraffic;RampingUp;ShadowGated;Unobserved;CapacityCapped;Drained;Refused;ProbeNotSent;NoReadyReplicas;NoCapacity;Gated
 type WeightReason string
 
 // The weight reasons of a positive weight.
@@ -19,6 +19,9 @@ const (
 	// WeightShadowGated: a probe in Shadow mode would gate the cluster; Shadow moves no
 	// traffic, so the weight is as without a probe.
 	WeightShadowGated WeightReason = "ShadowGated"
+	// WeightUnobserved: the manager cannot read the cluster (see the entry's
+	// unobservedSince); it takes traffic at its last known capacity while its probe passes.
+	WeightUnobserved WeightReason = "Unobserved"
 )
 
 // The weight reasons of a weight of 0, in the order in which they win, and

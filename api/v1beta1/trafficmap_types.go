@@ -281,6 +281,13 @@ type TrafficMapEntry struct {
 	// +kubebuilder:validation:MaxItems=64
 	DrainRefs []string `json:"drainRefs,omitempty"`
 
+	// unobservedSince is set while the manager cannot read the cluster (its WorkloadCluster
+	// is not Ready: ConnectionFailed): since when. The entry keeps its last known endpoint
+	// and capacity, and its probe alone decides its traffic, for up to the installation's
+	// placement.observationGrace; past it the entry leaves, unless every home is unobserved.
+	// +optional
+	UnobservedSince *metav1.Time `json:"unobservedSince,omitempty"`
+
 	// weightReason says why the weight is what it is, such as Routed, Gated or Drained.
 	// +optional
 	WeightReason WeightReason `json:"weightReason,omitempty"`

@@ -70,6 +70,9 @@ type Reconciler struct {
 	// RecordInterval is how long a quiet probe round may go unwritten (see
 	// trafficmap.QuietRound); zero writes every round.
 	RecordInterval time.Duration
+	// ObservationGrace is placement.observationGrace: how long the homes on a member the
+	// manager cannot read keep their entries (see keepUnobserved).
+	ObservationGrace time.Duration
 }
 
 // +kubebuilder:rbac:groups=ome.io,resources=inferenceservices,verbs=get;list;watch

@@ -45,6 +45,11 @@ const (
 	EventHomeLeft = "HomeLeft"
 	// EventHomeJoined: a cluster got an entry in a map that already existed.
 	EventHomeJoined = "HomeJoined"
+	// EventHomeUnobserved: the manager cannot read a home's cluster (ConnectionFailed); the
+	// home keeps its entry at its last known endpoint and capacity, and its probe decides.
+	EventHomeUnobserved = "HomeUnobserved"
+	// EventHomeObserved: an unobserved home's cluster can be read again.
+	EventHomeObserved = "HomeObserved"
 	// EventHomeCapacityCapped: a capacity report started holding a home at 0 replicas.
 	EventHomeCapacityCapped = "HomeCapacityCapped"
 	// EventHomeCapacityRestored: a capacity report no longer holds a home at 0 replicas.

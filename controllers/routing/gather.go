@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -30,6 +31,10 @@ type gathered struct {
 	// domains are each WorkloadCluster's spec.allowedEndpointDomains, which held entries
 	// are checked against again.
 	domains map[string][]omev1beta1.EndpointDomain
+	// unobserved are the clusters the placement selects that the manager cannot read, and
+	// unobservedUntil the earliest end of a kept home's grace (see keepUnobserved).
+	unobserved      []placement.Unobserved
+	unobservedUntil time.Time
 }
 
 // refusedEndpoint is a candidate left out because of its copy's status.url. The reason
@@ -50,7 +55,8 @@ func (r *Reconciler) gather(ctx context.Context, isvc *omev1beta1.InferenceServi
 	for i := range clusters.Items {
 		domains[clusters.Items[i].Name] = clusters.Items[i].Spec.AllowedEndpointDomains
 	}
-	g := gathered{excluded: placement.Unready(isvc.Spec.Placement, clusters.Items), domains: domains}
+	g := gathered{excluded: placement.Unready(isvc.Spec.Placement, clusters.Items), domains: domains,
+		unobserved: placement.Unreadable(isvc.Spec.Placement, clusters.Items)}
 	key := client.ObjectKeyFromObject(isvc).String()
 	for _, name := range placement.Candidates(isvc.Spec.Placement, clusters.Items) {
 		cand := omev1beta1.PlacementCandidate{Cluster: name}

@@ -28,6 +28,11 @@ var (
 		Help: "Homes of a service that the operator itself refuses (network guard, endpoint form, allowedEndpointDomains) and gives weight 0.",
 	}, []string{"namespace", "name"})
 
+	unobservedHomes = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "ome_routing_unobserved_homes",
+		Help: "Homes of a service on members the manager cannot read, kept at their last known endpoint and capacity while their probe decides.",
+	}, []string{"namespace", "name"})
+
 	shadowGatedHomes = prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "ome_routing_shadow_gated_homes",
 		Help: "Homes of a service whose Shadow probe would gate them now; only while the probe is in Shadow mode.",
@@ -54,7 +59,7 @@ var (
 
 // Collectors are the routing metrics, for the manager to register.
 func Collectors() []prometheus.Collector {
-	return []prometheus.Collector{probeResults, gatedHomes, shadowGatedHomes, refusedHomes, probeLateness, transitionWait, capacityFallbackHomes}
+	return []prometheus.Collector{probeResults, gatedHomes, shadowGatedHomes, refusedHomes, unobservedHomes, probeLateness, transitionWait, capacityFallbackHomes}
 }
 
 // probeResultCounters are one map's ome_routing_probe_results_total series, each looked up
@@ -125,6 +130,14 @@ func setRefusedHomes(key types.NamespacedName, n int) {
 
 func forgetRefusedHomes(key types.NamespacedName) {
 	refusedHomes.DeleteLabelValues(key.Namespace, key.Name)
+	unobservedHomes.DeleteLabelValues(key.Namespace, key.Name)
+}
+
+// setUnobservedHomes records how many of a map's homes are on members the manager cannot
+// read. Every map has the series, 0 when all are observed; it goes with the map, as the
+// refused homes' does (forgetRefusedHomes).
+func setUnobservedHomes(key types.NamespacedName, n int) {
+	unobservedHomes.WithLabelValues(key.Namespace, key.Name).Set(float64(n))
 }
 
 // setCapacityFallbackHomes records a polled map's homes without a ceiling.

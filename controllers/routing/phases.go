@@ -121,13 +121,15 @@ func (r *Reconciler) resolve(ctx context.Context, s *routingScope) phaseOutcome 
 	return proceed
 }
 
-// gatherHomes reads the candidate clusters and the service's copy on each.
+// gatherHomes reads the candidate clusters and the service's copy on each, and keeps the
+// homes of members the manager cannot read (keepUnobserved).
 func (r *Reconciler) gatherHomes(ctx context.Context, s *routingScope) phaseOutcome {
 	in, err := r.gather(ctx, s.isvc)
 	if err != nil {
 		return finish(ctrl.Result{}, err)
 	}
 	s.in = in
+	s.in.keepUnobserved(s.current, time.Now(), r.ObservationGrace)
 	r.announceRefusedEndpoints(ctx, s.isvc, in.refused)
 	return proceed
 }
@@ -136,7 +138,7 @@ func (r *Reconciler) gatherHomes(ctx context.Context, s *routingScope) phaseOutc
 // members not connected yet as they were last written.
 func (r *Reconciler) attach(ctx context.Context, s *routingScope) phaseOutcome {
 	r.attachProbes(s.key, s.isvc.UID, s.policy, s.in.homes, s.current)
-	s.nextExpiry = r.attachCeilings(s.key, s.polls, s.in.homes)
+	s.nextExpiry = earliest(r.attachCeilings(s.key, s.polls, s.in.homes), s.in.unobservedUntil)
 	s.homes = s.in.homes
 	if held := s.in.held(s.current); len(s.in.pending) > 0 {
 		// Entries of unconnected members stay as last written, capacity included: they
@@ -199,7 +201,8 @@ func (r *Reconciler) writeStatus(ctx context.Context, s *routingScope) phaseOutc
 }
 
 // requeue says when to look at the service again without an event: when a capacity
-// reading expires (which changes a weight with nothing else to trigger a reconcile), or
+// reading expires or an unobserved home's grace ends (either changes the map with nothing
+// else to trigger a reconcile), or
 // soon while members are not connected yet.
 func (r *Reconciler) requeue(s *routingScope) (ctrl.Result, error) {
 	if !s.nextExpiry.IsZero() {

@@ -117,6 +117,7 @@ func (r *Reconciler) announceAll(isvc *omev1beta1.InferenceService, current *ome
 	r.announceRefusals(isvc, current, result.Entries)
 	r.announceMembership(isvc, current, result.Entries, excluded)
 	r.announceCapacityCaps(isvc, current, result.Entries)
+	r.announceUnobserved(isvc, current, result.Entries, r.ObservationGrace)
 }
 
 // setMapGauges sets the map's gated, refused, would-gate and capacity-fallback gauges.
@@ -124,6 +125,7 @@ func (r *Reconciler) setMapGauges(key types.NamespacedName, entries []omev1beta1
 	setGatedHomes(key, countGated(entries))
 	setRefusedHomes(key, countRefused(entries))
 	setShadowGatedHomes(key, shadow, countWouldGate(entries))
+	setUnobservedHomes(key, trafficmap.UnobservedEntries(entries))
 	if polled {
 		setCapacityFallbackHomes(key, capacity.FallbackHomes(entries))
 	}

@@ -27,9 +27,36 @@ const (
 // the multicluster key of the inferenceservice-config ConfigMap.
 type Config struct {
 	Routing Routing
+	// Placement holds the settings under placement.
+	Placement Placement
 	// Endpoint is where the publisher writes each TrafficMap. Its zero value publishes
 	// nothing: every map is Withdrawn.
 	Endpoint Endpoint
+}
+
+// Placement holds the settings under placement.
+type Placement struct {
+	// ObservationGrace is how long a home on a member the manager cannot read (its
+	// WorkloadCluster ConnectionFailed) keeps its place in the map, at its last known
+	// endpoint and capacity, with its probe alone deciding its traffic. Zero means unset:
+	// Grace gives DefaultObservationGrace.
+	ObservationGrace time.Duration
+}
+
+// DefaultObservationGrace is placement.observationGrace when it is unset, the chart's
+// default. What blinds a control plane to a member while the member serves (its API
+// server upgraded or restarted, a token rotated late, the network between the two cut)
+// usually lasts minutes. The probe keeps testing the homes' data plane all along, so the
+// grace bounds only how long the map trusts an endpoint and capacity it cannot re-read
+// (a copy scaled or removed meanwhile), not how long it trusts their health.
+const DefaultObservationGrace = 10 * time.Minute
+
+// Grace is the observation grace in force.
+func (p Placement) Grace() time.Duration {
+	if p.ObservationGrace <= 0 {
+		return DefaultObservationGrace
+	}
+	return p.ObservationGrace
 }
 
 // Routing holds the settings under routing.

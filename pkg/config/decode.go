@@ -12,8 +12,13 @@ import (
 // The decoded document, before validation. A nil field was absent or null. Durations stay
 // raw, because a value that is not a duration is a validation problem, reported with the rest.
 type rawConfig struct {
-	routing  rawRouting
-	endpoint rawEndpoint
+	routing   rawRouting
+	placement rawPlacement
+	endpoint  rawEndpoint
+}
+
+type rawPlacement struct {
+	observationGrace json.RawMessage
 }
 
 type rawRouting struct {
@@ -88,7 +93,7 @@ func decode(data []byte) (rawConfig, []error) {
 	if kind(doc) == 'n' {
 		return cfg, nil // null: as empty
 	}
-	top := d.object(doc, "", "routing", "endpoint")
+	top := d.object(doc, "", "routing", "placement", "endpoint")
 	routing := d.object(top["routing"], "routing", "enabled", "probe", "capacity", "observer", "publisher")
 	cfg.routing.enabled = decodeValue[bool](d, routing["enabled"], "routing.enabled", "a boolean")
 	cfg.routing.probe = d.probe(routing["probe"], "routing.probe")
@@ -96,6 +101,7 @@ func decode(data []byte) (rawConfig, []error) {
 	cfg.routing.observer = d.observer(routing["observer"], "routing.observer")
 	cfg.routing.publisher = d.publisher(routing["publisher"], "routing.publisher")
 	cfg.endpoint = d.endpoint(top["endpoint"], "endpoint")
+	cfg.placement.observationGrace = d.object(top["placement"], "placement", "observationGrace")["observationGrace"]
 	return cfg, d.errs
 }
 

@@ -118,6 +118,14 @@ var rejectedCases = []rejectCase{
 		[]string{inv + "routing.observer.maxConcurrentRequests must be positive, got 0"}},
 
 	// Unknown and repeated keys, named by their path.
+	{"observationGrace not positive", `{"placement": {"observationGrace": "0s"}}`,
+		[]string{inv + "placement.observationGrace must be positive, got 0s"}},
+	{"observationGrace negative", `{"placement": {"observationGrace": "-1m"}}`,
+		[]string{"invalid multi-cluster configuration: placement.observationGrace must be positive, got -1m0s"}},
+	{"observationGrace not a duration", `{"placement": {"observationGrace": 600}}`,
+		[]string{inv + `placement.observationGrace: "600" is not a duration (use forms like "30s", "5m")`}},
+	{"unknown placement key", `{"placement": {"observationGrase": "1m"}}`,
+		[]string{bad + `unknown field "placement.observationGrase"`}},
 	{"unknown top-level key", `{"routng": {"enabled": true}}`,
 		[]string{bad + `unknown field "routng"`}},
 	{"unknown routing key", routing(obj{"capacities": obj{"period": "10s"}}),

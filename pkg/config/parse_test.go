@@ -101,6 +101,12 @@ var acceptedCases = []parseCase{
 		}()}},
 	},
 	{
+		name: "observationGrace",
+		json: `{"placement": {"observationGrace": "90s"}}`,
+		want: &Config{Routing: Routing{Observer: Observer{MaxPeriod: DefaultMaxPeriod, MaxTimeout: DefaultMaxTimeout}},
+			Placement: Placement{ObservationGrace: 90 * time.Second}},
+	},
+	{
 		name: "recordInterval",
 		json: enabled(nil, with(chartObserver(), "recordInterval", "1m40s")),
 		want: &Config{Routing: Routing{Enabled: true, Observer: func() Observer {
@@ -162,4 +168,14 @@ func describe(c *Config) string {
 		capacity = *r.Capacity
 	}
 	return fmt.Sprintf("{Enabled:%v Probe:%+v Capacity:%+v Observer:%+v}", r.Enabled, probe, capacity, r.Observer)
+}
+
+// An unset observationGrace is the default; a set one is itself.
+func TestObservationGrace(t *testing.T) {
+	if g := (Placement{}).Grace(); g != DefaultObservationGrace {
+		t.Errorf("unset: Grace() = %v, want %v", g, DefaultObservationGrace)
+	}
+	if g := (Placement{ObservationGrace: time.Minute}).Grace(); g != time.Minute {
+		t.Errorf("set: Grace() = %v, want 1m", g)
+	}
 }

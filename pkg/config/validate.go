@@ -44,7 +44,22 @@ func validate(raw rawConfig) (*Config, []error) {
 			capacity.Limits{MinPeriod: observer.MinPeriod, MaxSamples: observer.MaxSamples})
 	}
 	cfg.Endpoint = v.endpoint(raw.endpoint, "endpoint")
+	cfg.Placement = v.placement(raw.placement, "placement")
 	return cfg, v.errs
+}
+
+// placement checks the placement block; an unset observationGrace stays zero (see
+// Placement.Grace).
+func (v *validator) placement(raw rawPlacement, path string) Placement {
+	var p Placement
+	if d, ok := v.duration(raw.observationGrace, path+".observationGrace"); ok && d != nil {
+		if *d <= 0 {
+			v.fail("%s.observationGrace must be positive, got %v", path, *d)
+		} else {
+			p.ObservationGrace = *d
+		}
+	}
+	return p
 }
 
 func (v *validator) observer(raw rawObserver, path string, required bool) Observer {

@@ -3,6 +3,7 @@ package trafficmap
 import (
 	"cmp"
 	"slices"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -34,6 +35,10 @@ type Home struct {
 	// probe); empty when it does not. A refused home gets weight 0, which no
 	// allFailedPolicy lifts.
 	Refused string
+	// UnobservedSince is set while the manager cannot read the home's cluster: since when.
+	// The home then carries its last known endpoint and capacity (see RetainUnobserved);
+	// it is weighed like any other, and its probe record decides its gate.
+	UnobservedSince time.Time
 }
 
 // Input is everything the routing table of one service is computed from.
@@ -105,7 +110,8 @@ func Build(in Input) Result {
 				FallbackReason: effects[i].FallbackReason,
 			},
 			// A copy, so the caller's probe state and the written entry never alias.
-			Probe: h.Probe.DeepCopy(),
+			Probe:           h.Probe.DeepCopy(),
+			UnobservedSince: unobservedSince(h),
 		}
 	}
 	return Result{

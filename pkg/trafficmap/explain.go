@@ -31,8 +31,10 @@ const MaxWeightMessageBytes = 2048
 // does not come as a surprise. A positive weight is PreservedTraffic when the probe gates
 // the home (only PreserveTraffic gives a gated home weight), RampingUp while rampUp scales
 // it after a lift, ShadowGated while a Shadow probe would gate it (which moves nothing),
+// Unobserved while the manager cannot read the home's cluster (unobservedSince), then
 // CapacityCapped when a capacity report lowered its allocated replicas, and Routed
-// otherwise.
+// otherwise. Every other reason of an unobserved home's entry says so at the end of its
+// message; its time is fixed while the home stays unobserved.
 func Explain(result Result, policy omev1beta1.AllFailedPolicy) Result {
 	out := Result{Entries: slices.Clone(result.Entries), Routable: result.Routable}
 	everyOpenGated := entriesAllGated(out.Entries)
@@ -59,13 +61,15 @@ func explainEntry(e omev1beta1.TrafficMapEntry, everyOpenGated bool, policy omev
 		switch p := e.Probe; {
 		case gate != "":
 			return omev1beta1.WeightPreservedTraffic, "takes traffic although " + gate +
-				": every home is gated and allFailedPolicy PreserveTraffic sets the gates aside; " + share(e)
+				": every home is gated and allFailedPolicy PreserveTraffic sets the gates aside; " + share(e) + unobservedNote(e)
 		case p != nil && p.RampPercent > 0 && p.RampPercent < 100:
 			return omev1beta1.WeightRampingUp, fmt.Sprintf("ramping back up after its gate lifted: %d%% of the weight of %s",
-				p.RampPercent, strings.TrimPrefix(share(e), "takes traffic in proportion to ")) + capNote(e)
+				p.RampPercent, strings.TrimPrefix(share(e), "takes traffic in proportion to ")) + capNote(e) + unobservedNote(e)
 		case p != nil && p.WouldGate:
 			return omev1beta1.WeightShadowGated, "takes traffic although a Shadow probe would gate it" + failures(p) +
-				lastProbe(p) + ": Shadow mode moves no traffic; " + share(e) + capNote(e)
+				lastProbe(p) + ": Shadow mode moves no traffic; " + share(e) + capNote(e) + unobservedNote(e)
+		case e.UnobservedSince != nil:
+			return omev1beta1.WeightUnobserved, UnobservedWording(e.UnobservedSince.Time) + "; " + share(e) + capNote(e)
 		case capped(e):
 			return omev1beta1.WeightCapacityCapped, fmt.Sprintf("capped at %d replica(s) by its capacity report; %s", e.Capacity.Allocated, share(e))
 		default:
@@ -86,7 +90,7 @@ func explainEntry(e omev1beta1.TrafficMapEntry, everyOpenGated bool, policy omev
 	for _, c := range causes[1:] {
 		message += "; also " + c.message
 	}
-	return first.reason, message
+	return first.reason, message + unobservedNote(e)
 }
 
 // zeroCauses are the causes that each alone would hold the entry at 0, in the order in

@@ -50,6 +50,9 @@ func TestExplain(t *testing.T) {
 		private  = "probe not sent: destination 10.0.0.7 is in a private network and refused by the observer's network guard (routing.observer.allowPrivateNetworks is off)"
 		outside  = `host "llm.evil.test" is outside the WorkloadCluster's spec.allowedEndpointDomains [worker-b.example.com]`
 		gated3   = "gated by the routing probe after 3 failure(s) in a row; last probe Failing: HTTP 503"
+		// unobservedText is what every entry of a home unobserved since unobservedAt says.
+		unobservedText = "not observed since 2026-03-01T10:00:00Z: the manager cannot read its cluster, " +
+			"so the entry keeps its last known endpoint and capacity and the probe alone decides its traffic"
 	)
 	cases := []struct {
 		name   string
@@ -249,6 +252,43 @@ func TestExplain(t *testing.T) {
 			},
 		},
 		{
+			name:   "unobserved, passing: its probe decides, and the entry says since when",
+			homes:  homes(makeHome("a").replicas(1, 1).passing().unobserved(), makeHome("b").replicas(2, 2).passing()),
+			policy: preserve,
+			want: []string{
+				"a Unobserved: " + unobservedText + "; takes traffic in proportion to min(allocated 1, ready 1)",
+				"b Routed: takes traffic in proportion to min(allocated 2, ready 2)",
+			},
+		},
+		{
+			name:   "unobserved and gated: the gate holds it at 0, and the note follows",
+			homes:  homes(makeHome("a").replicas(1, 1).gated().unobserved(), makeHome("b").replicas(1, 1).passing()),
+			policy: preserve,
+			want: []string{
+				"a Gated: " + gated3 + "; " + unobservedText,
+				"b Routed: takes traffic in proportion to min(allocated 1, ready 1)",
+			},
+		},
+		{
+			name:   "unobserved and drained",
+			homes:  homes(makeHome("a").replicas(1, 1).passing().unobserved(), makeHome("b").replicas(1, 1).passing()),
+			policy: preserve,
+			drains: map[string][]string{"a": {"m"}},
+			want: []string{
+				"a Drained: held at weight 0 by traffic-drain override(s) m; " + unobservedText,
+				"b Routed: takes traffic in proportion to min(allocated 1, ready 1)",
+			},
+		},
+		{
+			name:   "every home unobserved and gated under PreserveTraffic",
+			homes:  homes(makeHome("a").replicas(1, 1).gated().unobserved(), makeHome("b").replicas(1, 1).gated().unobserved()),
+			policy: preserve,
+			want: []string{
+				"a PreservedTraffic: takes traffic although " + gated3 + ": every home is gated and allFailedPolicy PreserveTraffic sets the gates aside; takes traffic in proportion to min(allocated 1, ready 1); " + unobservedText,
+				"b PreservedTraffic: takes traffic although " + gated3 + ": every home is gated and allFailedPolicy PreserveTraffic sets the gates aside; takes traffic in proportion to min(allocated 1, ready 1); " + unobservedText,
+			},
+		},
+		{
 			name:   "drained beats refused",
 			homes:  homes(makeHome("a").replicas(1, 1), makeHome("b").replicas(1, 1).refused(outside)),
 			policy: "",
@@ -279,7 +319,8 @@ func TestExplain(t *testing.T) {
 			}
 			for _, e := range got.Entries {
 				positive := e.WeightReason == omev1beta1.WeightRouted || e.WeightReason == omev1beta1.WeightPreservedTraffic ||
-					e.WeightReason == omev1beta1.WeightRampingUp || e.WeightReason == omev1beta1.WeightShadowGated
+					e.WeightReason == omev1beta1.WeightRampingUp || e.WeightReason == omev1beta1.WeightShadowGated ||
+					e.WeightReason == omev1beta1.WeightUnobserved
 				if (e.Weight > 0 && !positive && e.WeightReason != omev1beta1.WeightCapacityCapped) || (e.Weight == 0 && positive) {
 					t.Errorf("%s: weight %d with reason %s", e.Cluster, e.Weight, e.WeightReason)
 				}

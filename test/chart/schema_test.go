@@ -124,6 +124,14 @@ func TestSchemaRejects(t *testing.T) {
 		values: routingValues("weights: {period: 10s}"),
 		want:   "- at '/ome/multicluster/config/routing': additional properties 'weights' not allowed",
 	}, {
+		name:   "zero observationGrace",
+		values: "ome:\n  multicluster:\n    config:\n      placement:\n        observationGrace: 0s\n",
+		want:   "- at '/ome/multicluster/config/placement/observationGrace': '0s' does not match pattern '[1-9]'",
+	}, {
+		name:   "unknown placement setting",
+		values: "ome:\n  multicluster:\n    config:\n      placement:\n        requeueInterval: 1m\n",
+		want:   "- at '/ome/multicluster/config/placement': additional properties 'requeueInterval' not allowed",
+	}, {
 		// values.yaml promises that a typo stops helm, at the top level too.
 		name:   "top-level typo",
 		values: "imagee:\n  repository: example.com/ome-manager\n",

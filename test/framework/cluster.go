@@ -1,11 +1,13 @@
 package framework
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"k8s.io/client-go/rest"
@@ -84,11 +86,38 @@ func StartCluster(name string) (*Cluster, error) {
 // with the same certificates, as a control plane's API server restarts. etcd keeps
 // running, so every object is still there, and existing clients work again once it is up.
 func (c *Cluster) RestartAPIServer() error {
-	s := c.Env.ControlPlane.GetAPIServer()
-	if err := s.Stop(); err != nil && !strings.Contains(err.Error(), "timeout waiting for process") {
+	if err := c.StopAPIServer(); err != nil {
+		return err
+	}
+	return c.StartAPIServer()
+}
+
+// StopAPIServer stops the API server process alone, as a cluster's API server goes down
+// for an upgrade or behind a firewall: etcd, and whatever serves on the cluster's behalf
+// (its endpoints), keep running. StartAPIServer brings it back.
+func (c *Cluster) StopAPIServer() error {
+	if err := c.Env.ControlPlane.GetAPIServer().Stop(); err != nil && !strings.Contains(err.Error(), "timeout waiting for process") {
 		return fmt.Errorf("stop API server of %s: %w", c.Name, err)
 	}
-	if err := s.Start(); err != nil {
+	return nil
+}
+
+// StopAPIServers stops the clusters' API servers all at once, so that their members turn
+// unreachable within moments of each other (each takes up to stopTimeout to stop).
+func StopAPIServers(clusters ...*Cluster) error {
+	errs := make([]error, len(clusters))
+	var wg sync.WaitGroup
+	for i, c := range clusters {
+		wg.Go(func() { errs[i] = c.StopAPIServer() })
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// StartAPIServer starts a stopped API server again on the same address with the same
+// certificates.
+func (c *Cluster) StartAPIServer() error {
+	if err := c.Env.ControlPlane.GetAPIServer().Start(); err != nil {
 		return fmt.Errorf("start API server of %s again: %w", c.Name, err)
 	}
 	return nil

@@ -35,6 +35,9 @@ const (
 var (
 	// memberGrace is the MemberGrace of the managers startManager starts.
 	memberGrace = 2 * time.Second
+	// observationGrace is their placement.observationGrace: short, so that a spec can wait
+	// past it, and longer than the moments between two members' turning ConnectionFailed.
+	observationGrace = 8 * time.Second
 
 	fleet *framework.Fleet
 	// managerConfig impersonates the manager's ServiceAccount, bound to the chart's roles.
@@ -92,7 +95,7 @@ func launchManager(installation *probe.Policy, maxRequests int64, setup managerS
 		Settings: config.Config{Routing: config.Routing{Enabled: true, Probe: installation, Observer: config.Observer{
 			MaxConcurrentReconciles: 4, MaxConcurrentRequests: maxRequests, MaxResponseBytes: 65536,
 			MinPeriod: time.Second, MaxPeriod: maxPeriod, MaxTimeout: maxTimeout, AllowLoopback: true,
-		}}},
+		}}, Placement: config.Placement{ObservationGrace: observationGrace}},
 		Adjust: func(o *controllers.Options) {
 			o.MemberTimeout, o.MemberHealthInterval, o.MemberGrace = 2*time.Second, time.Second, memberGrace
 			o.FieldManager = setup.fieldManager
