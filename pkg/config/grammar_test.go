@@ -22,7 +22,9 @@ func TestParseDurationIsExactWithinTheGrammar(t *testing.T) {
 			t.Fatalf("%s: %v, in grammar %v", s, err, inGrammar(s))
 		}
 		var f int64
-		fmt.Sscan(strings.TrimLeft(frac, "0")+"0", &f)
+		if _, err := fmt.Sscan(strings.TrimLeft(frac, "0")+"0", &f); err != nil {
+			t.Fatalf("%s: fraction %q: %v", s, frac, err)
+		}
 		f /= 10
 		scale := int64(1)
 		for range frac {

@@ -35,7 +35,7 @@ func ParseCapacityFactor(f omev1beta1.CapacityFactor) (resource.Quantity, error)
 	q, err := resource.ParseQuantity(s)
 	if err != nil {
 		// The pattern is a subset of the parser's grammar; this is only a backstop.
-		return resource.Quantity{}, fmt.Errorf("must be a quantity, got %q: %v", s, err)
+		return resource.Quantity{}, fmt.Errorf("must be a quantity, got %q: %w", s, err)
 	}
 	if q.Sign() <= 0 {
 		return resource.Quantity{}, fmt.Errorf("must be positive, got %q", q.String())
