@@ -115,27 +115,32 @@ func setShadowGatedHomes(key types.NamespacedName, shadow bool, n int) {
 	shadowGatedHomes.WithLabelValues(key.Namespace, key.Name).Set(float64(n))
 }
 
+// forgetProbeMetrics deletes the series the prober owns for a map it no longer probes: its
+// results counter. The map's gauges are the reconciler's (forgetMapGauges): a map frozen by
+// a refused setting is no longer probed but keeps its gates, so they stay visible.
 func forgetProbeMetrics(key types.NamespacedName) {
-	labels := prometheus.Labels{"namespace": key.Namespace, "name": key.Name}
-	probeResults.DeletePartialMatch(labels)
-	gatedHomes.DeletePartialMatch(labels)
-	shadowGatedHomes.DeletePartialMatch(labels)
+	probeResults.DeletePartialMatch(prometheus.Labels{"namespace": key.Namespace, "name": key.Name})
 }
 
 // setRefusedHomes records how many of a map's homes the operator refuses. The series goes
-// with the map (forgetRefusedHomes).
+// with the map (forgetMapGauges).
 func setRefusedHomes(key types.NamespacedName, n int) {
 	refusedHomes.WithLabelValues(key.Namespace, key.Name).Set(float64(n))
 }
 
-func forgetRefusedHomes(key types.NamespacedName) {
+// forgetMapGauges deletes the gauges the reconciler sets for a map (setMapGauges), once the
+// service is gone or no longer routed: the reconciler is their one writer, and the only one
+// that deletes them.
+func forgetMapGauges(key types.NamespacedName) {
+	gatedHomes.DeleteLabelValues(key.Namespace, key.Name)
+	shadowGatedHomes.DeleteLabelValues(key.Namespace, key.Name)
 	refusedHomes.DeleteLabelValues(key.Namespace, key.Name)
 	unobservedHomes.DeleteLabelValues(key.Namespace, key.Name)
 }
 
 // setUnobservedHomes records how many of a map's homes are on members the manager cannot
 // read. Every map has the series, 0 when all are observed; it goes with the map, as the
-// refused homes' does (forgetRefusedHomes).
+// refused homes' does (forgetMapGauges).
 func setUnobservedHomes(key types.NamespacedName, n int) {
 	unobservedHomes.WithLabelValues(key.Namespace, key.Name).Set(float64(n))
 }

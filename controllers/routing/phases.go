@@ -225,7 +225,7 @@ func (r *Reconciler) stopObserving(key types.NamespacedName) {
 func (r *Reconciler) forgetService(key types.NamespacedName) {
 	r.stopObserving(key)
 	forgetCapacityMetrics(key)
-	forgetRefusedHomes(key)
+	forgetMapGauges(key)
 	r.written.forget(key)
 	r.forgetMap(key)
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
@@ -144,8 +145,62 @@ func TestShadowGatedHomesGauge(t *testing.T) {
 		t.Errorf("%d series after the switch to Enforce, want none", n)
 	}
 	setShadowGatedHomes(key, true, 1)
-	forgetProbeMetrics(key)
+	forgetMapGauges(key)
 	if n := testutil.CollectAndCount(shadowGatedHomes); n != 0 {
-		t.Errorf("%d series after forgetProbeMetrics, want none", n)
+		t.Errorf("%d series after forgetMapGauges, want none", n)
 	}
+}
+
+// TestProberLeavesTheMapGaugesToTheReconciler: a map the prober stops probing (a refused
+// setting freezes it, gates and all) keeps its gated and would-gate series, so that
+// OMERoutingHomeGated does not resolve while traffic is still held off the cluster; only
+// the reconciler, when the service is gone or no longer routed, deletes them.
+func TestProberLeavesTheMapGaugesToTheReconciler(t *testing.T) {
+	key := types.NamespacedName{Namespace: "frozen", Name: "frozen"}
+	setGatedHomes(key, 1)
+	setShadowGatedHomes(key, true, 1)
+	setRefusedHomes(key, 1)
+	setUnobservedHomes(key, 0)
+	t.Cleanup(func() { forgetMapGauges(key) })
+	f := startFakeProber(t, 4)
+	policy := testPolicy(10*time.Second, time.Second)
+	f.Sync(key, testUID, policy, probe.Digest(policy), []ProbeTarget{{Cluster: "worker-a", Endpoint: "http://127.0.0.1:1/"}})
+	f.Forget(key)
+	for name, c := range map[string]prometheus.Collector{"gated": gatedHomes, "shadow": shadowGatedHomes, "refused": refusedHomes, "unobserved": unobservedHomes} {
+		if got := series(t, c, key); got != 1 {
+			t.Errorf("%s: %d series for the frozen map after the prober forgot it, want 1", name, got)
+		}
+	}
+	forgetMapGauges(key)
+	for name, c := range map[string]prometheus.Collector{"gated": gatedHomes, "shadow": shadowGatedHomes, "refused": refusedHomes, "unobserved": unobservedHomes} {
+		if got := series(t, c, key); got != 0 {
+			t.Errorf("%s: %d series after forgetMapGauges, want none", name, got)
+		}
+	}
+}
+
+// series counts c's series labelled with key's namespace and name.
+func series(t *testing.T, c prometheus.Collector, key types.NamespacedName) int {
+	t.Helper()
+	reg := prometheus.NewPedanticRegistry()
+	if err := reg.Register(c); err != nil {
+		t.Fatal(err)
+	}
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, f := range families {
+		for _, m := range f.GetMetric() {
+			labels := map[string]string{}
+			for _, l := range m.GetLabel() {
+				labels[l.GetName()] = l.GetValue()
+			}
+			if labels["namespace"] == key.Namespace && labels["name"] == key.Name {
+				n++
+			}
+		}
+	}
+	return n
 }
