@@ -38,15 +38,25 @@ func FirstDue(now time.Time, key string, period time.Duration) time.Time {
 // changed) goes at once, so its first verdict does not wait up to a period for its slot. A
 // home restored from its record after a restart or a change of leader goes one period
 // after its last attempt, or at once if that has passed: the restart costs it no time
-// towards a verdict, and its attempts are not bunched any closer than a period.
+// towards a verdict, and its attempts are not bunched any closer than a period. A record
+// from the future (written by a leader whose clock ran ahead) is due one period from now
+// at the latest: the home is never held unprobed, its gate frozen, for as long as the
+// clocks disagreed.
 func Resume(now, last time.Time, period time.Duration) time.Time {
 	if last.IsZero() {
 		return now
 	}
 	if due := last.Add(period); due.After(now) {
-		return due
+		return minTime(due, now.Add(period))
 	}
 	return now
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
 }
 
 // NextDue is when a home's next attempt is due: on the first of key's slots (see FirstDue) at

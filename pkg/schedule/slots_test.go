@@ -141,7 +141,8 @@ func TestResume(t *testing.T) {
 		{name: "probed 3s ago: a period after it", last: now.Add(-3 * time.Second), want: now.Add(7 * time.Second)},
 		{name: "probed exactly a period ago: at once", last: now.Add(-period), want: now},
 		{name: "probed an hour ago: at once", last: now.Add(-time.Hour), want: now},
-		{name: "a record from the future (clock skew): still one period after it", last: now.Add(time.Second), want: now.Add(11 * time.Second)},
+		{name: "a record from the future (clock skew): one period from now at the latest", last: now.Add(time.Second), want: now.Add(period)},
+		{name: "a record an hour in the future: one period from now, not an hour", last: now.Add(time.Hour), want: now.Add(period)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
