@@ -37,7 +37,10 @@ var _ = Describe("routing.observer.recordInterval", func() {
 		Expect(writes).To(BeNumerically(">=", 1), "no quiet round was written in %d rounds", rounds)
 		Expect(int64(writes)).To(BeNumerically("<=", rounds/5+1), "spec writes in %d quiet rounds", rounds)
 
-		// A failure is a change: the first version of the map that shows it counts one.
+		// A failure is a change, written at once rather than held for the interval: the first
+		// version of the map that shows it comes before the gate (a write held for five
+		// periods would first show three failures, gated). It may count two: a busy machine
+		// can fold the second failure into the same write.
 		wc, err := client.NewWithWatch(fleet.ControlPlane.Config, client.Options{Scheme: framework.Scheme})
 		Expect(err).NotTo(HaveOccurred())
 		w, err := wc.Watch(ctx, &omev1beta1.TrafficMapList{}, client.InNamespace(s.key.Namespace))
@@ -60,7 +63,7 @@ var _ = Describe("routing.observer.recordInterval", func() {
 				}
 			}
 		}()
-		Eventually(first).WithTimeout(timeout).Should(Receive(Equal(int32(1))))
+		Eventually(first).WithTimeout(timeout).Should(Receive(BeNumerically("<", 3)))
 		// And the gate reaches the route.
 		Eventually(s.weights).WithTimeout(timeout).WithPolling(interval).
 			Should(Equal([]string{"worker-a 1", "worker-b 0"}))
