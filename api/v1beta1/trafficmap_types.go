@@ -19,6 +19,20 @@ const (
 	// TrafficMapCapacityFallback is True when some home uses control-plane capacity
 	// because its configured capacity poll gives no usable ceiling.
 	TrafficMapCapacityFallback = "CapacityFallback"
+	// TrafficMapSettingsAccepted says whether the manager accepts the service's routing
+	// settings. False means the map is frozen as last written: no probe runs and no weight
+	// moves until the settings are fixed.
+	TrafficMapSettingsAccepted = "SettingsAccepted"
+)
+
+// Reasons of the TrafficMap SettingsAccepted condition.
+const (
+	// ReasonSettingsAccepted (True): the service's routing settings are in force.
+	ReasonSettingsAccepted = "Accepted"
+	// ReasonRoutingPolicyRefused (False): the manager refuses a routing setting of the
+	// service; the message names the setting and the rule it breaks. The publisher leaves
+	// Published as it was, and the route as it last carried the map.
+	ReasonRoutingPolicyRefused = "RoutingPolicyRefused"
 )
 
 // Reasons of the TrafficMap CapacityFallback condition.
@@ -426,6 +440,7 @@ type TrafficMapStatus struct {
 // +kubebuilder:printcolumn:name="GATED",type=integer,JSONPath=`.status.gatedHomes`,priority=1
 // +kubebuilder:printcolumn:name="REFUSED",type=integer,JSONPath=`.status.refusedHomes`,priority=1
 // +kubebuilder:printcolumn:name="MESSAGE",type=string,JSONPath=`.status.conditions[?(@.type=="Routable")].message`,priority=1
+// +kubebuilder:printcolumn:name="FROZEN",type=string,JSONPath=`.status.conditions[?(@.type=="SettingsAccepted")].message`,priority=1
 // +kubebuilder:printcolumn:name="NO-TRAFFIC",type=string,JSONPath=`.status.noTraffic`,priority=1
 type TrafficMap struct {
 	metav1.TypeMeta   `json:",inline"`

@@ -30,7 +30,8 @@ const Finalizer = "ome.io/trafficmap-publisher"
 // before the publisher calls it InvalidOwner. Every edit of a service leaves its map a
 // generation behind until the routing reconciler has written it again, which is a wait,
 // not a failure; a map that stays behind is one the routing reconciler refused to update
-// (the service's new settings are invalid), and OME reports that as InvalidOwner.
+// (the service's new settings are invalid), and OME reports that as InvalidOwner. The
+// publisher does not: such a map says it is frozen (see frozen), and Published stays.
 const ownerCatchUpGrace = 15 * time.Second
 
 // Reconciler writes each TrafficMap into a Gateway API HTTPRoute on the control
@@ -108,6 +109,14 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 			ctrl.LoggerFrom(ctx).V(1).Info("Waiting for the TrafficMap to catch up with its InferenceService",
 				"trafficMap", klog.KObj(tm), "mapBuiltFrom", tm.Spec.ObservedISVCGeneration, "serviceGeneration", behind.generation)
 			return ctrl.Result{RequeueAfter: wait}, nil
+		}
+		if frozen(tm) {
+			// Published stays as it was: the route carries the frozen map, and the map's
+			// SettingsAccepted says why it does not move. The fix writes the map again,
+			// which brings it here.
+			ctrl.LoggerFrom(ctx).V(1).Info("Keeping the last published route: the TrafficMap is frozen by refused routing settings",
+				"trafficMap", klog.KObj(tm))
+			return ctrl.Result{}, nil
 		}
 		err = &behind.invalidOwner
 	}

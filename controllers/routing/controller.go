@@ -114,12 +114,21 @@ func (r *Reconciler) routingPolicy(isvc *omev1beta1.InferenceService) (probe.Res
 	return res, factors, nil
 }
 
-// refuse freezes a service whose routing settings are refused: no probing, and its map
-// (or the lack of one) stays exactly as it is until the settings are fixed.
-func (r *Reconciler) refuse(ctx context.Context, isvc *omev1beta1.InferenceService, err error) {
-	r.stopObserving(client.ObjectKeyFromObject(isvc))
+// refuse freezes a service whose routing settings are refused: no probing, and its map's
+// spec (or the lack of a map) stays exactly as it is until the settings are fixed. The map
+// says so in its SettingsAccepted condition and the gauge, both set before the event, so
+// that whoever reads the event finds the map already saying it is frozen.
+func (r *Reconciler) refuse(ctx context.Context, isvc *omev1beta1.InferenceService, current *omev1beta1.TrafficMap, err error) error {
+	key := client.ObjectKeyFromObject(isvc)
+	r.stopObserving(key)
 	ctrl.LoggerFrom(ctx).Error(err, "Refusing routing settings; the TrafficMap is frozen", "InferenceService", klog.KObj(isvc))
+	setSettingsRefused(key, true)
+	var writeErr error
+	if current != nil {
+		writeErr = r.writeFrozenStatus(ctx, current, err)
+	}
 	r.Recorder.Eventf(isvc, nil, corev1.EventTypeWarning, EventRoutingPolicyRefused, actionResolvePolicy, "%s", err.Error())
+	return writeErr
 }
 
 // announceRefusedEndpoints tells the service's owner which homes are left out because of

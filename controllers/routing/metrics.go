@@ -38,6 +38,11 @@ var (
 		Help: "Homes of a service whose Shadow probe would gate them now; only while the probe is in Shadow mode.",
 	}, []string{"namespace", "name"})
 
+	settingsRefused = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "ome_routing_settings_refused",
+		Help: "1 while the manager refuses a service's routing settings and its TrafficMap is frozen as last written, 0 otherwise.",
+	}, []string{"namespace", "name"})
+
 	capacityFallbackHomes = prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "ome_trafficmap_capacity_fallback_homes",
 		Help: "Number of homes currently using control-plane allocation because configured endpoint capacity did not produce a usable ceiling.",
@@ -59,7 +64,7 @@ var (
 
 // Collectors are the routing metrics, for the manager to register.
 func Collectors() []prometheus.Collector {
-	return []prometheus.Collector{probeResults, gatedHomes, shadowGatedHomes, refusedHomes, unobservedHomes, probeLateness, transitionWait, capacityFallbackHomes}
+	return []prometheus.Collector{probeResults, gatedHomes, shadowGatedHomes, refusedHomes, unobservedHomes, settingsRefused, probeLateness, transitionWait, capacityFallbackHomes}
 }
 
 // probeResultCounters are one map's ome_routing_probe_results_total series, each looked up
@@ -136,6 +141,17 @@ func forgetMapGauges(key types.NamespacedName) {
 	shadowGatedHomes.DeleteLabelValues(key.Namespace, key.Name)
 	refusedHomes.DeleteLabelValues(key.Namespace, key.Name)
 	unobservedHomes.DeleteLabelValues(key.Namespace, key.Name)
+	settingsRefused.DeleteLabelValues(key.Namespace, key.Name)
+}
+
+// setSettingsRefused records whether the service's routing settings are refused. Every
+// service the reconciler routes has the series; it goes with the map (forgetMapGauges).
+func setSettingsRefused(key types.NamespacedName, refused bool) {
+	v := 0.0
+	if refused {
+		v = 1
+	}
+	settingsRefused.WithLabelValues(key.Namespace, key.Name).Set(v)
 }
 
 // setUnobservedHomes records how many of a map's homes are on members the manager cannot

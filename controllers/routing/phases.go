@@ -115,8 +115,7 @@ func (r *Reconciler) resolve(ctx context.Context, s *routingScope) phaseOutcome 
 		}
 	}
 	if err != nil {
-		r.refuse(ctx, s.isvc, err)
-		return finish(ctrl.Result{}, nil)
+		return finish(r.retryConflict(s.key, r.refuse(ctx, s.isvc, s.current, err)))
 	}
 	return proceed
 }

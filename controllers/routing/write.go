@@ -120,12 +120,14 @@ func (r *Reconciler) announceAll(isvc *omev1beta1.InferenceService, current *ome
 	r.announceUnobserved(isvc, current, result.Entries, r.ObservationGrace)
 }
 
-// setMapGauges sets the map's gated, refused, would-gate and capacity-fallback gauges.
+// setMapGauges sets the map's gated, refused, would-gate, unobserved and capacity-fallback
+// gauges, and its settings-refused gauge to 0: the settings were accepted.
 func (r *Reconciler) setMapGauges(key types.NamespacedName, entries []omev1beta1.TrafficMapEntry, shadow, polled bool) {
 	setGatedHomes(key, countGated(entries))
 	setRefusedHomes(key, countRefused(entries))
 	setShadowGatedHomes(key, shadow, countWouldGate(entries))
 	setUnobservedHomes(key, trafficmap.UnobservedEntries(entries))
+	setSettingsRefused(key, false)
 	if polled {
 		setCapacityFallbackHomes(key, capacity.FallbackHomes(entries))
 	}
@@ -148,18 +150,51 @@ func (r *Reconciler) writeMapStatus(ctx context.Context, isvc *omev1beta1.Infere
 	fallback := capacity.FallbackCondition(polled, result.Entries)
 	fallback.ObservedGeneration = tm.Generation
 	conditions := []metav1.Condition{mapCondition(tm, omev1beta1.TrafficMapRoutable, result.Routable), fallback,
-		mapCondition(tm, omev1beta1.TrafficMapOverrideActive, override)}
+		mapCondition(tm, omev1beta1.TrafficMapOverrideActive, override), settingsAccepted(tm, nil)}
+	return r.applyMapStatus(ctx, tm, mapstatus.Share{
+		Manager:    r.statusManager(),
+		Owned:      mapstatus.RoutingConditionTypes,
+		Conditions: conditions,
+		Fields:     routingStatusFields(isvc, result, excluded),
+	})
+}
+
+// writeFrozenStatus says on the map that the service's routing settings are refused, and
+// leaves the rest of the routing reconciler's share as the map carries it: the frozen map
+// keeps its weights, gates and counts as last written.
+func (r *Reconciler) writeFrozenStatus(ctx context.Context, tm *omev1beta1.TrafficMap, refusal error) error {
+	share, err := mapstatus.Kept(tm, r.statusManager(), mapstatus.RoutingConditionTypes, mapstatus.RoutingFields, settingsAccepted(tm, refusal))
+	if err != nil {
+		return err
+	}
+	return r.applyMapStatus(ctx, tm, share)
+}
+
+func (r *Reconciler) applyMapStatus(ctx context.Context, tm *omev1beta1.TrafficMap, share mapstatus.Share) error {
+	return r.written.do(client.ObjectKeyFromObject(tm), func() (string, error) {
+		return mapstatus.Apply(ctx, r.Client, tm, share, time.Now())
+	})
+}
+
+// routingStatusFields are the routing reconciler's status fields for the built result,
+// by JSON name (the names are mapstatus.RoutingFields).
+func routingStatusFields(isvc *omev1beta1.InferenceService, result trafficmap.Result, excluded []omev1beta1.ExcludedCluster) map[string]any {
 	fields := withExplanations(map[string]any{"homes": int64(len(result.Entries)), "gatedHomes": int64(countGated(result.Entries)),
 		"refusedHomes": int64(countRefused(result.Entries))}, result.Entries, excluded)
 	fields["sourceUID"] = string(isvc.UID)
-	return r.written.do(client.ObjectKeyFromObject(tm), func() (string, error) {
-		return mapstatus.Apply(ctx, r.Client, tm, mapstatus.Share{
-			Manager:    r.statusManager(),
-			Owned:      mapstatus.RoutingConditionTypes,
-			Conditions: conditions,
-			Fields:     fields,
-		}, time.Now())
-	})
+	return fields
+}
+
+// settingsAccepted is the map's SettingsAccepted condition: True with no message while the
+// settings are in force (so that the FROZEN column stays empty), False with the refusal's
+// exact text, which names the setting and the rule, while they are refused.
+func settingsAccepted(tm *omev1beta1.TrafficMap, refusal error) metav1.Condition {
+	c := metav1.Condition{Type: omev1beta1.TrafficMapSettingsAccepted, Status: metav1.ConditionTrue,
+		Reason: omev1beta1.ReasonSettingsAccepted, ObservedGeneration: tm.Generation}
+	if refusal != nil {
+		c.Status, c.Reason, c.Message = metav1.ConditionFalse, omev1beta1.ReasonRoutingPolicyRefused, refusal.Error()
+	}
+	return c
 }
 
 // ownWrite sends one write of tm, which leaves the written version in tm, so that the

@@ -35,6 +35,35 @@ var RoutingConditionTypes = []string{
 	omev1beta1.TrafficMapRoutable,
 	omev1beta1.TrafficMapCapacityFallback,
 	omev1beta1.TrafficMapOverrideActive,
+	omev1beta1.TrafficMapSettingsAccepted,
+}
+
+// RoutingFields are the status fields, by JSON name, the routing reconciler owns.
+var RoutingFields = []string{"sourceUID", "homes", "gatedHomes", "refusedHomes", "excludedClusters", "noTraffic"}
+
+// Kept is a writer's share as tm carries it now, with the replacing conditions in place of
+// those of their types. It changes only those conditions: an apply removes every field
+// and condition of the manager that it leaves out, so the rest is applied as it stands.
+func Kept(tm *omev1beta1.TrafficMap, manager string, owned, fields []string, replacing ...metav1.Condition) (Share, error) {
+	current, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&tm.Status)
+	if err != nil {
+		return Share{}, err
+	}
+	share := Share{Manager: manager, Owned: owned, Fields: map[string]any{}}
+	for _, f := range fields {
+		share.Fields[f] = current[f]
+	}
+	replaced := map[string]bool{}
+	for _, c := range replacing {
+		replaced[c.Type] = true
+	}
+	for _, t := range owned {
+		if c := meta.FindStatusCondition(tm.Status.Conditions, t); c != nil && !replaced[t] {
+			share.Conditions = append(share.Conditions, *c)
+		}
+	}
+	share.Conditions = append(share.Conditions, replacing...)
+	return share, nil
 }
 
 // Share is one writer's share of a TrafficMap's status.

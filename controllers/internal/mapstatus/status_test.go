@@ -84,3 +84,32 @@ func TestFieldsChanged(t *testing.T) {
 		})
 	}
 }
+
+func TestKeptChangesOnlyTheReplacingConditions(t *testing.T) {
+	then := metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	routable := metav1.Condition{Type: omev1beta1.TrafficMapRoutable, Status: metav1.ConditionTrue, Reason: "Routable", Message: "2 of 2", ObservedGeneration: 2, LastTransitionTime: then}
+	published := metav1.Condition{Type: omev1beta1.TrafficMapPublished, Status: metav1.ConditionTrue, Reason: "Published", LastTransitionTime: then}
+	accepted := metav1.Condition{Type: omev1beta1.TrafficMapSettingsAccepted, Status: metav1.ConditionTrue, Reason: omev1beta1.ReasonSettingsAccepted, LastTransitionTime: then}
+	refused := metav1.Condition{Type: omev1beta1.TrafficMapSettingsAccepted, Status: metav1.ConditionFalse, Reason: omev1beta1.ReasonRoutingPolicyRefused, Message: "bad"}
+	homes := int32(2)
+	tm := &omev1beta1.TrafficMap{Status: omev1beta1.TrafficMapStatus{
+		Conditions: []metav1.Condition{routable, published, accepted}, Homes: &homes, SourceUID: "uid", NoTraffic: "worker-b gated",
+	}}
+	share, err := Kept(tm, RoutingStatusManager, RoutingConditionTypes, RoutingFields, refused)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(share.Conditions) != 2 || share.Conditions[0] != routable || share.Conditions[1] != refused {
+		t.Fatalf("conditions = %+v, want Routable as it was, then the refusal (and not the publisher's)", share.Conditions)
+	}
+	want := map[string]any{"sourceUID": "uid", "homes": int64(2), "noTraffic": "worker-b gated",
+		"gatedHomes": nil, "refusedHomes": nil, "excludedClusters": nil}
+	if len(share.Fields) != len(want) {
+		t.Fatalf("fields = %v, want %v", share.Fields, want)
+	}
+	for k, v := range want {
+		if share.Fields[k] != v {
+			t.Fatalf("field %s = %#v, want %#v", k, share.Fields[k], v)
+		}
+	}
+}

@@ -147,7 +147,7 @@ var _ = Describe("The routing health probe guide, run with kubectl", Ordered, Co
 		It("adds homes, gated homes, the Routable message and the clusters without traffic with -o wide", func(ctx context.Context) {
 			out := mustShell(ctx, "kubectl get trafficmap -n qwen3-0-6b -o wide")
 			Expect(fields(out)[0]).To(Equal([]string{"NAME", "MODE", "PUBLISHED", "ROUTABLE", "OVERRIDE", "REASON", "AGE",
-				"HOMES", "GATED", "REFUSED", "MESSAGE", "NO-TRAFFIC"}))
+				"HOMES", "GATED", "REFUSED", "MESSAGE", "FROZEN", "NO-TRAFFIC"}))
 			Expect(table(out)).To(ConsistOf(And(
 				HaveKeyWithValue("NAME", "qwen3-0-6b"),
 				HaveKeyWithValue("REASON", "AllHomesProbeFailed"),

@@ -6,6 +6,8 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/test/framework"
@@ -111,6 +113,18 @@ var _ = Describe("Refused per-service settings", func() {
 		const msg = "resolve probe policy: spec.routing.probe.period (500ms) must be at least routing.observer.minPeriod (1s)"
 		Eventually(managerLog, timeout, interval).Should(gbytesSay(msg))
 		Eventually(func(g Gomega) []string { return s.events(g, "RoutingPolicyRefused") }, timeout, interval).Should(ContainElement(msg))
+		// The reconcile that refuses the settings says so on the map before its event, so
+		// the map reads frozen the moment the event is there: no waiting here.
+		refused := meta.FindStatusCondition(s.trafficMap(Default).Status.Conditions, omev1beta1.TrafficMapSettingsAccepted)
+		Expect(refused).NotTo(BeNil())
+		Expect(*refused).To(And(HaveField("Status", metav1.ConditionFalse),
+			HaveField("Reason", omev1beta1.ReasonRoutingPolicyRefused), HaveField("Message", msg)))
+		Expect(s.mapGauge(Default, "ome_routing_settings_refused")).To(Equal(1.0))
+		// The rest of the routing share stands as last written: the gate, its count and
+		// its series.
+		Expect(s.routable(Default).Reason).To(Equal(omev1beta1.ReasonRoutable))
+		Expect(s.counts(Default)).To(Equal([2]int32{2, 1}))
+		Expect(s.mapGauge(Default, "ome_routing_gated_homes")).To(Equal(1.0))
 
 		frozen := s.trafficMap(Default)
 		s.set("worker-b", framework.Serve)
@@ -121,6 +135,13 @@ var _ = Describe("Refused per-service settings", func() {
 		// Fixing the setting unfreezes it.
 		s.update(ctx, func(isvc *omev1beta1.InferenceService) { isvc.Spec.Routing = nil })
 		Eventually(func(g Gomega) { g.Expect(s.entry(g, "worker-b").Weight).To(Equal(int32(1))) }, timeout, interval).Should(Succeed())
+		Eventually(func(g Gomega) {
+			c := meta.FindStatusCondition(s.trafficMap(g).Status.Conditions, omev1beta1.TrafficMapSettingsAccepted)
+			g.Expect(c).NotTo(BeNil())
+			g.Expect(*c).To(And(HaveField("Status", metav1.ConditionTrue), HaveField("Reason", omev1beta1.ReasonSettingsAccepted),
+				HaveField("Message", "")))
+			g.Expect(s.mapGauge(g, "ome_routing_settings_refused")).To(BeZero())
+		}, timeout, interval).Should(Succeed())
 	})
 
 	It("give a new service no map", func(ctx context.Context) {

@@ -1,0 +1,42 @@
+package routing
+
+import (
+	"errors"
+	"slices"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/controllers/internal/mapstatus"
+	"github.com/ome-routing/operator/pkg/trafficmap"
+)
+
+// A frozen map re-applies the routing share's fields as they stand (mapstatus.Kept), so the
+// fields a normal reconcile writes must be exactly the ones named there: one missing would
+// be dropped from the frozen map by the apply.
+func TestRoutingStatusFieldsAreTheKeptOnes(t *testing.T) {
+	fields := routingStatusFields(&omev1beta1.InferenceService{}, trafficmap.Result{}, nil)
+	var names []string
+	for k := range fields {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	want := slices.Sorted(slices.Values(mapstatus.RoutingFields))
+	if !slices.Equal(names, want) {
+		t.Fatalf("routing status fields %v, mapstatus.RoutingFields %v", names, want)
+	}
+}
+
+func TestSettingsAccepted(t *testing.T) {
+	tm := &omev1beta1.TrafficMap{ObjectMeta: metav1.ObjectMeta{Generation: 7}}
+	ok := settingsAccepted(tm, nil)
+	if ok.Status != metav1.ConditionTrue || ok.Reason != omev1beta1.ReasonSettingsAccepted || ok.Message != "" || ok.ObservedGeneration != 7 {
+		t.Fatalf("accepted = %+v", ok)
+	}
+	const msg = "resolve probe policy: spec.routing.probe.period (500ms) must be at least routing.observer.minPeriod (1s)"
+	refused := settingsAccepted(tm, errors.New(msg))
+	if refused.Status != metav1.ConditionFalse || refused.Reason != omev1beta1.ReasonRoutingPolicyRefused || refused.Message != msg {
+		t.Fatalf("refused = %+v", refused)
+	}
+}
