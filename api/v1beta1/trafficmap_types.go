@@ -302,7 +302,11 @@ type TrafficMapEntry struct {
 	// is not Ready: ConnectionFailed): since when. The entry keeps its last known endpoint
 	// and capacity, and its probe alone decides its traffic, for up to the installation's
 	// placement.observationGrace; past it the entry leaves, unless every home is unobserved.
+	// Written as lastProbeTime is.
 	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Format=date-time
+	// +kubebuilder:validation:Pattern=`^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]([.][0-9]{1,9})?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$`
 	UnobservedSince *metav1.Time `json:"unobservedSince,omitempty"`
 
 	// weightReason says why the weight is what it is, such as Routed, Gated or Drained.
