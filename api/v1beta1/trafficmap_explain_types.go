@@ -83,6 +83,6 @@ type ExcludedCluster struct {
 
 	// message is the whole cause, such as the WorkloadCluster's Ready condition.
 	// +optional
-	// +kubebuilder:validation:MaxLength=1024
+	// +kubebuilder:validation:MaxLength=512
 	Message string `json:"message,omitempty"`
 }

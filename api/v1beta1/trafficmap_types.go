@@ -177,7 +177,7 @@ type TrafficMapCapacity struct {
 	// fallbackReason says why a configured capacity poll gives no ceiling, so that the
 	// admitted replicas count; empty when polling is off or the ceiling is usable.
 	// +optional
-	// +kubebuilder:validation:MaxLength=4096
+	// +kubebuilder:validation:MaxLength=1024
 	FallbackReason string `json:"fallbackReason,omitempty"`
 }
 
@@ -187,6 +187,7 @@ type TrafficMapProbe struct {
 	// policyDigest identifies the probe policy the counts were made under. When the
 	// policy changes, the gate lifts and the counts start over.
 	// +required
+	// +kubebuilder:validation:MaxLength=71
 	// +kubebuilder:validation:Pattern=`^sha256:[0-9a-f]{64}$`
 	PolicyDigest string `json:"policyDigest"`
 
@@ -290,16 +291,22 @@ type TrafficMapEntry struct {
 	Refused string `json:"refused,omitempty"`
 
 	// drainRefs are the IDs, sorted, of the ome.io/traffic-drain overrides that hold this
-	// entry at weight 0.
+	// entry at weight 0. A drain holds one cluster, so the entries hold at most 64 of them
+	// in all.
 	// +optional
 	// +kubebuilder:validation:MaxItems=64
+	// +kubebuilder:validation:items:MaxLength=253
 	DrainRefs []string `json:"drainRefs,omitempty"`
 
 	// unobservedSince is set while the manager cannot read the cluster (its WorkloadCluster
 	// is not Ready: ConnectionFailed): since when. The entry keeps its last known endpoint
 	// and capacity, and its probe alone decides its traffic, for up to the installation's
 	// placement.observationGrace; past it the entry leaves, unless every home is unobserved.
+	// Written as lastProbeTime is.
 	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Format=date-time
+	// +kubebuilder:validation:Pattern=`^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]([.][0-9]{1,9})?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$`
 	UnobservedSince *metav1.Time `json:"unobservedSince,omitempty"`
 
 	// weightReason says why the weight is what it is, such as Routed, Gated or Drained.
@@ -309,11 +316,13 @@ type TrafficMapEntry struct {
 	// weightMessage is the whole cause of the weight, with every other cause that would
 	// also hold the cluster at 0.
 	// +optional
-	// +kubebuilder:validation:MaxLength=2048
+	// +kubebuilder:validation:MaxLength=1024
 	WeightMessage string `json:"weightMessage,omitempty"`
 }
 
 // TrafficMapSpec is the routing table. The operator writes it; a hand edit is undone.
+// Its bounds keep a map at its maxima within one etcd write (test/crdsize checks it).
+// +kubebuilder:validation:XValidation:rule="self.entries.map(e, has(e.drainRefs) ? size(e.drainRefs) : 0).sum() <= 64",message="the entries hold at most 64 drainRefs in all"
 type TrafficMapSpec struct {
 	// service is the InferenceService this map routes.
 	// +required
@@ -329,11 +338,12 @@ type TrafficMapSpec struct {
 	// +optional
 	ObservedISVCGeneration int64 `json:"observedISVCGeneration,omitempty"`
 
-	// entries are the service's homes, one per cluster, in cluster name order.
+	// entries are the service's homes, one per cluster, in cluster name order. A service
+	// with more homes than a map holds is refused, and its map frozen.
 	// +optional
 	// +listType=map
 	// +listMapKey=cluster
-	// +kubebuilder:validation:MaxItems=1024
+	// +kubebuilder:validation:MaxItems=64
 	Entries []TrafficMapEntry `json:"entries,omitempty"`
 }
 
@@ -368,6 +378,7 @@ type TrafficMapGatewayRef struct {
 type TrafficMapStatus struct {
 	// sourceUID is the UID of the InferenceService the map was built from.
 	// +optional
+	// +kubebuilder:validation:MaxLength=128
 	SourceUID string `json:"sourceUID,omitempty"`
 
 	// published is true while the global gateway's route carries this map.
@@ -401,11 +412,12 @@ type TrafficMapStatus struct {
 	RefusedHomes *int32 `json:"refusedHomes,omitempty"`
 
 	// excludedClusters are the clusters the service's placement selects that have no
-	// entry, each with why: not Ready, not connected, no copy or no endpoint.
+	// entry, each with why: not Ready, not connected, no copy or no endpoint. It lists
+	// the first 256 by name; noTraffic counts the rest.
 	// +optional
 	// +listType=map
 	// +listMapKey=cluster
-	// +kubebuilder:validation:MaxItems=1024
+	// +kubebuilder:validation:MaxItems=256
 	ExcludedClusters []ExcludedCluster `json:"excludedClusters,omitempty"`
 
 	// noTraffic names every cluster the placement selects that takes no traffic (an entry
@@ -420,6 +432,7 @@ type TrafficMapStatus struct {
 	// +optional
 	// +listType=map
 	// +listMapKey=type
+	// +kubebuilder:validation:MaxItems=8
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
 }
 

@@ -21,8 +21,11 @@ func withExplanations(fields map[string]any, entries []omev1beta1.TrafficMapEntr
 	})
 	fields["excludedClusters"] = nil
 	if len(excluded) > 0 {
-		list := make([]any, 0, len(excluded))
-		for i := range excluded {
+		// The list holds the first MaxExcludedClusters by name, which keeps a map at its
+		// maxima within one etcd write; noTraffic below counts them all.
+		listed := excluded[:min(len(excluded), trafficmap.MaxExcludedClusters)]
+		list := make([]any, 0, len(listed))
+		for i := range listed {
 			u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&excluded[i])
 			if err != nil {
 				// A struct of strings always converts; keep the rest of the status correct.

@@ -157,8 +157,11 @@ func (r *Reconciler) attach(ctx context.Context, s *routingScope) phaseOutcome {
 }
 
 // build computes the entries: weights, the all-failed policy, drains, and why each
-// weight is what it is.
-func (r *Reconciler) build(_ context.Context, s *routingScope) phaseOutcome {
+// weight is what it is. A service with more homes than a map holds is refused.
+func (r *Reconciler) build(ctx context.Context, s *routingScope) phaseOutcome {
+	if err := trafficmap.CheckHomes(len(s.homes)); err != nil {
+		return finish(r.retryConflict(s.key, r.refuse(ctx, s.isvc, s.current, err)))
+	}
 	result := trafficmap.Build(trafficmap.Input{
 		Candidates:      len(s.in.placement.Candidates),
 		Homes:           s.homes,

@@ -76,13 +76,10 @@ func (g *gathered) noteLeaving(expired []trafficmap.Home, grace time.Duration) {
 		if since, ok := leaves[x.Cluster]; ok {
 			note := fmt.Sprintf("; not observed since %s, longer than placement.observationGrace (%s), while another home takes traffic",
 				since.UTC().Format(time.RFC3339), grace)
-			g.excluded[i].Message = text.Cap(x.Message, maxExclusionMessageBytes-len(note)) + note
+			g.excluded[i].Message = text.Cap(x.Message, placement.MaxExclusionMessageBytes-len(note)) + note
 		}
 	}
 }
-
-// maxExclusionMessageBytes is the CRD's maxLength for an excluded cluster's message.
-const maxExclusionMessageBytes = 1024
 
 // unobservedSince is since when a home has not been observed: as the map recorded it, else
 // when its member's Ready condition turned False, never later than now. Whole seconds, as

@@ -19,6 +19,10 @@ const Annotation = "ome.io/traffic-drain"
 // freezes the map with a clear error instead of failing every write.
 const MaxOverrides = 64
 
+// MaxIDBytes is the longest override ID: drainRefs items accept no longer, for the same
+// reason.
+const MaxIDBytes = 253
+
 // Override is one drain: it holds Cluster at weight 0 until it is removed.
 type Override struct {
 	// ID is the key of the drain in the annotation.
@@ -56,6 +60,8 @@ func Parse(value string, present bool) ([]Override, error) {
 			return nil, errors.New("override ID must be non-empty")
 		case strings.TrimSpace(id) != id:
 			return nil, errors.New("override ID must not have leading or trailing whitespace")
+		case len(id) > MaxIDBytes:
+			return nil, fmt.Errorf("override ID must be at most %d bytes long, got %d", MaxIDBytes, len(id))
 		case seen[id]:
 			return nil, fmt.Errorf("duplicate override ID %q", id)
 		}

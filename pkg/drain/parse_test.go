@@ -56,6 +56,10 @@ func TestParse(t *testing.T) {
 		{name: "padded cluster", value: `{"a":{"cluster":"c ","reason":"r"}}`, wantErr: `override "a" cluster must not have leading or trailing whitespace`},
 		{name: "padded reason", value: `{"a":{"cluster":"c","reason":"\tr"}}`, wantErr: `override "a" reason must not have leading or trailing whitespace`},
 		{name: "too many overrides", value: manyOverrides(MaxOverrides + 1), wantErr: "at most 64 overrides are allowed, got 65"},
+		{name: "ID too long", value: `{"` + strings.Repeat("a", MaxIDBytes+1) + `":{"cluster":"c","reason":"r"}}`,
+			wantErr: "override ID must be at most 253 bytes long, got 254"},
+		{name: "ID at the limit", value: `{"` + strings.Repeat("a", MaxIDBytes) + `":{"cluster":"c","reason":"r"}}`,
+			want: []Override{{ID: strings.Repeat("a", MaxIDBytes), Cluster: "c", Reason: "r"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

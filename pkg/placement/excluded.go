@@ -11,8 +11,8 @@ import (
 	"github.com/ome-routing/operator/pkg/text"
 )
 
-// maxExclusionMessageBytes is the CRD's maxLength for an excluded cluster's message.
-const maxExclusionMessageBytes = 1024
+// MaxExclusionMessageBytes is the CRD's maxLength for an excluded cluster's message.
+const MaxExclusionMessageBytes = 512
 
 // Unready are the clusters the placement selects that are not candidates because their
 // WorkloadCluster is not Ready, sorted by name, each with why: ClusterUnreachable when its
@@ -37,7 +37,7 @@ func Unready(p *omev1beta1.Placement, clusters []omev1beta1.WorkloadCluster) []o
 			}
 			x.Message = fmt.Sprintf("WorkloadCluster Ready is %s (%s): %s", c.Status, c.Reason, c.Message)
 		}
-		x.Message = text.Cap(x.Message, maxExclusionMessageBytes)
+		x.Message = text.Cap(x.Message, MaxExclusionMessageBytes)
 		out = append(out, x)
 	}
 	slices.SortFunc(out, func(a, b omev1beta1.ExcludedCluster) int { return strings.Compare(a.Cluster, b.Cluster) })

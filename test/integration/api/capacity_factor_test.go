@@ -127,14 +127,18 @@ var _ = Describe("TrafficMap probe times admission", func() {
 
 	// An accepted time must also decode into the typed TrafficMap, which the manager's
 	// cache lists: metav1.Time refuses a lower-case t or z that format date-time allows.
-	DescribeTable("lastProbeTime and lastLiftTime",
+	DescribeTable("lastProbeTime, lastLiftTime and unobservedSince",
 		func(ctx context.Context, at string, valid bool) {
-			for _, field := range []string{"lastProbeTime", "lastLiftTime"} {
-				tm := unstructuredTrafficMap(fmt.Sprintf(`{"cluster": "worker-a", "weight": 1, "healthy": true, "probe": {"policyDigest": %q, "result": "Passing", %q: %q}}`,
-					validDigest, field, at))
+			for _, field := range []string{"probe.lastProbeTime", "probe.lastLiftTime", "unobservedSince"} {
+				entry := fmt.Sprintf(`{"cluster": "worker-a", "weight": 1, "healthy": true, "probe": {"policyDigest": %q, "result": "Passing", %q: %q}}`,
+					validDigest, strings.TrimPrefix(field, "probe."), at)
+				if field == "unobservedSince" {
+					entry = fmt.Sprintf(`{"cluster": "worker-a", "weight": 1, "healthy": true, "unobservedSince": %q}`, at)
+				}
+				tm := unstructuredTrafficMap(entry)
 				err := k8s.Create(ctx, tm)
 				if !valid {
-					expectInvalid(err, "spec.entries[0].probe."+field, "should match")
+					expectInvalid(err, "spec.entries[0]."+field, "should match")
 					continue
 				}
 				Expect(err).NotTo(HaveOccurred(), field)

@@ -7,6 +7,8 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
@@ -37,6 +39,28 @@ func storeHostile(ctx context.Context) {
 		framework.HostileCapacityFactors)
 	Expect(err).NotTo(HaveOccurred())
 	Expect(framework.CreateUnvalidated(ctx, member, "inferenceservices.ome.io", stray)).To(Succeed())
+	storeLowerCaseConditionTime(ctx, member, client.ObjectKeyFromObject(stray))
+
+	// The same time on a service of the control plane, which the manager's own cache lists.
+	Expect(controlPlane().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "stray"}})).To(Succeed())
+	straySource := &omev1beta1.InferenceService{ObjectMeta: metav1.ObjectMeta{Namespace: "stray", Name: "stray"}}
+	Expect(controlPlane().Create(ctx, straySource)).To(Succeed())
+	storeLowerCaseConditionTime(ctx, controlPlane(), client.ObjectKeyFromObject(straySource))
+}
+
+// storeLowerCaseConditionTime gives a service a condition whose lastTransitionTime has a
+// lower-case t and z: the schema's date-time format takes it, metav1.Time does not, so a
+// manager of the previous release could not list the cluster's services.
+func storeLowerCaseConditionTime(ctx context.Context, c client.Client, key client.ObjectKey) {
+	GinkgoHelper()
+	isvc := &omev1beta1.InferenceService{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name}}
+	patch := []byte(`{"status":{"conditions":[{"type":"Ready","status":"True","reason":"Hostile","message":"","lastTransitionTime":"2026-01-01t00:00:00z"}]}}`)
+	Expect(c.Status().Patch(ctx, isvc, client.RawPatch(types.MergePatchType, patch))).To(Succeed())
+	stored := &unstructured.Unstructured{}
+	stored.SetGroupVersionKind(omev1beta1.GroupVersion.WithKind("InferenceService"))
+	Expect(c.Get(ctx, key, stored)).To(Succeed())
+	conditions, _, _ := unstructured.NestedSlice(stored.Object, "status", "conditions")
+	Expect(conditions).To(ContainElement(HaveKeyWithValue("lastTransitionTime", "2026-01-01t00:00:00z")), "the API server kept the time as written")
 }
 
 var _ = Describe("A manager binary started beside a service it cannot route", func() {

@@ -1,0 +1,9 @@
+// Package crdsize checks that a TrafficMap at its CRD's maxima still fits in one etcd write.
+//
+// The manager writes every TrafficMap, and a map that grows past etcd's request limit
+// (1.5 MiB by default) can no longer be written at all: its gates, lifts and drains stop
+// reaching the gateway. The CRD's maxLength, maxItems and CEL bounds are what keeps that from
+// happening, so the test here walks the generated schema, takes every field at its largest
+// value, adds a budget for metadata and managed fields, and fails when the sum is over the
+// limit, or when a field has no bound at all.
+package crdsize
