@@ -173,7 +173,7 @@ func (r *Reconciler) build(_ context.Context, s *routingScope) phaseOutcome {
 func (r *Reconciler) writeSpec(ctx context.Context, s *routingScope) phaseOutcome {
 	err := r.writePlacement(ctx, s.isvc, s.in.placement)
 	if err == nil {
-		s.written, err = r.writeMap(ctx, s.isvc, s.current, s.result)
+		s.written, err = r.writeMap(ctx, s.isvc, s.current, s.result, allFailedPolicy(s.policy))
 	}
 	if err != nil {
 		return finish(r.retryConflict(s.key, err))
