@@ -166,6 +166,7 @@ func (r *Reconciler) build(_ context.Context, s *routingScope) phaseOutcome {
 		AllFailedPolicy: allFailedPolicy(s.policy),
 	})
 	s.result = trafficmap.Explain(drain.Apply(result, s.overrides), allFailedPolicy(s.policy))
+	s.result.Entries = trafficmap.WithPortWarnings(s.result.Entries, s.policy.Mode == probe.ModePolicy, r.BackendPort)
 	return proceed
 }
 

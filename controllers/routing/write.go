@@ -121,6 +121,7 @@ func (r *Reconciler) announceAll(isvc *omev1beta1.InferenceService, current *ome
 	r.announceMembership(isvc, current, result.Entries, excluded)
 	r.announceCapacityCaps(isvc, current, result.Entries)
 	r.announceUnobserved(isvc, current, result.Entries, r.ObservationGrace)
+	r.announcePortWarnings(isvc, current, result.Entries)
 }
 
 // setMapGauges sets the map's gated, refused, would-gate, unobserved and capacity-fallback
