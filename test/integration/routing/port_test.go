@@ -58,10 +58,10 @@ var _ = Describe("A home probed on another port than the route's", func() {
 
 		warning := fmt.Sprintf("the probe goes to port %d (the port of the copy's status.url), the global route to port %d (endpoint.backendPort): "+
 			"a passing probe does not show that port %d answers", otherPort, routePort, routePort)
+		Eventually(s.table).WithTimeout(timeout).WithPolling(interval).Should(
+			Equal([]string{"worker-a 1 true Passing HTTP 200", "worker-b 1 true Passing HTTP 200"}), "a warning moves no weight")
 		Eventually(func(g Gomega) string { return s.entry(g, "worker-b").Warning }).WithTimeout(timeout).WithPolling(interval).Should(Equal(warning))
 		Expect(s.entry(Default, "worker-a").Warning).To(BeEmpty())
-		Expect(s.table(Default)).To(Equal([]string{"worker-a 1 true Passing HTTP 200", "worker-b 1 true Passing HTTP 200"}),
-			"a warning moves no weight")
 		for _, kind := range []string{"InferenceService", "TrafficMap"} {
 			Eventually(func(g Gomega) []string { return s.eventsOn(g, kind, routing.EventProbePortMismatch) }).WithTimeout(timeout).WithPolling(interval).
 				Should(Equal([]string{"Cluster worker-b: " + warning}), kind)
