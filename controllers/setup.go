@@ -130,7 +130,17 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 		CapacityLimits:    opts.CapacityLimits,
 		RecordInterval:    opts.RecordInterval,
 		ObservationGrace:  opts.ObservationGrace,
+		BackendPort:       routeBackendPort(opts.Endpoint),
 	}).SetupWithManager(mgr, max(opts.RoutingWorkers, 1))
+}
+
+// routeBackendPort is the port the global routes send to, 0 when no route is published
+// (no global gateway: the publisher withdraws every map).
+func routeBackendPort(ep config.Endpoint) int32 {
+	if ep.GlobalGateway == "" {
+		return 0
+	}
+	return ep.BackendPort
 }
 
 // SetupPublisher registers the publisher alone (Setup calls it with the rest); see

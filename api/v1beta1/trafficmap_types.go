@@ -112,6 +112,11 @@ const (
 	ReasonGlobalHostRefused = "GlobalHostRefused"
 	// ReasonApplyFailed: writing the route or a backend failed; retried with backoff.
 	ReasonApplyFailed = "ApplyFailed"
+	// ReasonLastPositiveRetained (Published False, PublicationFallback True): the current
+	// plan would send nothing where the route sends traffic, and the map's allFailedPolicy
+	// is not Drain, so the route stays as last published; the message says why the plan
+	// sends nothing.
+	ReasonLastPositiveRetained = "LastPositiveRetained"
 	// ReasonUnsupported (PublicationFallback False): the publisher retains no plans.
 	ReasonUnsupported = "Unsupported"
 )
@@ -318,6 +323,13 @@ type TrafficMapEntry struct {
 	// +optional
 	// +kubebuilder:validation:MaxLength=1024
 	WeightMessage string `json:"weightMessage,omitempty"`
+
+	// warning says what about this entry may mislead without changing its weight: the
+	// probe goes to another port than the one the global route sends to
+	// (endpoint.backendPort), so a passing probe says nothing about the route's port.
+	// +optional
+	// +kubebuilder:validation:MaxLength=256
+	Warning string `json:"warning,omitempty"`
 }
 
 // TrafficMapSpec is the routing table. The operator writes it; a hand edit is undone.
@@ -337,6 +349,12 @@ type TrafficMapSpec struct {
 	// observedISVCGeneration is the service generation the map was built from.
 	// +optional
 	ObservedISVCGeneration int64 `json:"observedISVCGeneration,omitempty"`
+
+	// allFailedPolicy is the allFailedPolicy of the probe the entries were built under;
+	// empty when no probe applies. The publisher reads it: only Drain lets it write a route
+	// with no backend that takes traffic over one that had some.
+	// +optional
+	AllFailedPolicy AllFailedPolicy `json:"allFailedPolicy,omitempty"`
 
 	// entries are the service's homes, one per cluster, in cluster name order. A service
 	// with more homes than a map holds is refused, and its map frozen.

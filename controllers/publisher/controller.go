@@ -159,6 +159,15 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		r.memory.unpublished(req.NamespacedName)
 		return r.resync(r.record(ctx, tm, omev1beta1.ReasonWithdrawn, nil))
 	}
+	because, standing, err := r.holdBecause(ctx, tm, plan)
+	if err != nil {
+		return r.fail(ctx, tm, omev1beta1.ReasonApplyFailed, err, true)
+	}
+	if because != "" {
+		// The plan sends nothing where the route sends traffic, and the map's policy is
+		// not Drain: the route stays as it is (hold.go).
+		return r.hold(ctx, tm, plan, standing, because)
+	}
 	return r.publish(ctx, tm, plan)
 }
 
@@ -265,6 +274,13 @@ func (r *Reconciler) fail(ctx context.Context, tm *omev1beta1.TrafficMap, reason
 // what stays (the last published route while it still stands, nothing once it is
 // removed).
 func (r *Reconciler) record(ctx context.Context, tm *omev1beta1.TrafficMap, reason string, ref *omev1beta1.TrafficMapGatewayRef) error {
+	return r.recordConditions(ctx, tm, reason, ref, publish.Conditions(reason, tm.Generation))
+}
+
+// recordConditions is record with the conditions given, for an outcome whose message is
+// its own (see hold).
+func (r *Reconciler) recordConditions(ctx context.Context, tm *omev1beta1.TrafficMap, reason string, ref *omev1beta1.TrafficMapGatewayRef,
+	conditions []metav1.Condition) error {
 	fields := map[string]any{"published": reason == omev1beta1.ReasonPublished, "gatewayRef": nil}
 	if ref != nil {
 		fields["gatewayRef"] = map[string]any{"group": ref.Group, "kind": ref.Kind, "name": ref.Name, "namespace": ref.Namespace}
@@ -280,7 +296,7 @@ func (r *Reconciler) record(ctx context.Context, tm *omev1beta1.TrafficMap, reas
 	_, err := mapstatus.Apply(ctx, r.Client, tm, mapstatus.Share{
 		Manager:    mapstatus.PublisherStatusManager,
 		Owned:      []string{omev1beta1.TrafficMapPublished, omev1beta1.TrafficMapPublicationFallback},
-		Conditions: publish.Conditions(reason, tm.Generation),
+		Conditions: conditions,
 		Fields:     fields,
 	}, r.clock())
 	return err

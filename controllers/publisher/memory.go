@@ -59,6 +59,9 @@ type publication struct {
 	// again: the event that says so goes out once, even when a second reconcile reads the
 	// map from the cache before the first one's Withdrawn condition has reached it.
 	withdrawn string
+	// held is the message of the hold last announced (see hold), until the map is
+	// published again, for the same reason.
+	held string
 }
 
 func (p *publications) entry(key types.NamespacedName) *publication {
@@ -133,8 +136,20 @@ func (p *publications) claim(key, route types.NamespacedName, names []string) (s
 	for _, n := range names {
 		p.claims[n] = claimHolder{owner: key, route: route}
 	}
-	e.claimed, e.withdrawn = names, ""
+	e.claimed, e.withdrawn, e.held = names, "", ""
 	return "", claimHolder{}, true
+}
+
+// holding notes that the map's route is kept as last published, with message, and says
+// whether that is news: the first hold since the map was last published, or one for
+// another reason.
+func (p *publications) holding(key types.NamespacedName, message string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	e := p.entry(key)
+	news := e.held != message
+	e.held = message
+	return news
 }
 
 // withdrawing notes that the map's publication is withdrawn because of because, and says
@@ -155,7 +170,7 @@ func (p *publications) unpublished(key types.NamespacedName) {
 	defer p.mu.Unlock()
 	if e := p.maps[key]; e != nil {
 		p.releaseLocked(e)
-		e.objects = nil
+		e.objects, e.held = nil, ""
 	}
 }
 

@@ -73,6 +73,10 @@ type Reconciler struct {
 	// ObservationGrace is placement.observationGrace: how long the homes on a member the
 	// manager cannot read keep their entries (see keepUnobserved).
 	ObservationGrace time.Duration
+	// BackendPort is the port the global route sends to (endpoint.backendPort) while the
+	// installation publishes routes, 0 when it does not; an entry whose probe goes to
+	// another port says so (see trafficmap.PortWarning).
+	BackendPort int32
 }
 
 // +kubebuilder:rbac:groups=ome.io,resources=inferenceservices,verbs=get;list;watch

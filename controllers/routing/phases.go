@@ -169,6 +169,7 @@ func (r *Reconciler) build(ctx context.Context, s *routingScope) phaseOutcome {
 		AllFailedPolicy: allFailedPolicy(s.policy),
 	})
 	s.result = trafficmap.Explain(drain.Apply(result, s.overrides), allFailedPolicy(s.policy))
+	s.result.Entries = trafficmap.WithPortWarnings(s.result.Entries, s.policy.Mode == probe.ModePolicy, r.BackendPort)
 	return proceed
 }
 
@@ -176,7 +177,7 @@ func (r *Reconciler) build(ctx context.Context, s *routingScope) phaseOutcome {
 func (r *Reconciler) writeSpec(ctx context.Context, s *routingScope) phaseOutcome {
 	err := r.writePlacement(ctx, s.isvc, s.in.placement)
 	if err == nil {
-		s.written, err = r.writeMap(ctx, s.isvc, s.current, s.result)
+		s.written, err = r.writeMap(ctx, s.isvc, s.current, s.result, allFailedPolicy(s.policy))
 	}
 	if err != nil {
 		return finish(r.retryConflict(s.key, err))

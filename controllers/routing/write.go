@@ -67,12 +67,15 @@ func (r *Reconciler) writePlacement(ctx context.Context, isvc *omev1beta1.Infere
 // returns the map as written. The spec is written only when it differs, so a steady
 // service costs no spec write and a hand edit is put back.
 func (r *Reconciler) writeMap(ctx context.Context, isvc *omev1beta1.InferenceService, current *omev1beta1.TrafficMap,
-	result trafficmap.Result) (*omev1beta1.TrafficMap, error) {
+	result trafficmap.Result, policy omev1beta1.AllFailedPolicy) (*omev1beta1.TrafficMap, error) {
 	spec := omev1beta1.TrafficMapSpec{
 		Service:                isvc.Name,
 		Mode:                   isvc.Spec.Placement.Mode,
 		ObservedISVCGeneration: isvc.Generation,
-		Entries:                result.Entries,
+		// The publisher reads the policy here rather than resolving the service's probe
+		// again: the map says which policy its entries were built under.
+		AllFailedPolicy: policy,
+		Entries:         result.Entries,
 	}
 	tm := current
 	switch {
@@ -118,6 +121,7 @@ func (r *Reconciler) announceAll(isvc *omev1beta1.InferenceService, current *ome
 	r.announceMembership(isvc, current, result.Entries, excluded)
 	r.announceCapacityCaps(isvc, current, result.Entries)
 	r.announceUnobserved(isvc, current, result.Entries, r.ObservationGrace)
+	r.announcePortWarnings(isvc, current, result.Entries)
 }
 
 // setMapGauges sets the map's gated, refused, would-gate, unobserved and capacity-fallback
@@ -137,7 +141,7 @@ func (r *Reconciler) setMapGauges(key types.NamespacedName, entries []omev1beta1
 // it differs from the map's only in lastProbeTime, recorded recently enough.
 func (r *Reconciler) quietRound(tm *omev1beta1.TrafficMap, spec omev1beta1.TrafficMapSpec) bool {
 	return r.RecordInterval > 0 && tm.Annotations[version.Annotation] == version.Stamp() && tm.Spec.Service == spec.Service && tm.Spec.Mode == spec.Mode &&
-		tm.Spec.ObservedISVCGeneration == spec.ObservedISVCGeneration &&
+		tm.Spec.ObservedISVCGeneration == spec.ObservedISVCGeneration && tm.Spec.AllFailedPolicy == spec.AllFailedPolicy &&
 		trafficmap.Deferrable(tm.Spec.Entries, spec.Entries, r.RecordInterval, time.Now())
 }
 

@@ -24,6 +24,7 @@ func TestTheManagerCapsWhatItWritesAtTheCRDsMaxima(t *testing.T) {
 		".spec.entries[].probe.message":           probe.MaxMessageBytes,
 		".spec.entries[].refused":                 trafficmap.MaxRefusedBytes,
 		".spec.entries[].weightMessage":           trafficmap.MaxWeightMessageBytes,
+		".spec.entries[].warning":                 trafficmap.MaxWarningBytes,
 		".spec.entries[].drainRefs[]":             drain.MaxIDBytes,
 		".status.excludedClusters[].message":      placement.MaxExclusionMessageBytes,
 		".status.noTraffic":                       trafficmap.MaxNoTrafficBytes,

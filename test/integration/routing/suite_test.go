@@ -84,6 +84,8 @@ type managerSetup struct {
 	fieldManager string
 	// elect runs leader election as the chart does, on short timings.
 	elect bool
+	// endpoint is the installation's endpoint block (none: nothing is published).
+	endpoint config.Endpoint
 }
 
 // launchManager is startManager with the differences in setup.
@@ -92,7 +94,7 @@ func launchManager(installation *probe.Policy, maxRequests int64, setup managerS
 	mgr, stop, err := framework.InProcessManager{
 		// The manager runs as the chart's ServiceAccount (see managerConfig).
 		Config: managerConfig,
-		Settings: config.Config{Routing: config.Routing{Enabled: true, Probe: installation, Observer: config.Observer{
+		Settings: config.Config{Endpoint: setup.endpoint, Routing: config.Routing{Enabled: true, Probe: installation, Observer: config.Observer{
 			MaxConcurrentReconciles: 4, MaxConcurrentRequests: maxRequests, MaxResponseBytes: 65536,
 			MinPeriod: time.Second, MaxPeriod: maxPeriod, MaxTimeout: maxTimeout, AllowLoopback: true,
 		}}, Placement: config.Placement{ObservationGrace: observationGrace}},

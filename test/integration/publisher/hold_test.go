@@ -1,0 +1,150 @@
+package publisher
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/pkg/config"
+	"github.com/ome-routing/operator/test/framework"
+)
+
+// heldPrefix starts the Published condition of a route kept as last published with both
+// backends.
+const heldPrefix = `False LastPositiveRetained: TrafficMap publisher "gatewayapi" keeps the route as last published, ` +
+	`with 2 backend(s) that take traffic, instead of one that sends nothing: `
+
+// heldFallback is the PublicationFallback condition of a route kept as last published.
+const heldFallback = "True LastPositiveRetained: The route stays as last published, with traffic, in place of the current plan, which sends none"
+
+// unplace makes the service's placement select no member: its map loses every entry in one
+// write (Routable NotPlaced).
+func (s *service) unplace(ctx context.Context) {
+	s.update(ctx, func(isvc *omev1beta1.InferenceService) {
+		isvc.Spec.Placement.ClusterAffinity[0].MatchFields[0].Values = []string{"worker-nowhere"}
+	})
+	Eventually(func(g Gomega) {
+		tm := s.trafficMap(g)
+		g.Expect(tm.Spec.Entries).To(BeEmpty())
+		g.Expect(s.condition(g, "Routable")).To(HavePrefix("False NotPlaced: "))
+	}).WithTimeout(timeout).WithPolling(interval).Should(Succeed())
+}
+
+// externalNames are the hosts of the service's backend Services, sorted.
+func (s *service) externalNames(ctx context.Context) []string {
+	var out []string
+	for _, svc := range backendServices(ctx, s.key) {
+		out = append(out, svc.Spec.ExternalName)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// A map that has lost every home, or whose every home with weight the publish guard leaves
+// out, is what a control plane that cannot see looks like: under PreserveTraffic (or
+// without a probe) the publisher keeps the route that sends traffic rather than write one
+// that makes the gateway answer every request with an error. Drain, the policy that takes
+// traffic away, lets the route follow the map.
+var _ = Describe("A map with nothing to send traffic to", func() {
+	BeforeEach(func() { useManager(guideEndpoint(), config.Publisher{}) })
+
+	It("keeps the last published route under PreserveTraffic, says why, and lets it go with the service", func(ctx context.Context) {
+		s := newService(ctx, "kept-empty", &omev1beta1.Routing{Probe: probeSpec(omev1beta1.AllFailedPreserveTraffic)}, nil)
+		s.settled(ctx)
+		Expect(s.trafficMap(Default).Spec.AllFailedPolicy).To(Equal(omev1beta1.AllFailedPreserveTraffic))
+
+		s.unplace(ctx)
+		Consistently(s.weights).WithTimeout(2 * time.Second).WithPolling(interval).Should(Equal([]string{"worker-a 1", "worker-b 1"}))
+		const why = "the TrafficMap has no entries; only allFailedPolicy Drain lets a route that sends traffic be replaced by one that sends none " +
+			"(the service's is PreserveTraffic)"
+		Eventually(s.condition).WithArguments("Published").WithTimeout(timeout).WithPolling(interval).Should(Equal(heldPrefix + why))
+		Expect(s.condition(Default, "PublicationFallback")).To(Equal(heldFallback))
+		Expect(s.weights(Default)).To(Equal([]string{"worker-a 1", "worker-b 1"}))
+		Expect(s.externalNames(ctx)).To(Equal([]string{"worker-a.example.test", "worker-b.example.test"}))
+		tm := s.trafficMap(Default)
+		Expect(tm.Status.Published).To(BeFalse())
+		Expect(tm.Status.GatewayRef).NotTo(BeNil())
+		Expect(tm.Status.GatewayRef.Name).To(Equal(s.routeKey("").Name))
+		Eventually(mapEvents).WithArguments(s.key, omev1beta1.ReasonLastPositiveRetained).WithTimeout(timeout).WithPolling(interval).
+			Should(Equal([]string{`TrafficMap publisher "gatewayapi" keeps the route as last published, with 2 backend(s) that take traffic, ` +
+				"instead of one that sends nothing: " + why}))
+		// A new map generation (another edit of the placement, which the empty map records
+		// as the generation it was built from) is looked at again: the route stays, and the
+		// event is not sent again.
+		g0 := s.trafficMap(Default).Generation
+		s.update(ctx, func(isvc *omev1beta1.InferenceService) {
+			isvc.Spec.Placement.ClusterAffinity[0].MatchFields[0].Values = []string{"worker-nowhere", "worker-elsewhere"}
+		})
+		Eventually(func(g Gomega) {
+			tm := s.trafficMap(g)
+			g.Expect(tm.Generation).To(BeNumerically(">", g0))
+			published := meta.FindStatusCondition(tm.Status.Conditions, omev1beta1.TrafficMapPublished)
+			g.Expect(published).NotTo(BeNil())
+			g.Expect(published.ObservedGeneration).To(Equal(tm.Generation))
+			g.Expect(published.Reason).To(Equal(omev1beta1.ReasonLastPositiveRetained))
+		}).WithTimeout(timeout).WithPolling(interval).Should(Succeed())
+		Consistently(s.weights).WithTimeout(2 * time.Second).WithPolling(interval).Should(Equal([]string{"worker-a 1", "worker-b 1"}))
+		Expect(mapEvents(s.key, omev1beta1.ReasonLastPositiveRetained)).To(HaveLen(1))
+
+		// The service gone, the route goes as before (envtest runs no garbage collector, so
+		// the map outlives the service, which shows the publisher's own handling of it).
+		Expect(fleet.ControlPlane.Client.Delete(ctx, &omev1beta1.InferenceService{ObjectMeta: metav1.ObjectMeta{
+			Name: s.key.Name, Namespace: s.key.Namespace}})).To(Succeed())
+		Eventually(s.publishedObjects).WithTimeout(timeout).WithPolling(interval).Should(BeEmpty())
+	})
+
+	It("keeps the route when the publish guard leaves out every entry with weight, and publishes again once it lets them in", func(ctx context.Context) {
+		s := newService(ctx, "kept-guarded", &omev1beta1.Routing{Probe: probeSpec(omev1beta1.AllFailedPreserveTraffic)}, nil)
+		s.settled(ctx)
+		move := func(w, host string) {
+			Expect(framework.PlaceCopy(ctx, fleet.Workers[w].Client, s.key, fmt.Sprintf("http://%s:%s", host, s.port(w)), 1, 1)).To(Succeed())
+		}
+
+		// worker-b moves to a name that resolves nowhere (neither for the probe nor for the
+		// publish guard): the guard leaves it out, and worker-a carries the route alone.
+		move("worker-b", "gone-b.example.test")
+		Eventually(s.weights).WithTimeout(timeout).WithPolling(interval).Should(Equal([]string{"worker-a 1"}))
+		Expect(s.condition(Default, "Published")).To(Equal(publishedTrue))
+
+		// worker-a moves too. The guard leaves both out, the probes gate both, and
+		// PreserveTraffic gives both their weight back in the map: the route keeps worker-a,
+		// the backend that still takes traffic, and says why.
+		move("worker-a", "gone-a.example.test")
+		Eventually(s.condition).WithArguments("Routable").WithTimeout(timeout).WithPolling(interval).Should(HavePrefix("True AllHomesProbeFailed: "))
+		Consistently(s.weights).WithTimeout(2 * time.Second).WithPolling(interval).Should(Equal([]string{"worker-a 1"}))
+		Eventually(s.condition).WithArguments("Published").WithTimeout(timeout).WithPolling(interval).Should(Equal(
+			`False LastPositiveRetained: TrafficMap publisher "gatewayapi" keeps the route as last published, with 1 backend(s) that take traffic, ` +
+				"instead of one that sends nothing: the publish guard leaves every entry with weight out of the route (worker-a, worker-b; see the BackendRefused events); " +
+				"only allFailedPolicy Drain lets a route that sends traffic be replaced by one that sends none (the service's is PreserveTraffic)"))
+		Expect(s.condition(Default, "PublicationFallback")).To(Equal(heldFallback))
+		Expect(s.weights(Default)).To(Equal([]string{"worker-a 1"}))
+		Expect(s.externalNames(ctx)).To(Equal([]string{"worker-a.example.test"}))
+
+		// Back at names the guard accepts: published again, from the current map.
+		move("worker-a", "worker-a.example.test")
+		move("worker-b", "worker-b.example.test")
+		Eventually(s.weights).WithTimeout(timeout).WithPolling(interval).Should(Equal([]string{"worker-a 1", "worker-b 1"}))
+		Eventually(s.condition).WithArguments("Published").WithTimeout(timeout).WithPolling(interval).Should(Equal(publishedTrue))
+		Expect(s.condition(Default, "PublicationFallback")).To(Equal(fallbackFalse))
+	})
+
+	It("lets the route follow the map under Drain: no backend, and the gateway answers for nobody", func(ctx context.Context) {
+		s := newService(ctx, "drained-empty", &omev1beta1.Routing{Probe: probeSpec(omev1beta1.AllFailedDrain)}, nil)
+		s.settled(ctx)
+		Expect(s.trafficMap(Default).Spec.AllFailedPolicy).To(Equal(omev1beta1.AllFailedDrain))
+
+		s.unplace(ctx)
+		Eventually(s.weights).WithTimeout(timeout).WithPolling(interval).Should(BeEmpty())
+		Eventually(s.condition).WithArguments("Published").WithTimeout(timeout).WithPolling(interval).Should(Equal(publishedTrue))
+		Expect(s.condition(Default, "PublicationFallback")).To(Equal(fallbackFalse))
+		Eventually(s.externalNames).WithArguments(ctx).WithTimeout(timeout).WithPolling(interval).Should(BeEmpty())
+		Expect(mapEvents(s.key, omev1beta1.ReasonLastPositiveRetained)).To(BeEmpty())
+	})
+})
