@@ -3,6 +3,8 @@ package routing
 import (
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/pkg/probe"
 	"github.com/ome-routing/operator/pkg/trafficmap"
@@ -16,11 +18,16 @@ type mapView struct {
 	policy          probe.Resolution
 	recordInterval  time.Duration
 	routeGeneration int64
+	// lastProbeTime is the newest the written spec records. A quiet round that went
+	// unwritten under recordInterval has newer times in memory; taking those would write
+	// the status every round, the very write recordInterval spares.
+	lastProbeTime *metav1.Time
 }
 
 // viewOf is the map view of one reconcile, once the spec is written.
 func (r *Reconciler) viewOf(s *routingScope) mapView {
-	return mapView{policy: s.policy, recordInterval: r.RecordInterval, routeGeneration: trafficmap.RouteGeneration(s.current, s.written)}
+	return mapView{policy: s.policy, recordInterval: r.RecordInterval, routeGeneration: trafficmap.RouteGeneration(s.current, s.written),
+		lastProbeTime: trafficmap.NewestProbeTime(s.written.Spec.Entries)}
 }
 
 // withViews adds to the routing reconciler's status fields the counts of -o wide's
@@ -30,8 +37,8 @@ func withViews(fields map[string]any, entries []omev1beta1.TrafficMapEntry, v ma
 	fields["wouldGateHomes"] = int64(countWouldGate(entries))
 	fields["rampingHomes"] = int64(countProbes(entries, trafficmap.Ramping))
 	fields["lastProbeTime"], fields["probePeriod"], fields["probeRecordInterval"] = nil, nil, nil
-	if t := trafficmap.NewestProbeTime(entries); t != nil {
-		fields["lastProbeTime"] = t.ToUnstructured()
+	if v.lastProbeTime != nil {
+		fields["lastProbeTime"] = v.lastProbeTime.ToUnstructured()
 	}
 	if v.policy.Mode == probe.ModePolicy {
 		// As metav1.Duration writes itself in JSON.

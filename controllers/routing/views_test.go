@@ -23,7 +23,7 @@ func TestViewFieldsReadBackAsWritten(t *testing.T) {
 		{Cluster: "c", Weight: 0, Probe: &omev1beta1.TrafficMapProbe{RampPercent: 30, Gated: true}},
 	}
 	view := mapView{policy: probe.Resolution{Mode: probe.ModePolicy, Policy: probe.Policy{Period: 1500 * time.Millisecond}},
-		recordInterval: time.Minute, routeGeneration: 12}
+		recordInterval: time.Minute, routeGeneration: 12, lastProbeTime: &probed}
 	fields := withViews(map[string]any{}, entries, view)
 	want := map[string]any{"wouldGateHomes": int64(1), "rampingHomes": int64(1), "lastProbeTime": "2026-12-01T10:00:07Z",
 		"probePeriod": "1.5s", "probeRecordInterval": "1m0s", "routeGeneration": int64(12)}
