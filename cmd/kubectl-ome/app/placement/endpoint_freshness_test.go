@@ -73,7 +73,11 @@ func TestRoutingFreshnessFollowsTheLastProbe(t *testing.T) {
 		})
 	}
 
-	stale := rowsText(endpointRows(buildReport(source(), probedAgo(43*time.Second, 10*time.Second, 0), nil, now), false))
+	staleReport := buildReport(source(), probedAgo(43*time.Second, 10*time.Second, 0), nil, now)
+	if wide := rowsText(endpointRows(staleReport, true)); !strings.Contains(wide, "Routing freshness    Stale: "+staleReport.Content.RoutingStaleReason+"\n") {
+		t.Errorf("-o wide lacks the whole stale reason:\n%s", wide)
+	}
+	stale := rowsText(endpointRows(staleReport, false))
 	for _, line := range []string{
 		"Routing freshness    Stale: last probe recorded 43s ago\n" +
 			"                     (2026-11-30T09:59:17Z), 4 probe periods of 10s; a\n" +

@@ -30,7 +30,7 @@ func endpointRows(r *EndpointReport, wide bool) []util.Row {
 	rows := []util.Row{
 		{Field: "TrafficMap state", Value: c.TrafficMap.State},
 		{Field: "TrafficMap reason", Value: c.TrafficMap.Reason},
-		{Field: "Routing freshness", Value: routingFreshnessValue(c), Wrap: true},
+		{Field: "Routing freshness", Value: routingFreshnessValue(c), Wrap: true, Whole: wide},
 	}
 	for _, cond := range c.Conditions {
 		name := conditionRowNames[cond.Type]
