@@ -390,9 +390,10 @@ type TrafficMapGatewayRef struct {
 	Namespace string `json:"namespace,omitempty"`
 }
 
-// TrafficMapStatus reports how the map stands. The routing reconciler writes sourceUID
-// and its conditions; the publisher writes published, gatewayRef,
-// observedTrafficMapGeneration and the Published and PublicationFallback conditions.
+// TrafficMapStatus reports how the map stands. The routing reconciler writes sourceUID,
+// the counts, the probe timings, routeGeneration, the explanations and its conditions; the
+// publisher writes published, gatewayRef, observedTrafficMapGeneration and the Published
+// and PublicationFallback conditions.
 type TrafficMapStatus struct {
 	// sourceUID is the UID of the InferenceService the map was built from.
 	// +optional
@@ -428,6 +429,51 @@ type TrafficMapStatus struct {
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	RefusedHomes *int32 `json:"refusedHomes,omitempty"`
+
+	// wouldGateHomes is the number of entries that a probe in Shadow mode would gate
+	// (probe.wouldGate): their weight is unchanged, and an Enforce probe would take it.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	WouldGateHomes *int32 `json:"wouldGateHomes,omitempty"`
+
+	// rampingHomes is the number of entries ramping back up after their gate lifted
+	// (probe.rampPercent above 0, under the probe's rampUp).
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	RampingHomes *int32 `json:"rampingHomes,omitempty"`
+
+	// lastProbeTime is the newest lastProbeTime of the entries: when the manager last
+	// recorded a probe of any home. It stops moving when nothing probes the homes (the
+	// manager stopped, or the map is frozen). Absent while no probe has run.
+	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Format=date-time
+	LastProbeTime *metav1.Time `json:"lastProbeTime,omitempty"`
+
+	// probePeriod is the period of the probe in force for the service (its own
+	// spec.routing.probe, or the installation's), so that a reader that cannot see the
+	// installation's settings can tell how old a lastProbeTime may be. Absent without a
+	// probe.
+	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MaxLength=32
+	ProbePeriod *metav1.Duration `json:"probePeriod,omitempty"`
+
+	// probeRecordInterval is the installation's routing.observer.recordInterval while a
+	// probe is in force and it is set: a round that changes nothing but lastProbeTime may
+	// go unwritten that long, so lastProbeTime may lag by as much.
+	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MaxLength=32
+	ProbeRecordInterval *metav1.Duration `json:"probeRecordInterval,omitempty"`
+
+	// routeGeneration is the map generation at which the entries last changed in what the
+	// route is made of (which clusters, their endpoints and their weights). Most
+	// generations only move probe records; a publisher whose observedTrafficMapGeneration
+	// is at or past routeGeneration has published the map's current weights.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	RouteGeneration int64 `json:"routeGeneration,omitempty"`
 
 	// excludedClusters are the clusters the service's placement selects that have no
 	// entry, each with why: not Ready, not connected, no copy or no endpoint. It lists
@@ -470,6 +516,9 @@ type TrafficMapStatus struct {
 // +kubebuilder:printcolumn:name="HOMES",type=integer,JSONPath=`.status.homes`,priority=1
 // +kubebuilder:printcolumn:name="GATED",type=integer,JSONPath=`.status.gatedHomes`,priority=1
 // +kubebuilder:printcolumn:name="REFUSED",type=integer,JSONPath=`.status.refusedHomes`,priority=1
+// +kubebuilder:printcolumn:name="WOULD-GATE",type=integer,JSONPath=`.status.wouldGateHomes`,priority=1
+// +kubebuilder:printcolumn:name="RAMPING",type=integer,JSONPath=`.status.rampingHomes`,priority=1
+// +kubebuilder:printcolumn:name="PROBED",type=date,JSONPath=`.status.lastProbeTime`,priority=1
 // +kubebuilder:printcolumn:name="MESSAGE",type=string,JSONPath=`.status.conditions[?(@.type=="Routable")].message`,priority=1
 // +kubebuilder:printcolumn:name="FROZEN",type=string,JSONPath=`.status.conditions[?(@.type=="SettingsAccepted")].message`,priority=1
 // +kubebuilder:printcolumn:name="NO-TRAFFIC",type=string,JSONPath=`.status.noTraffic`,priority=1

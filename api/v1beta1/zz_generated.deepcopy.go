@@ -785,6 +785,30 @@ func (in *TrafficMapStatus) DeepCopyInto(out *TrafficMapStatus) {
 		*out = new(int32)
 		**out = **in
 	}
+	if in.WouldGateHomes != nil {
+		in, out := &in.WouldGateHomes, &out.WouldGateHomes
+		*out = new(int32)
+		**out = **in
+	}
+	if in.RampingHomes != nil {
+		in, out := &in.RampingHomes, &out.RampingHomes
+		*out = new(int32)
+		**out = **in
+	}
+	if in.LastProbeTime != nil {
+		in, out := &in.LastProbeTime, &out.LastProbeTime
+		*out = (*in).DeepCopy()
+	}
+	if in.ProbePeriod != nil {
+		in, out := &in.ProbePeriod, &out.ProbePeriod
+		*out = new(v1.Duration)
+		**out = **in
+	}
+	if in.ProbeRecordInterval != nil {
+		in, out := &in.ProbeRecordInterval, &out.ProbeRecordInterval
+		*out = new(v1.Duration)
+		**out = **in
+	}
 	if in.ExcludedClusters != nil {
 		in, out := &in.ExcludedClusters, &out.ExcludedClusters
 		*out = make([]ExcludedCluster, len(*in))

@@ -16,7 +16,7 @@ import (
 // fields a normal reconcile writes must be exactly the ones named there: one missing would
 // be dropped from the frozen map by the apply.
 func TestRoutingStatusFieldsAreTheKeptOnes(t *testing.T) {
-	fields := routingStatusFields(&omev1beta1.InferenceService{}, trafficmap.Result{}, nil)
+	fields := routingStatusFields(&omev1beta1.InferenceService{}, trafficmap.Result{}, nil, mapView{})
 	var names []string
 	for k := range fields {
 		names = append(names, k)

@@ -197,7 +197,7 @@ func (r *Reconciler) announceChanges(_ context.Context, s *routingScope) phaseOu
 // writeStatus applies the routing reconciler's share of the map's status.
 func (r *Reconciler) writeStatus(ctx context.Context, s *routingScope) phaseOutcome {
 	override := drain.OverrideActive(s.overrides, s.result.Entries)
-	if err := r.writeMapStatus(ctx, s.isvc, s.written, s.result, s.polls.Enabled(), override, s.in.excluded); err != nil {
+	if err := r.writeMapStatus(ctx, s.isvc, s.written, s.result, s.polls.Enabled(), override, s.in.excluded, r.viewOf(s)); err != nil {
 		return finish(r.retryConflict(s.key, err))
 	}
 	return proceed

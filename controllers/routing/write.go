@@ -150,7 +150,7 @@ func (r *Reconciler) quietRound(tm *omev1beta1.TrafficMap, spec omev1beta1.Traff
 // explanations kubectl shows, under its own field manager, only when it changed. The
 // publisher's fields and conditions are left to the publisher.
 func (r *Reconciler) writeMapStatus(ctx context.Context, isvc *omev1beta1.InferenceService, tm *omev1beta1.TrafficMap,
-	result trafficmap.Result, polled bool, override trafficmap.Condition, excluded []omev1beta1.ExcludedCluster) error {
+	result trafficmap.Result, polled bool, override trafficmap.Condition, excluded []omev1beta1.ExcludedCluster, view mapView) error {
 	fallback := capacity.FallbackCondition(polled, result.Entries)
 	fallback.ObservedGeneration = tm.Generation
 	conditions := []metav1.Condition{mapCondition(tm, omev1beta1.TrafficMapRoutable, result.Routable), fallback,
@@ -159,7 +159,7 @@ func (r *Reconciler) writeMapStatus(ctx context.Context, isvc *omev1beta1.Infere
 		Manager:    r.statusManager(),
 		Owned:      mapstatus.RoutingConditionTypes,
 		Conditions: conditions,
-		Fields:     routingStatusFields(isvc, result, excluded),
+		Fields:     routingStatusFields(isvc, result, excluded, view),
 	})
 }
 
@@ -182,9 +182,10 @@ func (r *Reconciler) applyMapStatus(ctx context.Context, tm *omev1beta1.TrafficM
 
 // routingStatusFields are the routing reconciler's status fields for the built result,
 // by JSON name (the names are mapstatus.RoutingFields).
-func routingStatusFields(isvc *omev1beta1.InferenceService, result trafficmap.Result, excluded []omev1beta1.ExcludedCluster) map[string]any {
+func routingStatusFields(isvc *omev1beta1.InferenceService, result trafficmap.Result, excluded []omev1beta1.ExcludedCluster, view mapView) map[string]any {
 	fields := withExplanations(map[string]any{"homes": int64(len(result.Entries)), "gatedHomes": int64(countGated(result.Entries)),
 		"refusedHomes": int64(countRefused(result.Entries))}, result.Entries, excluded)
+	fields = withViews(fields, result.Entries, view)
 	fields["sourceUID"] = string(isvc.UID)
 	return fields
 }

@@ -39,7 +39,8 @@ var RoutingConditionTypes = []string{
 }
 
 // RoutingFields are the status fields, by JSON name, the routing reconciler owns.
-var RoutingFields = []string{"sourceUID", "homes", "gatedHomes", "refusedHomes", "excludedClusters", "noTraffic"}
+var RoutingFields = []string{"sourceUID", "homes", "gatedHomes", "refusedHomes", "wouldGateHomes", "rampingHomes",
+	"lastProbeTime", "probePeriod", "probeRecordInterval", "routeGeneration", "excludedClusters", "noTraffic"}
 
 // Kept is a writer's share as tm carries it now, with the replacing conditions in place of
 // those of their types. It changes only those conditions: an apply removes every field

@@ -94,6 +94,7 @@ func TestKeptChangesOnlyTheReplacingConditions(t *testing.T) {
 	homes := int32(2)
 	tm := &omev1beta1.TrafficMap{Status: omev1beta1.TrafficMapStatus{
 		Conditions: []metav1.Condition{routable, published, accepted}, Homes: &homes, SourceUID: "uid", NoTraffic: "worker-b gated",
+		LastProbeTime: &then, ProbePeriod: &metav1.Duration{Duration: 10 * time.Second}, RouteGeneration: 2,
 	}}
 	share, err := Kept(tm, RoutingStatusManager, RoutingConditionTypes, RoutingFields, refused)
 	if err != nil {
@@ -103,7 +104,9 @@ func TestKeptChangesOnlyTheReplacingConditions(t *testing.T) {
 		t.Fatalf("conditions = %+v, want Routable as it was, then the refusal (and not the publisher's)", share.Conditions)
 	}
 	want := map[string]any{"sourceUID": "uid", "homes": int64(2), "noTraffic": "worker-b gated",
-		"gatedHomes": nil, "refusedHomes": nil, "excludedClusters": nil}
+		"gatedHomes": nil, "refusedHomes": nil, "excludedClusters": nil, "wouldGateHomes": nil, "rampingHomes": nil,
+		// A frozen map keeps its last probe time: its PROBED column ages while nothing probes.
+		"lastProbeTime": "2026-01-01T00:00:00Z", "probePeriod": "10s", "probeRecordInterval": nil, "routeGeneration": int64(2)}
 	if len(share.Fields) != len(want) {
 		t.Fatalf("fields = %v, want %v", share.Fields, want)
 	}

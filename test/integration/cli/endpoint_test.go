@@ -24,7 +24,9 @@ const testDigest = "sha256:22222222222222222222222222222222222222222222222222222
 // drained and worker-b gated: entries, probe records and conditions as the operator writes
 // them.
 func writeMap(ctx context.Context, isvc *omev1beta1.InferenceService) {
-	probed := metav1.NewTime(time.Now().Add(-30 * time.Minute).Truncate(time.Second))
+	// Two minutes ago, within three of the map's one-minute probe periods: the manager is
+	// not running here, and a map whose probes are older reads Stale.
+	probed := metav1.NewTime(time.Now().Add(-2 * time.Minute).Truncate(time.Second))
 	tm := &omev1beta1.TrafficMap{
 		ObjectMeta: metav1.ObjectMeta{Name: isvc.Name, Namespace: isvc.Namespace},
 		Spec: omev1beta1.TrafficMapSpec{Service: isvc.Name, Mode: omev1beta1.PlacementModeAll, ObservedISVCGeneration: isvc.Generation,
@@ -45,6 +47,7 @@ func writeMap(ctx context.Context, isvc *omev1beta1.InferenceService) {
 	Expect(controllerutil.SetControllerReference(isvc, tm, k8s.Scheme())).To(Succeed())
 	Expect(k8s.Create(ctx, tm)).To(Succeed())
 	tm.Status.SourceUID = string(isvc.UID)
+	tm.Status.ProbePeriod = &metav1.Duration{Duration: time.Minute}
 	tm.Status.ExcludedClusters = []omev1beta1.ExcludedCluster{{Cluster: "worker-c", Reason: omev1beta1.ExcludedClusterUnreachable,
 		Message: "WorkloadCluster Ready is False (ConnectionFailed): dial tcp 10.0.0.9:6443: connect: connection refused"}}
 	tm.Status.Conditions = []metav1.Condition{
@@ -53,6 +56,7 @@ func writeMap(ctx context.Context, isvc *omev1beta1.InferenceService) {
 		{Type: "OverrideActive", Status: metav1.ConditionTrue, Reason: "OverridesApplied",
 			Message:            "1 of 1 traffic-drain annotation override(s) active across 1 route arm(s); inspect spec.entries[].drainRefs",
 			ObservedGeneration: tm.Generation, LastTransitionTime: probed},
+		{Type: "SettingsAccepted", Status: metav1.ConditionTrue, Reason: "Accepted", ObservedGeneration: tm.Generation, LastTransitionTime: probed},
 	}
 	Expect(k8s.Status().Update(ctx, tm)).To(Succeed())
 }
@@ -75,6 +79,7 @@ Capacity fallback    Unknown: NotRecorded (Unverifiable)
 Routable             False: TrafficDrain
 Routable freshness   Current:
 Published            Unknown: NotRecorded (Unverifiable)
+Settings accepted    True: Accepted (Current)
 Route home           worker-a
 Endpoint origin      https://chat.worker-a.example.com
 Final weight         0; healthy=true
@@ -82,7 +87,7 @@ Weight reason        Drained: held at weight 0 by traffic-drain override(s)
                      maintenance-a
 Recorded probe       Passing: HTTP 200
 Probe gate           False (Reported); failures=0
-Last probed          30m ago
+Last probed          2m ago
 Route evidence       drains=1; gate=False; fallback=NotRecorded
 Drain refs           maintenance-a
 Probe policy         sha256:2222222222222222222222222222222222222222222222...
@@ -93,7 +98,7 @@ Weight reason        Gated: gated by the routing probe after 3 failure(s) in
                      a row; last probe Failing: HTTP 503
 Recorded probe       Failing: HTTP 503
 Probe gate           True (Reported); failures=3
-Last probed          30m ago
+Last probed          2m ago
 Route evidence       drains=0; gate=True; fallback=NotRecorded
 Drain refs           Validated
 Probe policy         sha256:2222222222222222222222222222222222222222222222...

@@ -108,7 +108,7 @@ var _ = Describe("kubectl ome as kubectl speaks", func() {
 		}
 		Expect(complete("tra")).To(ContainElement(MatchRegexp(`^traffic\t`)))
 		Expect(complete("placement", "endpoint", "-n", ns, "ch")).To(Equal([]string{"chat", "checkout"}))
-		Expect(complete("traffic", "drain", "chat", "-n", ns, "--workload-cluster", "")).To(Equal([]string{"worker-a", "worker-b"}))
+		Expect(complete("traffic", "drain", "chat", "-n", ns, "--workload-cluster", "")).To(Equal([]string{"worker-a", "worker-b", liveWorker}))
 		Expect(complete("traffic", "undrain", "chat", "-n", ns, "--id", "")).To(Equal([]string{"maintenance-a"}))
 		// A bare --dry-run is complete in itself, so its value completes after "=", as kubectl's.
 		Expect(complete("traffic", "drain", "chat", "--dry-run=")).To(Equal([]string{"none", "client", "server"}))

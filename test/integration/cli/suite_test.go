@@ -30,6 +30,9 @@ const (
 )
 
 var (
+	// fleet is the control plane the plugin reads, with one workload cluster (liveWorker)
+	// that the specs with a running manager place their services on.
+	fleet      *framework.Fleet
 	cp         *framework.Cluster
 	k8s        client.Client
 	workDir    string
@@ -60,10 +63,13 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	Expect(err).NotTo(HaveOccurred())
 	Expect(os.WriteFile(filepath.Join(workDir, "bin", "kubectl_complete-ome"), helper, 0o755)).To(Succeed())
 
-	cp, err = framework.StartCluster("control-plane")
+	fleet, err = framework.StartFleet(ctx, liveWorker)
 	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(cp.Stop)
+	DeferCleanup(fleet.Stop)
+	cp = fleet.ControlPlane
 	k8s = cp.Client
+	// For the publisher of the specs with a running manager (manager_test.go).
+	Expect(cp.InstallGatewayCRDs()).To(Succeed())
 
 	// The envtest kubeconfig, with its one context renamed so that the preview's Context row
 	// and follow-up command can be checked.

@@ -5,6 +5,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -27,6 +28,12 @@ var _ = Describe("routing.observer.recordInterval", func() {
 		routingSpecWrite := func(r framework.Request) bool {
 			return r.Verb == "PATCH" && r.Resource == "trafficmaps" && r.Namespace == s.key.Namespace
 		}
+		// Nor does the routing status follow the probe times a quiet round leaves unwritten
+		// (status.lastProbeTime is the written spec's).
+		routingStatusWrite := func(r framework.Request) bool {
+			return r.Verb == "PATCH" && r.Resource == "trafficmaps/status" && r.Namespace == s.key.Namespace &&
+				r.FieldManager == "ome-trafficmap-routing"
+		}
 		// Ten rounds of worker-a's probes, counted where they arrive.
 		requests.Reset()
 		probes0 := s.endpoints["worker-a"].Requests()
@@ -36,6 +43,9 @@ var _ = Describe("routing.observer.recordInterval", func() {
 		// One write per five rounds, give or take the rounds at either end.
 		Expect(writes).To(BeNumerically(">=", 1), "no quiet round was written in %d rounds", rounds)
 		Expect(int64(writes)).To(BeNumerically("<=", rounds/5+1), "spec writes in %d quiet rounds", rounds)
+		Expect(int64(requests.Count(routingStatusWrite))).To(BeNumerically("<=", rounds/5+1), "routing status writes in %d quiet rounds", rounds)
+		Expect(s.trafficMap(Default).Status.ProbeRecordInterval).To(Equal(&metav1.Duration{Duration: recordInterval}),
+			"the map says how long its lastProbeTime may lag")
 
 		// A failure is a change, written at once rather than held for the interval: the first
 		// version of the map that shows it comes before the gate (a write held for five

@@ -20,6 +20,7 @@ var conditionRowNames = map[string]string{
 	"CapacityFallback": "Capacity fallback",
 	"Routable":         "Routable",
 	"Published":        "Published",
+	"SettingsAccepted": "Settings accepted",
 }
 
 // endpointRows renders the report as FIELD/VALUE rows; wide adds each home's capacity and
@@ -29,7 +30,7 @@ func endpointRows(r *EndpointReport, wide bool) []util.Row {
 	rows := []util.Row{
 		{Field: "TrafficMap state", Value: c.TrafficMap.State},
 		{Field: "TrafficMap reason", Value: c.TrafficMap.Reason},
-		{Field: "Routing freshness", Value: routingFreshnessValue(c), Wrap: true},
+		{Field: "Routing freshness", Value: routingFreshnessValue(c), Wrap: true, Whole: wide},
 	}
 	for _, cond := range c.Conditions {
 		name := conditionRowNames[cond.Type]
@@ -41,10 +42,11 @@ func endpointRows(r *EndpointReport, wide bool) []util.Row {
 		rows = append(rows, util.Row{Field: name, Value: cond.Status + ": " + cond.Reason})
 		fresh := cond.Freshness + ":"
 		if cond.Freshness == Stale {
-			fresh += " StaleGeneration"
+			fresh += " " + staleCode(c.RoutingStaleCause)
 		}
 		rows = append(rows, util.Row{Field: "Routable freshness", Value: fresh})
 	}
+	rows = append(rows, frozenRows(c.Conditions, wide)...)
 	for _, issue := range c.Issues {
 		rows = append(rows, util.Row{Field: "Issue", Value: issue})
 	}
@@ -157,4 +159,25 @@ func routingFreshnessValue(c EndpointContent) string {
 		return c.RoutingFreshness
 	}
 	return c.RoutingFreshness + ": " + c.RoutingStaleReason
+}
+
+// staleCode is why a stale Routable is stale: the cause of the routing's staleness, or
+// StaleGeneration when the routing is current and Routable alone lags its map.
+func staleCode(cause string) string {
+	if cause == "" {
+		return StaleGeneration
+	}
+	return cause
+}
+
+// frozenRows say that the map is frozen, with the refusal that freezes it (which names the
+// setting and the rule), while SettingsAccepted is False. The refusal is the thing to fix,
+// so it wraps rather than being cut, and -o wide keeps it whole.
+func frozenRows(conditions []ConditionView, wide bool) []util.Row {
+	for _, cond := range conditions {
+		if cond.Type == "SettingsAccepted" && cond.Status == "False" {
+			return []util.Row{{Field: "Frozen", Value: cond.Reason + ": " + cond.Message, Wrap: true, Whole: wide}}
+		}
+	}
+	return nil
 }

@@ -59,6 +59,7 @@ func drainedAndGated() *omev1beta1.TrafficMap {
 				cond("Routable", "False", "TrafficDrain", "manual traffic-drain overrides set all 2 route arm(s) to zero", 5),
 				cond("OverrideActive", "True", "OverridesApplied",
 					"1 of 1 traffic-drain annotation override(s) active across 1 route arm(s); inspect spec.entries[].drainRefs", 4),
+				cond("SettingsAccepted", "True", "Accepted", "", 5),
 			}},
 	}
 }
@@ -82,6 +83,7 @@ Capacity fallback    Unknown: NotRecorded (Unverifiable)
 Routable             False: TrafficDrain
 Routable freshness   Current:
 Published            Unknown: NotRecorded (Unverifiable)
+Settings accepted    True: Accepted (Current)
 Route home           worker-a
 Endpoint origin      https://chat.worker-a.example.com:8443
 Final weight         0; healthy=true
@@ -149,6 +151,7 @@ Capacity fallback    Unknown: NotRecorded (Unverifiable)
 Routable             Unknown: NotRecorded
 Routable freshness   Unverifiable:
 Published            Unknown: NotRecorded (Unverifiable)
+Settings accepted    Unknown: NotRecorded (Unverifiable)
 Hint                 Recorded probes only; no CLI network probe
 View                 Bounded cells; use -o json for complete identities
 `

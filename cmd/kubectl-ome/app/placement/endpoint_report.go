@@ -32,6 +32,7 @@ var conditionTypes = []string{
 	omev1beta1.TrafficMapCapacityFallback,
 	omev1beta1.TrafficMapRoutable,
 	omev1beta1.TrafficMapPublished,
+	omev1beta1.TrafficMapSettingsAccepted,
 }
 
 // EndpointReport is `placement endpoint`'s view of one service's routing, uncut; the table
@@ -58,10 +59,13 @@ type ReportTarget struct {
 type EndpointContent struct {
 	TrafficMap TrafficMapState `json:"trafficMap"`
 	// RoutingFreshness is Current when the map shows the service as it is now (its
-	// generation and its drain annotation), Stale when the manager has not observed a
-	// change yet, Unavailable without a map.
+	// generation and its drain annotation, with probes recorded lately), Stale when the
+	// manager has not observed a change yet, has recorded no probe for several periods,
+	// or keeps the map frozen, Unavailable without a map.
 	RoutingFreshness string `json:"routingFreshness"`
-	// RoutingStaleReason says what the manager has not observed yet, when Stale.
+	// RoutingStaleCause says why, when Stale: StaleGeneration, NoRecentProbe or Frozen.
+	RoutingStaleCause string `json:"routingStaleCause,omitempty"`
+	// RoutingStaleReason says it in a sentence, when Stale.
 	RoutingStaleReason string          `json:"routingStaleReason,omitempty"`
 	Conditions         []ConditionView `json:"conditions"`
 	RouteHomes         []RouteHome     `json:"routeHomes"`
@@ -176,20 +180,22 @@ func buildReport(isvc *omev1beta1.InferenceService, tm *omev1beta1.TrafficMap, t
 		return r
 	}
 	c.ExcludedClusters = excludedViews(tm.Status.ExcludedClusters)
-	c.RoutingStaleReason = staleRouting(isvc, tm)
-	routingCurrent := c.RoutingStaleReason == ""
-	c.RoutingFreshness = freshness(routingCurrent)
+	c.RoutingStaleCause, c.RoutingStaleReason = staleRouting(isvc, tm, now)
+	c.RoutingFreshness = freshness(c.RoutingStaleCause == "")
 	for _, t := range conditionTypes {
 		cond := meta.FindStatusCondition(tm.Status.Conditions, t)
 		if cond == nil {
 			c.Conditions = append(c.Conditions, ConditionView{Type: t, Status: string(metav1.ConditionUnknown), Reason: NotRecorded, Freshness: Unverifiable})
 			continue
 		}
+		// A frozen map's conditions are as old as the map, except the one that says it is
+		// frozen, which the manager writes on every refusal.
+		current := c.RoutingStaleCause == "" || (c.RoutingStaleCause == Frozen && t == omev1beta1.TrafficMapSettingsAccepted)
 		lt := cond.LastTransitionTime
 		c.Conditions = append(c.Conditions, ConditionView{
 			Type: t, Status: string(cond.Status), Reason: cond.Reason, Message: cond.Message,
 			ObservedGeneration: cond.ObservedGeneration, LastTransitionTime: &lt,
-			Freshness: freshness(routingCurrent && cond.ObservedGeneration == tm.Generation),
+			Freshness: freshness(current && conditionCurrent(cond.ObservedGeneration, tm)),
 		})
 	}
 	for _, e := range tm.Spec.Entries {

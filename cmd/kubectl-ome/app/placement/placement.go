@@ -48,9 +48,12 @@ func newEndpointCommand(getter *util.ClientGetter, streams genericiooptions.IOSt
 
 It reads the InferenceService and its TrafficMap and sends no probe. Routing freshness says
 whether the map shows the service as it is now: built from its current generation, with its
-current ome.io/traffic-drain annotation applied; "not observed yet" means the manager has not
-written the map since the change (it may be stopped or behind). A long recorded probe message
-wraps onto further lines; -o wide also lists every route home and its capacity.`,
+current ome.io/traffic-drain annotation applied, a probe recorded within three probe periods,
+and not frozen by a refused routing setting. "not observed yet" means the manager has not
+written the map since the change, "last probe recorded ... ago" that it has stopped probing
+(it may be stopped or behind), "frozen" that it refuses a setting (the Frozen row names it).
+A long recorded probe message wraps onto further lines; -o wide also lists every route home
+and its capacity.`,
 		Example: `  # The routing of the service chat in namespace prod
   kubectl ome placement endpoint chat -n prod
 

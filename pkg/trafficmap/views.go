@@ -1,0 +1,73 @@
+package trafficmap
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+)
+
+// What the map's status says at a glance besides the weights: how many homes ramp, when a
+// probe was last recorded, and at which generation the route last changed. Readers that
+// cannot see the manager's settings (kubectl, an alert on the object) judge the map's
+// freshness from these.
+
+// Ramping says whether a home ramps back up after its gate lifted: it takes only
+// rampPercent of its weight. This is the share Build applies, so a home counted here is
+// exactly one whose weight the ramp lowers.
+func Ramping(p *omev1beta1.TrafficMapProbe) bool {
+	return p != nil && !p.Gated && p.RampPercent > 0 && p.RampPercent < 100
+}
+
+// NewestProbeTime is the latest lastProbeTime of the entries, nil when none records one.
+// While the manager runs it moves every probe period (or every recordInterval, for rounds
+// that change nothing else); when it stops moving, nothing probes the homes.
+func NewestProbeTime(entries []omev1beta1.TrafficMapEntry) *metav1.Time {
+	var newest *metav1.Time
+	for _, e := range entries {
+		if e.Probe == nil || e.Probe.LastProbeTime == nil {
+			continue
+		}
+		if newest == nil || e.Probe.LastProbeTime.After(newest.Time) {
+			newest = e.Probe.LastProbeTime
+		}
+	}
+	return newest.DeepCopy()
+}
+
+// RouteChanged says whether the entries differ in what a route is made of: which
+// clusters, their endpoints and their weights. A probe round that only moves probe
+// records (lastProbeTime, counts, messages) changes none of it.
+func RouteChanged(before, after []omev1beta1.TrafficMapEntry) bool {
+	if len(before) != len(after) {
+		return true
+	}
+	for i, e := range before {
+		n := after[i]
+		if e.Cluster != n.Cluster || e.Endpoint != n.Endpoint || e.Weight != n.Weight {
+			return true
+		}
+	}
+	return false
+}
+
+// RouteGeneration is the generation of the map as written at which its entries last
+// changed in what a route is made of (RouteChanged), given the map as it was before the
+// write (nil when there was none). A publisher that has published that generation or a
+// later one carries the current weights, however many probe rounds have moved the
+// generation since.
+//
+// A map without a recorded routeGeneration (new, or last written by an earlier release)
+// gets the written generation: the latest the route may have changed at, never an earlier
+// one. The value is kept in the status the routing reconciler applies after the spec, so
+// a route change whose status write failed is not recorded until the next change; in the
+// meantime a reader takes a publisher that has not caught up for current, which only the
+// moment until it publishes (it gives route changes precedence) can show.
+func RouteGeneration(before, written *omev1beta1.TrafficMap) int64 {
+	switch {
+	case before == nil, before.Status.RouteGeneration <= 0, before.Status.RouteGeneration > written.Generation:
+		return written.Generation
+	case RouteChanged(before.Spec.Entries, written.Spec.Entries):
+		return written.Generation
+	}
+	return before.Status.RouteGeneration
+}
