@@ -26,7 +26,7 @@ import (
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
-	"github.com/ome-routing/operator/controllers/internal/recorder"
+	"github.com/ome-routing/operator/controllers/recorder"
 	"github.com/ome-routing/operator/pkg/config"
 	"github.com/ome-routing/operator/pkg/observer"
 	"github.com/ome-routing/operator/pkg/publish"
@@ -119,7 +119,7 @@ func setupPublisher(mgr ctrl.Manager, opts Options) error {
 		"backendKind", opts.Endpoint.Backend(), "resyncInterval", opts.Publisher.Resync().String(),
 		"envoyGatewayBackendsServed", backends != nil)
 	// The operator's recorder, not the manager's: each refusal, failure and withdrawal
-	// is its own Event with its own cause (see controllers/internal/recorder).
+	// is its own Event with its own cause (see controllers/recorder).
 	rec, err := recorder.ForManager(mgr, "ome-publisher")
 	if err != nil {
 		return err

@@ -13,7 +13,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
-	"github.com/ome-routing/operator/controllers/internal/recorder"
+	"github.com/ome-routing/operator/controllers/recorder"
 )
 
 // serviceEvents is the routing reconciler's recorder. Every event it is given about an
@@ -39,7 +39,7 @@ type mapBinding struct {
 }
 
 // NewEventRecorder is the routing reconciler's recorder on mgr: serviceEvents over the
-// operator's own recorder (controllers/internal/recorder), which writes each distinct
+// operator's own recorder (controllers/recorder), which writes each distinct
 // cause as its own Event and counts identical ones into a series, each note cut to the
 // events API's limit. The manager's recorder (client-go's) would write a home's second
 // gate under its first gate's cause.

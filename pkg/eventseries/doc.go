@@ -1,7 +1,7 @@
 // Package eventseries decides, for the operator's events.k8s.io/v1 recorder, what each
 // occurrence of an event becomes: a new Event, a count on an Event already written, or
 // nothing. It holds the series and the write budgets and does no I/O;
-// controllers/internal/recorder writes what it decides.
+// controllers/recorder writes what it decides.
 //
 // Why not client-go's recorder (k8s.io/client-go/tools/events): its broadcaster keys a
 // series on everything but the note (getKey: type, action, reason, reporting controller
