@@ -120,13 +120,14 @@ func (s *service) kubectlEvents(kind, reason string) []string {
 
 // kubectlLastNote is the message of the last event with the given reason that `kubectl
 // events --for` lists for the object of the given kind with the service's name: it lists
-// them oldest first, by their latest occurrence.
+// them oldest first, by their latest occurrence. (It aligns tabs into spaces: the reason
+// and the message are split at " | ", which no reason holds.)
 func (s *service) kubectlLastNote(kind, reason string) string {
 	out := kubectl("events", "-n", s.key.Namespace, "--for", strings.ToLower(kind)+"/"+s.key.Name,
-		"-o", `jsonpath={range .items[*]}{.reason}{"\t"}{.message}{"\n"}{end}`)
+		"-o", `jsonpath={range .items[*]}{.reason}{" | "}{.message}{"\n"}{end}`)
 	last := ""
 	for _, line := range strings.Split(out, "\n") {
-		if r, message, ok := strings.Cut(line, "\t"); ok && r == reason {
+		if r, message, ok := strings.Cut(line, " | "); ok && r == reason {
 			last = message
 		}
 	}
