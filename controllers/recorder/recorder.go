@@ -38,8 +38,9 @@ const queueLength = 1000
 // writeTimeout bounds one call to the API server.
 const writeTimeout = 10 * time.Second
 
-// stopGrace is how long a stopping recorder spends writing what it still holds.
-const stopGrace = 5 * time.Second
+// stopGrace is how long a stopping recorder spends writing what it still holds. The
+// manager's leader hands over only once it has stopped, so this is short.
+const stopGrace = 2 * time.Second
 
 // Recorder records events.k8s.io/v1 Events as controller. Eventf only queues; Start runs
 // the one goroutine that decides (eventseries.Book) and writes.
@@ -134,8 +135,12 @@ func eventName(object string, at time.Time) string {
 	return text.Cap(object, 253-len(suffix)) + suffix
 }
 
-// NeedLeaderElection is false: a recorder writes whatever its process records.
-func (r *Recorder) NeedLeaderElection() bool { return false }
+// NeedLeaderElection is true: the recorder runs with the controllers that record, which
+// lead, and stops with them. (The manager stops the runnables that do not lead first,
+// while the controllers still run: a recorder writing its last counts there would keep a
+// stopping leader's controllers writing maps for as long.) Occurrences recorded before it
+// starts wait in the queue.
+func (r *Recorder) NeedLeaderElection() bool { return true }
 
 // Start writes events until ctx ends, then for stopGrace more what it still holds.
 func (r *Recorder) Start(ctx context.Context) error {

@@ -45,23 +45,24 @@ var _ = Describe("Events", func() {
 var _ = Describe("Events of one home", func() {
 	It("carry each gate's own cause, on the service and on its map", func(ctx context.Context) {
 		p := framework.GuideProbe(period, 500*time.Millisecond, omev1beta1.AllFailedPreserveTraffic)
-		s := newService(ctx, "three-causes", withProbe(p), map[string]int32{"worker-a": 1, "worker-c": 1})
-		healthy := []string{"worker-a 1 true Passing HTTP 200", "worker-c 1 true Passing HTTP 200"}
+		// worker-b, not worker-c: the suite stops worker-c's API server for good (fleet_test.go).
+		s := newService(ctx, "three-causes", withProbe(p), both(1))
+		healthy := []string{"worker-a 1 true Passing HTTP 200", "worker-b 1 true Passing HTTP 200"}
 		Eventually(s.table).WithTimeout(timeout).WithPolling(interval).Should(Equal(healthy))
 
 		causes := []framework.Mode{framework.Unavailable, framework.NotFound, framework.BadGateway}
 		var want []any
 		for _, mode := range causes {
-			By("gating worker-c with HTTP " + string(mode) + ", then letting it recover")
-			s.set("worker-c", mode)
+			By("gating worker-b with HTTP " + string(mode) + ", then letting it recover")
+			s.set("worker-b", mode)
 			Eventually(func(g Gomega) {
-				e := s.entry(g, "worker-c")
+				e := s.entry(g, "worker-b")
 				g.Expect(e.Probe).NotTo(BeNil())
 				g.Expect(e.Probe.Gated).To(BeTrue())
 			}, timeout, interval).Should(Succeed())
-			s.set("worker-c", framework.Serve)
+			s.set("worker-b", framework.Serve)
 			Eventually(s.table).WithTimeout(timeout).WithPolling(interval).Should(Equal(healthy))
-			want = append(want, MatchRegexp(`^Cluster worker-c gated after \d+ probe failures in a row: HTTP %s$`, mode))
+			want = append(want, MatchRegexp(`^Cluster worker-b gated after \d+ probe failures in a row: HTTP %s$`, mode))
 		}
 
 		for _, kind := range []string{"InferenceService", "TrafficMap"} {
