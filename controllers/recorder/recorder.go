@@ -9,7 +9,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -31,8 +33,13 @@ import (
 // maxNoteBytes is the events API's limit on a note: a longer one is refused and lost.
 const maxNoteBytes = 1024
 
-// queueLength is how many occurrences wait for the writer before new ones are dropped,
-// as client-go's broadcaster does (its maxQueuedEvents).
+// writers is how many goroutines write, each for its share of the homes (an object
+// regarded and the one related), so that one slow write holds up only its share. A home's
+// occurrences all go to one writer: its series and its budget are that writer's.
+const writers = 4
+
+// queueLength is how many occurrences wait for a writer before new ones are dropped, as
+// client-go's broadcaster drops past its maxQueuedEvents.
 const queueLength = 1000
 
 // writeTimeout bounds one call to the API server.
@@ -43,7 +50,7 @@ const writeTimeout = 10 * time.Second
 const stopGrace = 2 * time.Second
 
 // Recorder records events.k8s.io/v1 Events as controller. Eventf only queues; Start runs
-// the one goroutine that decides (eventseries.Book) and writes.
+// the writers, each of which decides for its homes (an eventseries.Book) and writes.
 type Recorder struct {
 	client     typedeventsv1.EventsV1Interface
 	scheme     *runtime.Scheme
@@ -51,7 +58,7 @@ type Recorder struct {
 	instance   string
 	limits     eventseries.Limits
 	log        logr.Logger
-	queue      chan *eventsv1.Event
+	queues     [writers]chan *eventsv1.Event
 }
 
 var _ events.EventRecorder = (*Recorder)(nil)
@@ -59,13 +66,16 @@ var _ events.EventRecorder = (*Recorder)(nil)
 // New is a recorder writing with client, naming objects with scheme, under limits.
 func New(client typedeventsv1.EventsV1Interface, scheme *runtime.Scheme, controller string, limits eventseries.Limits, log logr.Logger) *Recorder {
 	hostname, _ := os.Hostname()
-	return &Recorder{
+	r := &Recorder{
 		client: client, scheme: scheme, controller: controller,
 		// client-go's reporting instance: the controller on this host.
 		instance: text.Cap(controller+"-"+hostname, 128),
 		limits:   limits, log: log.WithValues("reportingController", controller),
-		queue: make(chan *eventsv1.Event, queueLength),
 	}
+	for i := range r.queues {
+		r.queues[i] = make(chan *eventsv1.Event, queueLength)
+	}
+	return r
 }
 
 // ForManager is a recorder on mgr's API server, credentials and scheme, with the default
@@ -91,7 +101,7 @@ func (r *Recorder) Eventf(regarding, related runtime.Object, eventtype, reason, 
 		return
 	}
 	select {
-	case r.queue <- ev:
+	case r.queues[writerOf(ev)] <- ev:
 	default:
 		r.log.Info("Event not recorded: the queue is full", "reason", reason, "note", ev.Note)
 	}
@@ -135,6 +145,22 @@ func eventName(object string, at time.Time) string {
 	return text.Cap(object, 253-len(suffix)) + suffix
 }
 
+// writerOf is the writer of an event's home.
+func writerOf(ev *eventsv1.Event) int {
+	h := fnv.New32a()
+	for _, part := range []string{ev.Regarding.Kind, ev.Regarding.Namespace, ev.Regarding.Name, string(ev.Regarding.UID)} {
+		_, _ = h.Write([]byte(part))
+		_, _ = h.Write([]byte{0})
+	}
+	if ev.Related != nil {
+		for _, part := range []string{ev.Related.Kind, ev.Related.Namespace, ev.Related.Name} {
+			_, _ = h.Write([]byte(part))
+			_, _ = h.Write([]byte{0})
+		}
+	}
+	return int(h.Sum32() % writers)
+}
+
 // NeedLeaderElection is true: the recorder runs with the controllers that record, which
 // lead, and stops with them. (The manager stops the runnables that do not lead first,
 // while the controllers still run: a recorder writing its last counts there would keep a
@@ -144,33 +170,43 @@ func (r *Recorder) NeedLeaderElection() bool { return true }
 
 // Start writes events until ctx ends, then for stopGrace more what it still holds.
 func (r *Recorder) Start(ctx context.Context) error {
+	var wg sync.WaitGroup
+	for _, q := range r.queues {
+		wg.Go(func() { r.write(ctx, q) })
+	}
+	wg.Wait()
+	return nil
+}
+
+// write is one writer: it takes its homes' occurrences from q until ctx ends.
+func (r *Recorder) write(ctx context.Context, q <-chan *eventsv1.Event) {
 	book := eventseries.NewBook(r.limits)
 	tick := time.NewTicker(max(r.limits.WriteGap/4, 10*time.Millisecond))
 	defer tick.Stop()
 	for {
 		select {
-		case ev := <-r.queue:
+		case ev := <-q:
 			r.observe(ctx, book, ev)
 		case now := <-tick.C:
 			for _, k := range book.Due(now) {
-				r.write(ctx, book, k)
+				r.writeSeries(ctx, book, k)
 			}
 			book.Sweep(now)
 		case <-ctx.Done():
-			r.stop(book)
-			return nil
+			r.stop(book, q)
+			return
 		}
 	}
 }
 
 // stop writes the queued occurrences and every count not written yet.
-func (r *Recorder) stop(book *eventseries.Book) {
+func (r *Recorder) stop(book *eventseries.Book, q <-chan *eventsv1.Event) {
 	ctx, cancel := context.WithTimeout(context.Background(), stopGrace)
 	defer cancel()
 queued:
 	for {
 		select {
-		case ev := <-r.queue:
+		case ev := <-q:
 			r.observe(ctx, book, ev)
 		default:
 			break queued
@@ -180,7 +216,7 @@ queued:
 		if ctx.Err() != nil {
 			return
 		}
-		r.write(ctx, book, k)
+		r.writeSeries(ctx, book, k)
 	}
 }
 
@@ -189,16 +225,16 @@ func (r *Recorder) observe(ctx context.Context, book *eventseries.Book, ev *even
 	k, d := book.Observe(ev)
 	switch d {
 	case eventseries.Create, eventseries.Write:
-		r.write(ctx, book, k)
+		r.writeSeries(ctx, book, k)
 	case eventseries.Drop:
 		r.log.Info("Event not recorded: too many new events for this object and cluster at once",
 			"regarding", ev.Regarding.Kind+"/"+ev.Regarding.Namespace+"/"+ev.Regarding.Name, "reason", ev.Reason, "note", ev.Note)
 	}
 }
 
-// write makes the API server hold the series as the book has it: its Event created, or
-// its count patched (and the Event created again if it has expired meanwhile).
-func (r *Recorder) write(ctx context.Context, book *eventseries.Book, k eventseries.Key) {
+// writeSeries makes the API server hold the series as the book has it: its Event created,
+// or its count patched (and the Event created again if it has expired meanwhile).
+func (r *Recorder) writeSeries(ctx context.Context, book *eventseries.Book, k eventseries.Key) {
 	s := book.Series(k)
 	if s == nil {
 		return
