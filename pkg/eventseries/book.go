@@ -81,13 +81,13 @@ type Series struct {
 type Decision int
 
 const (
-	// Create: create the series' Event now.
+	// Create is to create the series' Event now.
 	Create Decision = iota
-	// Write: write the series' count now.
+	// Write is to write the series' count now.
 	Write
-	// Wait: the occurrence is counted; Due hands the series back once its gap is over.
+	// Wait is to leave the count for later: Due hands the series back once its gap is over.
 	Wait
-	// Drop: the home's budget is spent; the occurrence is not recorded.
+	// Drop is to record nothing: the home's budget is spent.
 	Drop
 )
 

@@ -75,7 +75,7 @@ var _ = Describe("Events of one home", func() {
 			// Three identical lifts are one Event counted three times: its count is
 			// written within the recorder's write gap, not when the series ends.
 			Eventually(func(g Gomega) []int32 { return s.eventCounts(g, kind, routing.EventHomeUngated) }).
-				WithTimeout(timeout + eventseries.DefaultLimits.WriteGap).WithPolling(interval).Should(Equal([]int32{3}),
+				WithTimeout(timeout+eventseries.DefaultLimits.WriteGap).WithPolling(interval).Should(Equal([]int32{3}),
 				"the %s's HomeUngated events", kind)
 		}
 	})
@@ -94,7 +94,9 @@ var _ = Describe("Events of one home", func() {
 				Should(Equal(periodRefusal), "the %s's refusal", kind)
 		}
 		s.update(ctx, func(isvc *omev1beta1.InferenceService) { isvc.Spec.Routing = nil })
-		Eventually(func(g Gomega) metav1.ConditionStatus { return s.condition(g, omev1beta1.TrafficMapSettingsAccepted).Status }, timeout, interval).
+		Eventually(func(g Gomega) metav1.ConditionStatus {
+			return s.condition(g, omev1beta1.TrafficMapSettingsAccepted).Status
+		}, timeout, interval).
 			Should(Equal(metav1.ConditionTrue))
 
 		By("refusing a malformed drain annotation")

@@ -47,7 +47,7 @@ var _ = Describe("The event recorder", func() {
 		Eventually(r.counts).WithTimeout(timeout).WithPolling(interval).Should(Equal(map[string]int32{
 			"HTTP 503": storm + 1, "HTTP 404": 1, "HTTP 502": 1,
 		}))
-		Expect(r.writes.Load() - before).To(BeNumerically("<=", 4), "writes for %d identical occurrences", storm)
+		Expect(r.writes.Load()-before).To(BeNumerically("<=", 4), "writes for %d identical occurrences", storm)
 		settled := r.writes.Load()
 		Consistently(r.writes.Load, 3*gap, interval).Should(Equal(settled), "nothing is written once the count is")
 		Expect(r.current()).To(Equal("HTTP 503"), "the cause seen last reads newest")
