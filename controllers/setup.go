@@ -115,11 +115,15 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 	if err := SetupPublisher(mgr, opts); err != nil {
 		return err
 	}
+	events, err := routing.NewEventRecorder(mgr)
+	if err != nil {
+		return err
+	}
 	return (&routing.Reconciler{
 		Client:            mgr.GetClient(),
 		APIReader:         mgr.GetAPIReader(),
 		FieldManager:      opts.FieldManager,
-		Recorder:          routing.NewEventRecorder(mgr),
+		Recorder:          events,
 		Members:           members,
 		Prober:            prober,
 		Poller:            poller,

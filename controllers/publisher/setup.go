@@ -26,6 +26,7 @@ import (
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/controllers/recorder"
 	"github.com/ome-routing/operator/pkg/config"
 	"github.com/ome-routing/operator/pkg/observer"
 	"github.com/ome-routing/operator/pkg/publish"
@@ -117,10 +118,16 @@ func setupPublisher(mgr ctrl.Manager, opts Options) error {
 	log.Info("Setting up the TrafficMap publisher", "publisher", "gatewayapi", "globalGateway", opts.Endpoint.GlobalGateway,
 		"backendKind", opts.Endpoint.Backend(), "resyncInterval", opts.Publisher.Resync().String(),
 		"envoyGatewayBackendsServed", backends != nil)
+	// The operator's recorder, not the manager's: each refusal, failure and withdrawal
+	// is its own Event with its own cause (see controllers/recorder).
+	rec, err := recorder.ForManager(mgr, "ome-publisher")
+	if err != nil {
+		return err
+	}
 	r := &Reconciler{
 		Client:    mgr.GetClient(),
 		Reader:    mgr.GetAPIReader(),
-		Recorder:  mgr.GetEventRecorder("ome-publisher"),
+		Recorder:  rec,
 		Active:    opts.Active,
 		Endpoint:  opts.Endpoint,
 		Publisher: opts.Publisher,

@@ -13,6 +13,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/controllers/recorder"
 )
 
 // serviceEvents is the routing reconciler's recorder. Every event it is given about an
@@ -38,9 +39,16 @@ type mapBinding struct {
 }
 
 // NewEventRecorder is the routing reconciler's recorder on mgr: serviceEvents over the
-// manager's recorder, each note cut to the events API's limit.
-func NewEventRecorder(mgr ctrl.Manager) events.EventRecorder {
-	return newServiceEvents(noteCapRecorder{mgr.GetEventRecorder("ome-routing")}, mgr.GetLogger().WithName("routing"))
+// operator's own recorder (controllers/recorder), which writes each distinct
+// cause as its own Event and counts identical ones into a series, each note cut to the
+// events API's limit. The manager's recorder (client-go's) would write a home's second
+// gate under its first gate's cause.
+func NewEventRecorder(mgr ctrl.Manager) (events.EventRecorder, error) {
+	rec, err := recorder.ForManager(mgr, "ome-routing")
+	if err != nil {
+		return nil, err
+	}
+	return newServiceEvents(noteCapRecorder{rec}, mgr.GetLogger().WithName("routing")), nil
 }
 
 // newServiceEvents wraps a recorder; log is where the events are logged.

@@ -19,6 +19,10 @@ const (
 	Serve Mode = "200"
 	// Unavailable answers 503.
 	Unavailable Mode = "503"
+	// NotFound answers 404 on the probe path too, as a server without the model does.
+	NotFound Mode = "404"
+	// BadGateway answers 502, as a proxy in front of a dead model server does.
+	BadGateway Mode = "502"
 	// Redirect answers 301 to itself.
 	Redirect Mode = "301"
 	// Hang accepts the request and never answers until the mode changes.
@@ -188,6 +192,10 @@ func (e *Endpoint) handle(rw http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 	case mode == Unavailable:
 		http.Error(w, "unavailable", http.StatusServiceUnavailable)
+	case mode == NotFound:
+		http.NotFound(w, r)
+	case mode == BadGateway:
+		http.Error(w, "bad gateway", http.StatusBadGateway)
 	case mode == Redirect:
 		http.Redirect(w, r, r.URL.Path, http.StatusMovedPermanently)
 	case mode == Hang:

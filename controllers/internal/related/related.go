@@ -8,9 +8,9 @@ import (
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 )
 
-// WorkloadCluster is the WorkloadCluster an event about one home relates to. The events API
-// folds events that differ only in their note into one series, so two clusters' HomeGated
-// events on one service would otherwise become one, and the second cluster's note be lost.
+// WorkloadCluster is the WorkloadCluster an event about one home relates to. It keeps each
+// home's events apart on a service: `kubectl events` names the cluster, and the recorder
+// (pkg/eventseries) keeps each home's series and its budget of new Events by it.
 func WorkloadCluster(name string) *omev1beta1.WorkloadCluster {
 	return &omev1beta1.WorkloadCluster{ObjectMeta: metav1.ObjectMeta{Name: name}}
 }
