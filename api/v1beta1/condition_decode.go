@@ -48,6 +48,17 @@ func conditionsFrom(in []lenientCondition) []metav1.Condition {
 	return out
 }
 
+// decodeStatus decodes b into raw, a struct that embeds the status under its own type
+// (so that its UnmarshalJSON is not called again) beside a lenient conditions field, and
+// sets the status's conditions from that field.
+func decodeStatus(b []byte, raw any, lenient *[]lenientCondition, conditions *[]metav1.Condition) error {
+	if err := json.Unmarshal(b, raw); err != nil {
+		return err
+	}
+	*conditions = conditionsFrom(*lenient)
+	return nil
+}
+
 // UnmarshalJSON decodes the status with its conditions read leniently (see above).
 func (s *InferenceServiceStatus) UnmarshalJSON(b []byte) error {
 	type plain InferenceServiceStatus
@@ -55,11 +66,7 @@ func (s *InferenceServiceStatus) UnmarshalJSON(b []byte) error {
 		*plain
 		Conditions []lenientCondition `json:"conditions,omitempty"`
 	}{plain: (*plain)(s)}
-	if err := json.Unmarshal(b, &raw); err != nil {
-		return err
-	}
-	s.Conditions = conditionsFrom(raw.Conditions)
-	return nil
+	return decodeStatus(b, &raw, &raw.Conditions, &s.Conditions)
 }
 
 // UnmarshalJSON decodes the status with its conditions read leniently (see above).
@@ -69,11 +76,7 @@ func (s *WorkloadClusterStatus) UnmarshalJSON(b []byte) error {
 		*plain
 		Conditions []lenientCondition `json:"conditions,omitempty"`
 	}{plain: (*plain)(s)}
-	if err := json.Unmarshal(b, &raw); err != nil {
-		return err
-	}
-	s.Conditions = conditionsFrom(raw.Conditions)
-	return nil
+	return decodeStatus(b, &raw, &raw.Conditions, &s.Conditions)
 }
 
 // UnmarshalJSON decodes the status with its conditions read leniently (see above).
@@ -83,9 +86,5 @@ func (s *TrafficMapStatus) UnmarshalJSON(b []byte) error {
 		*plain
 		Conditions []lenientCondition `json:"conditions,omitempty"`
 	}{plain: (*plain)(s)}
-	if err := json.Unmarshal(b, &raw); err != nil {
-		return err
-	}
-	s.Conditions = conditionsFrom(raw.Conditions)
-	return nil
+	return decodeStatus(b, &raw, &raw.Conditions, &s.Conditions)
 }
