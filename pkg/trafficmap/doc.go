@@ -32,6 +32,13 @@
 // Healthy is a ready replica and no gate. It reports the home, not the policy: under
 // PreserveTraffic a gated home takes traffic and still shows healthy false.
 //
+// # What the status tells readers
+//
+// Ramping, NewestProbeTime and RouteGeneration (views.go) give the status fields that let a
+// reader judge the map without the manager's settings or the map's past versions: how many
+// homes ramp, when a probe was last recorded, and at which generation the route last
+// changed, which most generations (probe rounds that move only records) do not.
+//
 // # The Routable condition
 //
 // The condition is derived from the finished entries, and is True exactly when some

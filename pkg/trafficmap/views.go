@@ -58,10 +58,11 @@ func RouteChanged(before, after []omev1beta1.TrafficMapEntry) bool {
 //
 // A map without a recorded routeGeneration (new, or last written by an earlier release)
 // gets the written generation: the latest the route may have changed at, never an earlier
-// one. The value is kept in the status the routing reconciler applies after the spec, so
-// a route change whose status write failed is not recorded until the next change; in the
-// meantime a reader takes a publisher that has not caught up for current, which only the
-// moment until it publishes (it gives route changes precedence) can show.
+// one. The value lives in the status, which the routing reconciler applies after the spec.
+// If that status write fails after a route change, the next reconcile sees the change
+// already in the spec and keeps the older value: until the publisher has published the
+// change (it takes route changes first), a reader then takes its Published for current a
+// little early. The other way round would be worse: a spurious Stale at steady state.
 func RouteGeneration(before, written *omev1beta1.TrafficMap) int64 {
 	switch {
 	case before == nil, before.Status.RouteGeneration <= 0, before.Status.RouteGeneration > written.Generation:
