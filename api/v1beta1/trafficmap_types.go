@@ -334,7 +334,7 @@ type TrafficMapEntry struct {
 
 // TrafficMapSpec is the routing table. The operator writes it; a hand edit is undone.
 // Its bounds keep a map at its maxima within one etcd write (test/crdsize checks it).
-// +kubebuilder:validation:XValidation:rule="self.entries.map(e, has(e.drainRefs) ? size(e.drainRefs) : 0).sum() <= 64",message="the entries hold at most 64 drainRefs in all"
+// +kubebuilder:validation:XValidation:rule="!has(self.entries) || self.entries.map(e, has(e.drainRefs) ? size(e.drainRefs) : 0).sum() <= 64",message="the entries hold at most 64 drainRefs in all"
 type TrafficMapSpec struct {
 	// service is the InferenceService this map routes.
 	// +required

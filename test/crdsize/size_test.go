@@ -41,7 +41,7 @@ const numberBytes = 20
 // rule here replaces that with the object-wide total. Each rule must be in the CRD.
 var crossFieldBounds = map[string]crossFieldBound{
 	".spec.entries[].drainRefs": {
-		rule:  "self.entries.map(e, has(e.drainRefs) ? size(e.drainRefs) : 0).sum() <= 64",
+		rule:  "!has(self.entries) || self.entries.map(e, has(e.drainRefs) ? size(e.drainRefs) : 0).sum() <= 64",
 		total: 64,
 	},
 }

@@ -28,6 +28,12 @@ var _ = Describe("TrafficMap drainRefs across entries", func() {
 		return tm
 	}
 
+	It("accepts a map with no entries at all", func(ctx context.Context) {
+		tm := trafficMapWith(omev1beta1.TrafficMapEntry{})
+		tm.Spec.Entries = nil
+		Expect(k8s.Create(ctx, tm)).To(Succeed())
+	})
+
 	It("accepts as many as an annotation may hold", func(ctx context.Context) {
 		Expect(k8s.Create(ctx, mapWithDrains(drain.MaxOverrides))).To(Succeed())
 	})
