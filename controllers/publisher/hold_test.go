@@ -2,6 +2,7 @@ package publisher
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
@@ -90,6 +92,16 @@ func TestHoldBecause(t *testing.T) {
 		r, _ := setup(foreign, backend("worker-a", "a.example.com"))
 		if because, _ := hold(t, r, emptyMap("")); because != "" {
 			t.Errorf("hold %q, want none", because)
+		}
+	})
+	t.Run("a failed read of the standing route is an error naming it", func(t *testing.T) {
+		r := &Reconciler{Client: fake.NewClientBuilder().WithScheme(scheme).WithInterceptorFuncs(interceptor.Funcs{
+			Get: func(context.Context, client.WithWatch, client.ObjectKey, client.Object, ...client.GetOption) error {
+				return errors.New("connection refused")
+			}}).Build()}
+		_, _, err := r.holdBecause(context.Background(), emptyMap(omev1beta1.AllFailedPreserveTraffic), plan)
+		if want := "read global HTTPRoute prod/chat-global: connection refused"; err == nil || err.Error() != want {
+			t.Errorf("error %v, want %q", err, want)
 		}
 	})
 	t.Run("Drain lets the route go", func(t *testing.T) {

@@ -53,8 +53,13 @@ func TestMakeEvent(t *testing.T) {
 	if err != nil || cluster.Namespace != metav1.NamespaceDefault || cluster.Related != nil {
 		t.Fatalf("cluster-scoped: %+v, %v", cluster, err)
 	}
-	if _, err := r.makeEvent(&corev1.Pod{}, nil, corev1.EventTypeNormal, "R", "A", "n"); err == nil {
-		t.Fatal("an object outside the scheme was referenced")
+	if _, err := r.makeEvent(&corev1.Pod{}, nil, corev1.EventTypeNormal, "R", "A", "n"); err == nil ||
+		!strings.HasPrefix(err.Error(), "reference the object regarded: ") {
+		t.Fatalf("an object outside the scheme: %v, want an error naming the object regarded", err)
+	}
+	if _, err := r.makeEvent(isvc, &corev1.Pod{}, corev1.EventTypeNormal, "R", "A", "n"); err == nil ||
+		!strings.HasPrefix(err.Error(), "reference the related object: ") {
+		t.Fatalf("a related object outside the scheme: %v, want an error naming the related object", err)
 	}
 }
 
