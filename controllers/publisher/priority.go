@@ -11,6 +11,7 @@ import (
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/controllers/internal/priority"
+	"github.com/ome-routing/operator/pkg/trafficmap"
 )
 
 // The publisher's queue is controller-runtime's priority queue, like the routing
@@ -61,26 +62,11 @@ func mapUpdatePriority(oldObj, newObj client.Object) int {
 	switch {
 	case !ok1 || !ok2:
 		return 0
-	case routeInputsChanged(before, after):
+	case trafficmap.RouteChanged(before.Spec.Entries, after.Spec.Entries):
 		return priority.Transition
 	case after.Status.Published && before.Generation != after.Generation && before.DeletionTimestamp.Equal(after.DeletionTimestamp) &&
 		len(before.Finalizers) == len(after.Finalizers):
 		return priority.Refresh
 	}
 	return 0
-}
-
-// routeInputsChanged says whether the entries differ in what the route is made of: which
-// clusters, their endpoints and their weights.
-func routeInputsChanged(before, after *omev1beta1.TrafficMap) bool {
-	if len(before.Spec.Entries) != len(after.Spec.Entries) {
-		return true
-	}
-	for i, e := range before.Spec.Entries {
-		n := after.Spec.Entries[i]
-		if e.Cluster != n.Cluster || e.Endpoint != n.Endpoint || e.Weight != n.Weight {
-			return true
-		}
-	}
-	return false
 }
