@@ -90,6 +90,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 			// A map deleted before it carried the finalizer can still have left objects.
 			r.memory.forget(req.NamespacedName)
 			r.routeGuard().forget(req.NamespacedName)
+			forgetPublicationFallback(req.NamespacedName)
 			return ctrl.Result{}, r.removeAll(ctx, r.cached(), req.NamespacedName, nil)
 		}
 		return ctrl.Result{}, err
@@ -231,6 +232,7 @@ func (r *Reconciler) publish(ctx context.Context, tm *omev1beta1.TrafficMap, pla
 		}
 		r.memory.pruned(key, keep, r.clock())
 	}
+	r.announceHoldEnded(ctx, tm, plan)
 	ref := &omev1beta1.TrafficMapGatewayRef{Group: gatewayv1.GroupName, Kind: "HTTPRoute", Name: plan.Route.Name, Namespace: plan.Route.Namespace}
 	return r.resync(r.record(ctx, tm, omev1beta1.ReasonPublished, ref))
 }
@@ -293,6 +295,7 @@ func (r *Reconciler) recordConditions(ctx context.Context, tm *omev1beta1.Traffi
 	if observed == 0 {
 		fields["observedTrafficMapGeneration"] = nil
 	}
+	setPublicationFallback(client.ObjectKeyFromObject(tm), reason == omev1beta1.ReasonLastPositiveRetained)
 	_, err := mapstatus.Apply(ctx, r.Client, tm, mapstatus.Share{
 		Manager:    mapstatus.PublisherStatusManager,
 		Owned:      []string{omev1beta1.TrafficMapPublished, omev1beta1.TrafficMapPublicationFallback},
@@ -317,6 +320,7 @@ func (r *Reconciler) finalize(ctx context.Context, tm *omev1beta1.TrafficMap) er
 		return err
 	}
 	r.memory.forget(client.ObjectKeyFromObject(tm))
+	forgetPublicationFallback(client.ObjectKeyFromObject(tm))
 	before := tm.DeepCopy()
 	controllerutil.RemoveFinalizer(tm, Finalizer)
 	return client.IgnoreNotFound(r.Client.Patch(ctx, tm, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{}),
