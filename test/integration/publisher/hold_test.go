@@ -141,10 +141,12 @@ var _ = Describe("A map with nothing to send traffic to", func() {
 		Eventually(s.weights).WithTimeout(timeout).WithPolling(interval).Should(Equal([]string{"worker-a 1", "worker-b 1"}))
 		Eventually(s.condition).WithArguments("Published").WithTimeout(timeout).WithPolling(interval).Should(Equal(publishedTrue))
 		Expect(s.condition(Default, "PublicationFallback")).To(Equal(fallbackFalse))
-		// The hold's end is said once, with what the route carries now.
+		// The hold's end is said once, with what the route carries then: worker-a alone or
+		// both, as the two moves may reach the publisher in one map version or two.
 		Expect(publicationFallback(s.key)).To(Equal(0.0))
 		Eventually(mapEvents).WithArguments(s.key, publisher.EventCurrentPlanApplied).WithTimeout(timeout).WithPolling(interval).
-			Should(Equal([]string{"The route carries the map's current plan again, with 2 backend(s); it was kept as last published while that plan sent nothing"}))
+			Should(ConsistOf(MatchRegexp(`^The route carries the map's current plan again, with [12] backend\(s\); ` +
+				`it was kept as last published while that plan sent nothing$`)))
 	})
 
 	It("lets the route follow the map under Drain: no backend, and the gateway answers for nobody", func(ctx context.Context) {
