@@ -152,7 +152,7 @@ func routeBackendPort(ep config.Endpoint) int32 {
 // publisher.Setup.
 func SetupPublisher(mgr ctrl.Manager, opts Options) error {
 	return publisher.Setup(mgr, publisher.Options{
-		Active:            opts.RoutingEnabled,
+		RoutingEnabled:    opts.RoutingEnabled,
 		Endpoint:          opts.Endpoint,
 		Publisher:         opts.Publisher,
 		Observer:          opts.Observer,

@@ -61,17 +61,19 @@ type Reconciler struct {
 	// ours the cache has not caught up with), and when a deleted map's objects are removed.
 	Reader   client.Reader
 	Recorder events.EventRecorder
-	// Active is the installation's routing.enabled: with routing off, the publisher only
-	// removes what it published.
-	Active    bool
-	Endpoint  config.Endpoint
-	Publisher config.Publisher
+	// RoutingEnabled is the installation's routing.enabled: with routing off, the
+	// publisher only removes what it published.
+	RoutingEnabled bool
+	Endpoint       config.Endpoint
+	Publisher      config.Publisher
 	// now is the clock of condition transition times and of the resync; time.Now when nil.
 	now func() time.Time
 
 	// memory is what the publisher last published for each map (memory.go).
 	memory publications
-	// guard decides which entries' hosts may be published (guard.go).
+	// guard decides which entries' hosts may be published (guard.go). Setup builds it
+	// from the observer, so that a route refuses what a probe refuses; there is no
+	// publisher without one.
 	guard *publishGuard
 }
 
@@ -89,7 +91,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		if apierrors.IsNotFound(err) {
 			// A map deleted before it carried the finalizer can still have left objects.
 			r.memory.forget(req.NamespacedName)
-			r.routeGuard().forget(req.NamespacedName)
+			r.guard.forget(req.NamespacedName)
 			forgetPublicationFallback(req.NamespacedName)
 			return ctrl.Result{}, r.removeAll(ctx, r.cached(), req.NamespacedName, nil)
 		}
@@ -98,7 +100,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if !tm.DeletionTimestamp.IsZero() {
 		return ctrl.Result{}, r.finalize(ctx, tm)
 	}
-	if !r.Active {
+	if !r.RoutingEnabled {
 		return ctrl.Result{}, nil
 	}
 	isvc, err := r.owner(ctx, tm)
@@ -129,17 +131,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if isvc == nil || !publishable(isvc) {
 		// The service is going or left routing: the routing reconciler deletes the map,
 		// and until then nothing is published for it.
-		if err := r.removeAll(ctx, r.cached(), req.NamespacedName, nil); err != nil {
-			return r.fail(ctx, tm, omev1beta1.ReasonApplyFailed, err, true)
-		}
-		r.memory.unpublished(req.NamespacedName)
-		return ctrl.Result{}, r.record(ctx, tm, omev1beta1.ReasonUnpublished, nil)
+		return r.unpublish(ctx, tm, omev1beta1.ReasonUnpublished)
 	}
 	if err := publish.CheckOptions("global", r.Publisher.Options); err != nil {
 		return r.fail(ctx, tm, omev1beta1.ReasonInvalidOptions, err, false)
 	}
 	plan, err := publish.Build(publish.Input{
-		Map: r.routeGuard().admit(ctx, tm, r.publishedHosts(req.NamespacedName), r.Recorder), ServiceNamespace: isvc.Namespace, ServiceName: isvc.Name,
+		Map: r.guard.admit(ctx, tm, r.publishedHosts(req.NamespacedName), r.Recorder), ServiceNamespace: isvc.Namespace, ServiceName: isvc.Name,
 		ServiceAnnotations: isvc.Annotations, Endpoint: r.Endpoint,
 	})
 	if err == nil && plan.Annotated {
@@ -154,11 +152,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 	if plan.Withdraw {
 		r.announceWithdrawn(ctx, tm, plan.WithdrawnBecause)
-		if err := r.removeAll(ctx, r.cached(), req.NamespacedName, nil); err != nil {
-			return r.fail(ctx, tm, omev1beta1.ReasonApplyFailed, err, true)
-		}
-		r.memory.unpublished(req.NamespacedName)
-		return r.resync(r.record(ctx, tm, omev1beta1.ReasonWithdrawn, nil))
+		return r.unpublish(ctx, tm, omev1beta1.ReasonWithdrawn)
 	}
 	because, standing, err := r.holdBecause(ctx, tm, plan)
 	if err != nil {
@@ -170,6 +164,22 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return r.hold(ctx, tm, plan, standing, because)
 	}
 	return r.publish(ctx, tm, plan)
+}
+
+// unpublish removes everything published for the map and records reason (Unpublished or
+// Withdrawn) with no route. A withdrawn map is looked at again at the resync, as a
+// published one is; an unpublished one waits for the routing reconciler to delete it.
+func (r *Reconciler) unpublish(ctx context.Context, tm *omev1beta1.TrafficMap, reason string) (ctrl.Result, error) {
+	key := client.ObjectKeyFromObject(tm)
+	if err := r.removeAll(ctx, r.cached(), key, nil); err != nil {
+		return r.fail(ctx, tm, omev1beta1.ReasonApplyFailed, err, true)
+	}
+	r.memory.unpublished(key)
+	err := r.record(ctx, tm, reason, nil)
+	if reason == omev1beta1.ReasonWithdrawn {
+		return r.resync(err)
+	}
+	return ctrl.Result{}, err
 }
 
 // refuseHost removes what was published for a map whose annotated hostname is refused:

@@ -97,7 +97,7 @@ func (r *Reconciler) standingHost(ctx context.Context, mapKey types.NamespacedNa
 // refuses none. A host whose lookups fail keeps the guard's last verdict, as it would in a
 // publication (see publish.DecideHost), so a resolver outage does not undo the hold.
 func (r *Reconciler) refusedStanding(ctx context.Context, tm *omev1beta1.TrafficMap, hosts []string) string {
-	for i, d := range r.routeGuard().decide(ctx, hosts) {
+	for i, d := range r.guard.decide(ctx, hosts) {
 		if !d.Allowed && d.Resolved {
 			ctrl.LoggerFrom(ctx).Info("Not keeping the last published route: the publish guard refuses a host it sends to",
 				"trafficMap", klog.KObj(tm), "host", hosts[i], "reason", d.Reason)
