@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -151,7 +152,7 @@ func routeBackendPort(ep config.Endpoint) int32 {
 // publisher.Setup.
 func SetupPublisher(mgr ctrl.Manager, opts Options) error {
 	return publisher.Setup(mgr, publisher.Options{
-		Active:            opts.RoutingEnabled,
+		RoutingEnabled:    opts.RoutingEnabled,
 		Endpoint:          opts.Endpoint,
 		Publisher:         opts.Publisher,
 		Observer:          opts.Observer,
@@ -159,9 +160,9 @@ func SetupPublisher(mgr ctrl.Manager, opts Options) error {
 	})
 }
 
-// RegisterMetrics registers the routing and member metrics with reg.
+// RegisterMetrics registers the routing, member and publisher metrics with reg.
 func RegisterMetrics(reg prometheus.Registerer) error {
-	for _, c := range append(routing.Collectors(), workloadcluster.Collectors()...) {
+	for _, c := range slices.Concat(routing.Collectors(), workloadcluster.Collectors(), publisher.Collectors()) {
 		if err := reg.Register(c); err != nil {
 			return err
 		}

@@ -442,6 +442,12 @@ type TrafficMapStatus struct {
 	// +kubebuilder:validation:Minimum=0
 	RampingHomes *int32 `json:"rampingHomes,omitempty"`
 
+	// warnedHomes is the number of entries that carry a warning (see an entry's warning),
+	// such as a probe that tests another port than the route's backend port.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	WarnedHomes *int32 `json:"warnedHomes,omitempty"`
+
 	// lastProbeTime is the newest lastProbeTime of the entries: when the manager last
 	// recorded a probe of any home. It stops moving when nothing probes the homes (the
 	// manager stopped, or the map is frozen). Absent while no probe has run.
@@ -518,6 +524,7 @@ type TrafficMapStatus struct {
 // +kubebuilder:printcolumn:name="REFUSED",type=integer,JSONPath=`.status.refusedHomes`,priority=1
 // +kubebuilder:printcolumn:name="WOULD-GATE",type=integer,JSONPath=`.status.wouldGateHomes`,priority=1
 // +kubebuilder:printcolumn:name="RAMPING",type=integer,JSONPath=`.status.rampingHomes`,priority=1
+// +kubebuilder:printcolumn:name="WARNINGS",type=integer,JSONPath=`.status.warnedHomes`,priority=1
 // +kubebuilder:printcolumn:name="PROBED",type=date,JSONPath=`.status.lastProbeTime`,priority=1
 // +kubebuilder:printcolumn:name="MESSAGE",type=string,JSONPath=`.status.conditions[?(@.type=="Routable")].message`,priority=1
 // +kubebuilder:printcolumn:name="FROZEN",type=string,JSONPath=`.status.conditions[?(@.type=="SettingsAccepted")].message`,priority=1

@@ -795,6 +795,11 @@ func (in *TrafficMapStatus) DeepCopyInto(out *TrafficMapStatus) {
 		*out = new(int32)
 		**out = **in
 	}
+	if in.WarnedHomes != nil {
+		in, out := &in.WarnedHomes, &out.WarnedHomes
+		*out = new(int32)
+		**out = **in
+	}
 	if in.LastProbeTime != nil {
 		in, out := &in.LastProbeTime, &out.LastProbeTime
 		*out = (*in).DeepCopy()

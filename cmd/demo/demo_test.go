@@ -126,6 +126,7 @@ func TestDemoStory(t *testing.T) {
 			t.Errorf("the demo never printed %q", want)
 		}
 	}
+	checkYourTurn(t, d, transcript)
 }
 
 // pluginBinary builds kubectl-ome from this checkout into a folder of its own, under the

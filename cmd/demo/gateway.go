@@ -85,6 +85,7 @@ func (d *Demo) startHAProxy(ctx context.Context) error {
 	d.onClose("HAProxy Ingress and haproxy", func() error { defer log.Close(); return gw.Stop() })
 	host := serviceName + "." + serviceNS + ".global.example.com"
 	d.traffic = framework.NewTraffic(gw.HTTPAddr, host)
+	d.gatewayAddr, d.globalHost = gw.HTTPAddr, host
 	d.onClose("the requests' connections to haproxy", func() error { d.traffic.Close(); return nil })
 	d.out.Event("HAProxy Ingress runs haproxy on %s; its log is %s", gw.HTTPAddr, rel(log.Name()))
 	d.out.Say("It resolves the workers' names itself, through an /etc/hosts of its own. At each step")

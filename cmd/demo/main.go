@@ -164,8 +164,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		} else {
 			out.Say("Everything stops now. Run `make demo DEMO_KEEP=1` to keep it running, then try:")
 		}
-		out.Command(fmt.Sprintf("%s --kubeconfig %s get trafficmap -A", rel(o.cfg.Kubectl), rel(d.kubectl.KubeConfig)))
-		out.Say("The manager's log is %s.", rel(d.path("manager.log")))
+		d.printHandles(o.cfg.Kubectl)
 		if o.keep {
 			// Kept after a failure too, so that the reader can look at what went wrong.
 			<-ctx.Done()

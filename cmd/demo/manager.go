@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"net"
 	"net/netip"
 	"os"
 	"os/exec"
@@ -54,15 +55,17 @@ func (d *Demo) StartManager(ctx context.Context) error {
 	return d.kubectl.Show(ctx, "get", "workloadclusters")
 }
 
-// managerArgs are the flags the chart gives the manager on a control plane; metrics and
-// health endpoints are off so that the demo binds no fixed port that could be taken.
-func managerArgs(settings string, hosts map[string]netip.Addr) []string {
+// managerArgs are the flags the chart gives the manager on a control plane. Metrics are
+// served on metricsAddr, a loopback port the demo found free, over plain HTTP so that curl
+// reads them without a token; the health endpoint is off.
+func managerArgs(settings, metricsAddr string, hosts map[string]netip.Addr) []string {
 	args := []string{
 		"--multicluster-config=" + settings,
 		"--enable-multicluster",
 		"--multicluster-role=control-plane",
 		"--operator-namespace=" + framework.SecretNamespace,
-		"--metrics-bind-address=0",
+		"--metrics-bind-address=" + metricsAddr,
+		"--metrics-secure=false",
 		"--health-probe-bind-address=0",
 	}
 	for _, name := range slices.Sorted(maps.Keys(hosts)) {
@@ -79,7 +82,13 @@ func (d *Demo) startBinary(settings, logPath string) (<-chan error, error) {
 	if err != nil {
 		return nil, err
 	}
-	args := managerArgs(settings, d.servers.Hosts())
+	metricsAddr, err := freeLoopbackAddr()
+	if err != nil {
+		logFile.Close()
+		return nil, err
+	}
+	d.metricsAddr = metricsAddr
+	args := managerArgs(settings, metricsAddr, d.servers.Hosts())
 	cmd := exec.Command(d.cfg.Manager, args...)
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+d.kubectl.KubeConfig)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
@@ -117,6 +126,18 @@ func (d *Demo) startBinary(settings, logPath string) (<-chan error, error) {
 		return nil
 	})
 	return exited, nil
+}
+
+// freeLoopbackAddr is a loopback address with a port free a moment ago, for a child
+// process to listen on. Another process could take the port in between; the manager then
+// fails to start and waitReady shows its log.
+func freeLoopbackAddr() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", fmt.Errorf("find a free port for the manager's metrics: %w", err)
+	}
+	defer l.Close()
+	return l.Addr().String(), nil
 }
 
 // waitReady waits until every worker's WorkloadCluster is Ready, which the manager sets once

@@ -42,7 +42,15 @@ type Demo struct {
 	servers *framework.Servers
 	// traffic sends real requests through haproxy; nil when the data plane cannot run here.
 	traffic *framework.Traffic
+	// gatewayAddr and globalHost are haproxy's address and the service's global hostname,
+	// for the reader's own requests; empty without a gateway.
+	gatewayAddr, globalHost string
 	kubectl *Kubectl
+	// handles switch the model servers and the workers' API servers for "Your turn".
+	handles *handles
+	// metricsAddr is where the manager binary serves its metrics, over plain HTTP on
+	// loopback; empty when the controllers run in this process.
+	metricsAddr string
 	// stops are undone in reverse by Close: the manager before the API servers it
 	// watches, so that it does not log a storm of connection errors on the way out.
 	stops []stop
@@ -77,6 +85,9 @@ func (d *Demo) Close() error {
 	return errors.Join(errs...)
 }
 
+// workerKubeConfig is the worker's kubeconfig file, whose context has the worker's name.
+func (d *Demo) workerKubeConfig(worker string) string { return d.path(worker + ".kubeconfig") }
+
 // path is a file in the output folder.
 func (d *Demo) path(name string) string { return filepath.Join(d.cfg.Dir, name) }
 
@@ -96,6 +107,11 @@ func (d *Demo) Setup(ctx context.Context) error {
 	if err := d.setupGateway(ctx); err != nil {
 		return err
 	}
+	h, err := d.startHandles()
+	if err != nil {
+		return err
+	}
+	d.handles = h
 	return d.placeCopies(ctx)
 }
 
@@ -119,11 +135,17 @@ func (d *Demo) startFleet(ctx context.Context) error {
 	// The control plane's kubeconfig has its CA, client certificate and key inline, so the
 	// file works from any folder, for kubectl and for the manager alike.
 	kc := d.path("kubeconfig")
-	if err := writeKubeConfig(kc, fleet.ControlPlane.KubeConfig); err != nil {
+	if err := writeKubeConfig(kc, fleet.ControlPlane.KubeConfig, "control-plane"); err != nil {
 		return err
 	}
 	d.kubectl = &Kubectl{Path: d.cfg.Kubectl, KubeConfig: kc, Plugin: d.cfg.Plugin, out: d.out}
-	d.out.Say("Wrote the control plane's kubeconfig to %s.", rel(kc))
+	d.out.Say("Wrote the control plane's kubeconfig to %s (context control-plane),", rel(kc))
+	for _, w := range workers {
+		if err := writeKubeConfig(d.workerKubeConfig(w), fleet.Workers[w].KubeConfig, w); err != nil {
+			return err
+		}
+	}
+	d.out.Say("and each worker's to %s (context %s) and %s.", rel(d.workerKubeConfig(workers[0])), workers[0], rel(d.workerKubeConfig(workers[1])))
 	return nil
 }
 

@@ -2,12 +2,10 @@ package main
 
 import (
 	"context"
-	"os"
 	"slices"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/tools/clientcmd"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/test/framework"
@@ -18,23 +16,6 @@ const (
 	drainID     = "maintenance-a"
 	drainReason = "planned maintenance"
 )
-
-// writeKubeConfig writes the control plane's kubeconfig with the service's namespace as its
-// context's namespace, so that the plugin's commands need no -n, as a user who works in
-// that namespace would type them.
-func writeKubeConfig(path string, raw []byte) error {
-	cfg, err := clientcmd.Load(raw)
-	if err != nil {
-		return err
-	}
-	for _, c := range cfg.Contexts {
-		c.Namespace = serviceNS
-	}
-	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
-		return err
-	}
-	return os.Chmod(path, 0o600)
-}
 
 // drainSteps hold worker-a at weight 0 for maintenance with `kubectl ome traffic drain`,
 // show it with `kubectl ome placement endpoint`, and release it.

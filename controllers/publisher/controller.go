@@ -61,17 +61,19 @@ type Reconciler struct {
 	// ours the cache has not caught up with), and when a deleted map's objects are removed.
 	Reader   client.Reader
 	Recorder events.EventRecorder
-	// Active is the installation's routing.enabled: with routing off, the publisher only
-	// removes what it published.
-	Active    bool
-	Endpoint  config.Endpoint
-	Publisher config.Publisher
+	// RoutingEnabled is the installation's routing.enabled: with routing off, the
+	// publisher only removes what it published.
+	RoutingEnabled bool
+	Endpoint       config.Endpoint
+	Publisher      config.Publisher
 	// now is the clock of condition transition times and of the resync; time.Now when nil.
 	now func() time.Time
 
 	// memory is what the publisher last published for each map (memory.go).
 	memory publications
-	// guard decides which entries' hosts may be published (guard.go).
+	// guard decides which entries' hosts may be published (guard.go). Setup builds it
+	// from the observer, so that a route refuses what a probe refuses; there is no
+	// publisher without one.
 	guard *publishGuard
 }
 
@@ -82,93 +84,20 @@ type Reconciler struct {
 // +kubebuilder:rbac:groups="",resources=services,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups=gateway.envoyproxy.io,resources=backends,verbs=get;list;watch;create;patch;delete
 
-// Reconcile publishes one TrafficMap, withdraws it, or removes what was published for it.
-func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	tm := &omev1beta1.TrafficMap{}
-	if err := r.Client.Get(ctx, req.NamespacedName, tm); err != nil {
-		if apierrors.IsNotFound(err) {
-			// A map deleted before it carried the finalizer can still have left objects.
-			r.memory.forget(req.NamespacedName)
-			r.routeGuard().forget(req.NamespacedName)
-			return ctrl.Result{}, r.removeAll(ctx, r.cached(), req.NamespacedName, nil)
-		}
-		return ctrl.Result{}, err
-	}
-	if !tm.DeletionTimestamp.IsZero() {
-		return ctrl.Result{}, r.finalize(ctx, tm)
-	}
-	if !r.Active {
-		return ctrl.Result{}, nil
-	}
-	isvc, err := r.owner(ctx, tm)
-	var behind *ownerBehind
-	if errors.As(err, &behind) {
-		if wait := r.memory.behind(req.NamespacedName, behind.generation, r.clock()); wait > 0 {
-			// The routing reconciler has not written the service's new generation yet: the
-			// last publication stands until it has, and the map's write brings it here.
-			ctrl.LoggerFrom(ctx).V(1).Info("Waiting for the TrafficMap to catch up with its InferenceService",
-				"trafficMap", klog.KObj(tm), "mapBuiltFrom", tm.Spec.ObservedISVCGeneration, "serviceGeneration", behind.generation)
-			return ctrl.Result{RequeueAfter: wait}, nil
-		}
-		if frozen(tm) {
-			// Published stays as it was: the route carries the frozen map, and the map's
-			// SettingsAccepted says why it does not move. The fix writes the map again,
-			// which brings it here.
-			ctrl.LoggerFrom(ctx).V(1).Info("Keeping the last published route: the TrafficMap is frozen by refused routing settings",
-				"trafficMap", klog.KObj(tm))
-			return ctrl.Result{}, nil
-		}
-		err = &behind.invalidOwner
-	}
-	if err != nil {
-		var invalid *invalidOwner
-		return r.fail(ctx, tm, omev1beta1.ReasonInvalidOwner, err, !errors.As(err, &invalid))
-	}
-	r.memory.caughtUp(req.NamespacedName)
-	if isvc == nil || !publishable(isvc) {
-		// The service is going or left routing: the routing reconciler deletes the map,
-		// and until then nothing is published for it.
-		if err := r.removeAll(ctx, r.cached(), req.NamespacedName, nil); err != nil {
-			return r.fail(ctx, tm, omev1beta1.ReasonApplyFailed, err, true)
-		}
-		r.memory.unpublished(req.NamespacedName)
-		return ctrl.Result{}, r.record(ctx, tm, omev1beta1.ReasonUnpublished, nil)
-	}
-	if err := publish.CheckOptions("global", r.Publisher.Options); err != nil {
-		return r.fail(ctx, tm, omev1beta1.ReasonInvalidOptions, err, false)
-	}
-	plan, err := publish.Build(publish.Input{
-		Map: r.routeGuard().admit(ctx, tm, r.publishedHosts(req.NamespacedName), r.Recorder), ServiceNamespace: isvc.Namespace, ServiceName: isvc.Name,
-		ServiceAnnotations: isvc.Annotations, Endpoint: r.Endpoint,
-	})
-	if err == nil && plan.Annotated {
-		err = r.templateHostFree(ctx, req.NamespacedName, plan.Hostname)
-	}
-	var refusedHost *publish.GlobalHostRefused
-	if errors.As(err, &refusedHost) {
-		return r.refuseHost(ctx, tm, err)
-	}
-	if err != nil {
-		return r.fail(ctx, tm, omev1beta1.ReasonInvalidPlan, err, false)
-	}
-	if plan.Withdraw {
-		r.announceWithdrawn(ctx, tm, plan.WithdrawnBecause)
-		if err := r.removeAll(ctx, r.cached(), req.NamespacedName, nil); err != nil {
-			return r.fail(ctx, tm, omev1beta1.ReasonApplyFailed, err, true)
-		}
-		r.memory.unpublished(req.NamespacedName)
-		return r.resync(r.record(ctx, tm, omev1beta1.ReasonWithdrawn, nil))
-	}
-	because, standing, err := r.holdBecause(ctx, tm, plan)
-	if err != nil {
+// unpublish removes everything published for the map and records reason (Unpublished or
+// Withdrawn) with no route. A withdrawn map is looked at again at the resync, as a
+// published one is; an unpublished one waits for the routing reconciler to delete it.
+func (r *Reconciler) unpublish(ctx context.Context, tm *omev1beta1.TrafficMap, reason string) (ctrl.Result, error) {
+	key := client.ObjectKeyFromObject(tm)
+	if err := r.removeAll(ctx, r.cached(), key, nil); err != nil {
 		return r.fail(ctx, tm, omev1beta1.ReasonApplyFailed, err, true)
 	}
-	if because != "" {
-		// The plan sends nothing where the route sends traffic, and the map's policy is
-		// not Drain: the route stays as it is (hold.go).
-		return r.hold(ctx, tm, plan, standing, because)
+	r.memory.unpublished(key)
+	err := r.record(ctx, tm, reason, nil)
+	if reason == omev1beta1.ReasonWithdrawn {
+		return r.resync(err)
 	}
-	return r.publish(ctx, tm, plan)
+	return ctrl.Result{}, err
 }
 
 // refuseHost removes what was published for a map whose annotated hostname is refused:
@@ -231,6 +160,7 @@ func (r *Reconciler) publish(ctx context.Context, tm *omev1beta1.TrafficMap, pla
 		}
 		r.memory.pruned(key, keep, r.clock())
 	}
+	r.announceHoldEnded(ctx, tm, plan)
 	ref := &omev1beta1.TrafficMapGatewayRef{Group: gatewayv1.GroupName, Kind: "HTTPRoute", Name: plan.Route.Name, Namespace: plan.Route.Namespace}
 	return r.resync(r.record(ctx, tm, omev1beta1.ReasonPublished, ref))
 }
@@ -293,6 +223,7 @@ func (r *Reconciler) recordConditions(ctx context.Context, tm *omev1beta1.Traffi
 	if observed == 0 {
 		fields["observedTrafficMapGeneration"] = nil
 	}
+	setPublicationFallback(client.ObjectKeyFromObject(tm), reason == omev1beta1.ReasonLastPositiveRetained)
 	_, err := mapstatus.Apply(ctx, r.Client, tm, mapstatus.Share{
 		Manager:    mapstatus.PublisherStatusManager,
 		Owned:      []string{omev1beta1.TrafficMapPublished, omev1beta1.TrafficMapPublicationFallback},
@@ -317,6 +248,7 @@ func (r *Reconciler) finalize(ctx context.Context, tm *omev1beta1.TrafficMap) er
 		return err
 	}
 	r.memory.forget(client.ObjectKeyFromObject(tm))
+	forgetPublicationFallback(client.ObjectKeyFromObject(tm))
 	before := tm.DeepCopy()
 	controllerutil.RemoveFinalizer(tm, Finalizer)
 	return client.IgnoreNotFound(r.Client.Patch(ctx, tm, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{}),

@@ -284,14 +284,3 @@ func (g *publishGuard) forget(key types.NamespacedName) {
 	delete(g.announced, key)
 	delete(g.kept, key)
 }
-
-// routeGuard is the reconciler's publish guard: the one SetupPublisher made, or the
-// strictest one (loopback and private networks closed, the system resolver) for a
-// reconciler built without it.
-func (r *Reconciler) routeGuard() *publishGuard {
-	if r.guard == nil {
-		var none *observer.Observer
-		r.guard = newPublishGuard(none.Guard(), none.LookupHost, r.Publisher.Resync())
-	}
-	return r.guard
-}

@@ -97,7 +97,7 @@ func (r *Reconciler) standingHost(ctx context.Context, mapKey types.NamespacedNa
 // refuses none. A host whose lookups fail keeps the guard's last verdict, as it would in a
 // publication (see publish.DecideHost), so a resolver outage does not undo the hold.
 func (r *Reconciler) refusedStanding(ctx context.Context, tm *omev1beta1.TrafficMap, hosts []string) string {
-	for i, d := range r.routeGuard().decide(ctx, hosts) {
+	for i, d := range r.guard.decide(ctx, hosts) {
 		if !d.Allowed && d.Resolved {
 			ctrl.LoggerFrom(ctx).Info("Not keeping the last published route: the publish guard refuses a host it sends to",
 				"trafficMap", klog.KObj(tm), "host", hosts[i], "reason", d.Reason)
@@ -119,6 +119,35 @@ func (r *Reconciler) hold(ctx context.Context, tm *omev1beta1.TrafficMap, plan p
 	}
 	ref := &omev1beta1.TrafficMapGatewayRef{Group: gatewayv1.GroupName, Kind: "HTTPRoute", Name: plan.Route.Name, Namespace: plan.Route.Namespace}
 	return r.resync(r.recordConditions(ctx, tm, omev1beta1.ReasonLastPositiveRetained, ref, publish.HeldConditions(message, tm.Generation)))
+}
+
+// EventCurrentPlanApplied is the reason of the event the publisher records when a hold
+// ends: the route carries the map's current plan again. OME names the reason for a
+// publisher that leaves a retained plan.
+const EventCurrentPlanApplied = "CurrentPlanApplied"
+
+// announceHoldEnded says on the map that the route it kept as last published now carries
+// the current plan. tm is the map as read, before Published is recorded: its condition,
+// not this process's memory, says whether a hold stood, so the event survives a restart
+// or a new leader.
+func (r *Reconciler) announceHoldEnded(ctx context.Context, tm *omev1beta1.TrafficMap, plan publish.Plan) {
+	if publishedMessage(tm, omev1beta1.ReasonLastPositiveRetained) == "" {
+		return
+	}
+	ctrl.LoggerFrom(ctx).Info("The route carries the current plan again", "trafficMap", klog.KObj(tm))
+	r.Recorder.Eventf(tm, plan.Route, corev1.EventTypeNormal, EventCurrentPlanApplied, actionPublish,
+		"The route carries the map's current plan again, with %d backend(s); it was kept as last published while that plan sent nothing", sending(plan))
+}
+
+// sending counts the plan's backends that take traffic.
+func sending(plan publish.Plan) int {
+	n := 0
+	for _, b := range plan.Backends {
+		if b.Weight > 0 {
+			n++
+		}
+	}
+	return n
 }
 
 // publishedMessage is the map's Published message while its reason is reason, "" otherwise.

@@ -47,8 +47,8 @@ const gatewayAPIRecheck = 10 * time.Second
 
 // Options are the publisher's settings.
 type Options struct {
-	// Active is the installation's routing.enabled.
-	Active bool
+	// RoutingEnabled is the installation's routing.enabled.
+	RoutingEnabled bool
 	// Endpoint and Publisher say where the publisher writes each map.
 	Endpoint  config.Endpoint
 	Publisher config.Publisher
@@ -125,18 +125,18 @@ func setupPublisher(mgr ctrl.Manager, opts Options) error {
 		return err
 	}
 	r := &Reconciler{
-		Client:    mgr.GetClient(),
-		Reader:    mgr.GetAPIReader(),
-		Recorder:  rec,
-		Active:    opts.Active,
-		Endpoint:  opts.Endpoint,
-		Publisher: opts.Publisher,
-		guard:     newPublishGuard(opts.Observer.Guard(), opts.Observer.LookupHost, opts.Publisher.Resync()),
+		Client:         mgr.GetClient(),
+		Reader:         mgr.GetAPIReader(),
+		Recorder:       rec,
+		RoutingEnabled: opts.RoutingEnabled,
+		Endpoint:       opts.Endpoint,
+		Publisher:      opts.Publisher,
+		guard:          newPublishGuard(opts.Observer.Guard(), opts.Observer.LookupHost, opts.Publisher.Resync()),
 	}
 	if backends != nil {
 		r.Backends = backends
 	}
-	return r.SetupWithManager(mgr, backends)
+	return r.watch(mgr, backends)
 }
 
 // envoyBackendCache is a cache of the publisher's Envoy Gateway Backends, added to the
@@ -177,10 +177,11 @@ func CacheByObject() map[client.Object]cache.ByObject {
 // those answers, and a gate waits behind the write in flight.
 const Workers = 4
 
-// SetupWithManager registers the publisher: Workers workers, leader only (controller-runtime's
+// watch registers the publisher with mgr: Workers workers, leader only (controller-runtime's
 // default for controllers), watching the maps, their services and what it wrote. backends
-// is the cache of Envoy Gateway Backends, nil when they are not served.
-func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, backends cache.Cache) error {
+// is the cache of Envoy Gateway Backends, nil when they are not served. Setup is the only
+// way in, so that no publisher runs without its guard and recorder.
+func (r *Reconciler) watch(mgr ctrl.Manager, backends cache.Cache) error {
 	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &gatewayv1.HTTPRoute{}, routeHostnameIndex, routeHostnames); err != nil {
 		return fmt.Errorf("index HTTPRoutes by hostname: %w", err)
 	}

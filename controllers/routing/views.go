@@ -31,11 +31,12 @@ func (r *Reconciler) viewOf(s *routingScope) mapView {
 }
 
 // withViews adds to the routing reconciler's status fields the counts of -o wide's
-// WOULD-GATE and RAMPING columns, the newest lastProbeTime (PROBED), the probe timings and
+// WOULD-GATE, RAMPING and WARNINGS columns, the newest lastProbeTime (PROBED), the probe timings and
 // routeGeneration. A value that does not apply is left out (nil), which drops the field.
 func withViews(fields map[string]any, entries []omev1beta1.TrafficMapEntry, v mapView) map[string]any {
 	fields["wouldGateHomes"] = int64(countWouldGate(entries))
 	fields["rampingHomes"] = int64(countProbes(entries, trafficmap.Ramping))
+	fields["warnedHomes"] = int64(countWarned(entries))
 	fields["lastProbeTime"], fields["probePeriod"], fields["probeRecordInterval"] = nil, nil, nil
 	if v.lastProbeTime != nil {
 		fields["lastProbeTime"] = v.lastProbeTime.ToUnstructured()
@@ -52,4 +53,15 @@ func withViews(fields map[string]any, entries []omev1beta1.TrafficMapEntry, v ma
 		fields["routeGeneration"] = v.routeGeneration
 	}
 	return fields
+}
+
+// countWarned counts the entries that carry a warning (WARNINGS).
+func countWarned(entries []omev1beta1.TrafficMapEntry) int {
+	n := 0
+	for _, e := range entries {
+		if e.Warning != "" {
+			n++
+		}
+	}
+	return n
 }

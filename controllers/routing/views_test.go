@@ -19,13 +19,13 @@ func TestViewFieldsReadBackAsWritten(t *testing.T) {
 	probed := metav1.NewTime(time.Date(2026, 12, 1, 10, 0, 7, 0, time.UTC))
 	entries := []omev1beta1.TrafficMapEntry{
 		{Cluster: "a", Weight: 1, Probe: &omev1beta1.TrafficMapProbe{WouldGate: true, LastProbeTime: &probed}},
-		{Cluster: "b", Weight: 1, Probe: &omev1beta1.TrafficMapProbe{RampPercent: 30}},
+		{Cluster: "b", Weight: 1, Probe: &omev1beta1.TrafficMapProbe{RampPercent: 30}, Warning: "probe port 8080 is not backendPort 80"},
 		{Cluster: "c", Weight: 0, Probe: &omev1beta1.TrafficMapProbe{RampPercent: 30, Gated: true}},
 	}
 	view := mapView{policy: probe.Resolution{Mode: probe.ModePolicy, Policy: probe.Policy{Period: 1500 * time.Millisecond}},
 		recordInterval: time.Minute, routeGeneration: 12, lastProbeTime: &probed}
 	fields := withViews(map[string]any{}, entries, view)
-	want := map[string]any{"wouldGateHomes": int64(1), "rampingHomes": int64(1), "lastProbeTime": "2026-12-01T10:00:07Z",
+	want := map[string]any{"wouldGateHomes": int64(1), "rampingHomes": int64(1), "warnedHomes": int64(1), "lastProbeTime": "2026-12-01T10:00:07Z",
 		"probePeriod": "1.5s", "probeRecordInterval": "1m0s", "routeGeneration": int64(12)}
 	if !reflect.DeepEqual(fields, want) {
 		t.Fatalf("fields %v, want %v", fields, want)

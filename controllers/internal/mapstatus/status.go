@@ -39,7 +39,7 @@ var RoutingConditionTypes = []string{
 }
 
 // RoutingFields are the status fields, by JSON name, the routing reconciler owns.
-var RoutingFields = []string{"sourceUID", "homes", "gatedHomes", "refusedHomes", "wouldGateHomes", "rampingHomes",
+var RoutingFields = []string{"sourceUID", "homes", "gatedHomes", "refusedHomes", "wouldGateHomes", "rampingHomes", "warnedHomes",
 	"lastProbeTime", "probePeriod", "probeRecordInterval", "routeGeneration", "excludedClusters", "noTraffic"}
 
 // Kept is a writer's share as tm carries it now, with the replacing conditions in place of

@@ -104,7 +104,7 @@ func TestKeptChangesOnlyTheReplacingConditions(t *testing.T) {
 		t.Fatalf("conditions = %+v, want Routable as it was, then the refusal (and not the publisher's)", share.Conditions)
 	}
 	want := map[string]any{"sourceUID": "uid", "homes": int64(2), "noTraffic": "worker-b gated",
-		"gatedHomes": nil, "refusedHomes": nil, "excludedClusters": nil, "wouldGateHomes": nil, "rampingHomes": nil,
+		"gatedHomes": nil, "refusedHomes": nil, "excludedClusters": nil, "wouldGateHomes": nil, "rampingHomes": nil, "warnedHomes": nil,
 		// A frozen map keeps its last probe time: its PROBED column ages while nothing probes.
 		"lastProbeTime": "2026-01-01T00:00:00Z", "probePeriod": "10s", "probeRecordInterval": nil, "routeGeneration": int64(2)}
 	if len(share.Fields) != len(want) {

@@ -113,6 +113,7 @@ var _ = Describe("The routing health probe guide, run with kubectl", Ordered, Co
 			}}
 			tm.Status.Homes, tm.Status.GatedHomes = ptr.To[int32](2), ptr.To[int32](1)
 			tm.Status.WouldGateHomes, tm.Status.RampingHomes = ptr.To[int32](0), ptr.To[int32](1)
+			tm.Status.WarnedHomes = ptr.To[int32](1)
 			tm.Status.LastProbeTime = &probeTime
 			Expect(k8s.Status().Update(ctx, tm)).To(Succeed())
 		})
@@ -146,10 +147,10 @@ var _ = Describe("The routing health probe guide, run with kubectl", Ordered, Co
 			))
 		})
 
-		It("adds homes, gated, would-be gated and ramping homes, the last probe's age, the Routable message and the clusters without traffic with -o wide", func(ctx context.Context) {
+		It("adds homes, gated, would-be gated, ramping and warned homes, the last probe's age, the Routable message and the clusters without traffic with -o wide", func(ctx context.Context) {
 			out := mustShell(ctx, "kubectl get trafficmap -n qwen3-0-6b -o wide")
 			Expect(fields(out)[0]).To(Equal([]string{"NAME", "MODE", "PUBLISHED", "ROUTABLE", "OVERRIDE", "REASON", "AGE",
-				"HOMES", "GATED", "REFUSED", "WOULD-GATE", "RAMPING", "PROBED", "MESSAGE", "FROZEN", "NO-TRAFFIC"}))
+				"HOMES", "GATED", "REFUSED", "WOULD-GATE", "RAMPING", "WARNINGS", "PROBED", "MESSAGE", "FROZEN", "NO-TRAFFIC"}))
 			Expect(table(out)).To(ConsistOf(And(
 				HaveKeyWithValue("NAME", "qwen3-0-6b"),
 				HaveKeyWithValue("REASON", "AllHomesProbeFailed"),
@@ -157,6 +158,7 @@ var _ = Describe("The routing health probe guide, run with kubectl", Ordered, Co
 				HaveKeyWithValue("GATED", "1"),
 				HaveKeyWithValue("WOULD-GATE", "0"),
 				HaveKeyWithValue("RAMPING", "1"),
+				HaveKeyWithValue("WARNINGS", "1"),
 				HaveKeyWithValue("PROBED", MatchRegexp(`^\d+[smhd]`)),
 				HaveKeyWithValue("MESSAGE", "2 home(s) have conclusive probe failures; all route weights are zero"),
 			)))

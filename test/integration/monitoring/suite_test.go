@@ -52,6 +52,9 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	fleet, err = framework.StartFleet(ctx, "worker-a")
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(fleet.Stop)
+	// With the Gateway API served, the publisher runs and writes its share of each map's
+	// status, and with it its gauge (withdrawn here: no global gateway is set).
+	Expect(fleet.ControlPlane.InstallGatewayCRDs()).To(Succeed())
 	endpoint, err = framework.StartEndpoint(nil)
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(endpoint.Close)

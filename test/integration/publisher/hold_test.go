@@ -8,10 +8,13 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/controllers/publisher"
 	"github.com/ome-routing/operator/pkg/config"
 	"github.com/ome-routing/operator/test/framework"
 )
@@ -75,6 +78,7 @@ var _ = Describe("A map with nothing to send traffic to", func() {
 		Eventually(mapEvents).WithArguments(s.key, omev1beta1.ReasonLastPositiveRetained).WithTimeout(timeout).WithPolling(interval).
 			Should(Equal([]string{`TrafficMap publisher "gatewayapi" keeps the route as last published, with 2 backend(s) that take traffic, ` +
 				"instead of one that sends nothing: " + why}))
+		Expect(publicationFallback(s.key)).To(Equal(1.0), "ome_trafficmap_publication_fallback of a held route")
 		// A new map generation (another edit of the placement, which the empty map records
 		// as the generation it was built from) is looked at again: the route stays, and the
 		// event is not sent again.
@@ -98,6 +102,8 @@ var _ = Describe("A map with nothing to send traffic to", func() {
 		Expect(fleet.ControlPlane.Client.Delete(ctx, &omev1beta1.InferenceService{ObjectMeta: metav1.ObjectMeta{
 			Name: s.key.Name, Namespace: s.key.Namespace}})).To(Succeed())
 		Eventually(s.publishedObjects).WithTimeout(timeout).WithPolling(interval).Should(BeEmpty())
+		Expect(publicationFallback(s.key)).To(Equal(0.0), "the route is gone, not held")
+		Expect(mapEvents(s.key, publisher.EventCurrentPlanApplied)).To(BeEmpty(), "a hold that ends with the service is no return to the current plan")
 	})
 
 	It("keeps the route when the publish guard leaves out every entry with weight, and publishes again once it lets them in", func(ctx context.Context) {
@@ -126,6 +132,8 @@ var _ = Describe("A map with nothing to send traffic to", func() {
 		Expect(s.condition(Default, "PublicationFallback")).To(Equal(heldFallback))
 		Expect(s.weights(Default)).To(Equal([]string{"worker-a 1"}))
 		Expect(s.externalNames(ctx)).To(Equal([]string{"worker-a.example.test"}))
+		Expect(publicationFallback(s.key)).To(Equal(1.0), "ome_trafficmap_publication_fallback of a held route")
+		Expect(mapEvents(s.key, publisher.EventCurrentPlanApplied)).To(BeEmpty())
 
 		// Back at names the guard accepts: published again, from the current map.
 		move("worker-a", "worker-a.example.test")
@@ -133,6 +141,12 @@ var _ = Describe("A map with nothing to send traffic to", func() {
 		Eventually(s.weights).WithTimeout(timeout).WithPolling(interval).Should(Equal([]string{"worker-a 1", "worker-b 1"}))
 		Eventually(s.condition).WithArguments("Published").WithTimeout(timeout).WithPolling(interval).Should(Equal(publishedTrue))
 		Expect(s.condition(Default, "PublicationFallback")).To(Equal(fallbackFalse))
+		// The hold's end is said once, with what the route carries then: worker-a alone or
+		// both, as the two moves may reach the publisher in one map version or two.
+		Expect(publicationFallback(s.key)).To(Equal(0.0))
+		Eventually(mapEvents).WithArguments(s.key, publisher.EventCurrentPlanApplied).WithTimeout(timeout).WithPolling(interval).
+			Should(ConsistOf(MatchRegexp(`^The route carries the map's current plan again, with [12] backend\(s\); ` +
+				`it was kept as last published while that plan sent nothing$`)))
 	})
 
 	It("lets the route follow the map under Drain: no backend, and the gateway answers for nobody", func(ctx context.Context) {
@@ -146,5 +160,34 @@ var _ = Describe("A map with nothing to send traffic to", func() {
 		Expect(s.condition(Default, "PublicationFallback")).To(Equal(fallbackFalse))
 		Eventually(s.externalNames).WithArguments(ctx).WithTimeout(timeout).WithPolling(interval).Should(BeEmpty())
 		Expect(mapEvents(s.key, omev1beta1.ReasonLastPositiveRetained)).To(BeEmpty())
+		Expect(publicationFallback(s.key)).To(Equal(0.0))
 	})
 })
+
+// fallbackMetrics gathers the publisher's own metrics, which the suite's in-process
+// managers set (package globals of controllers/publisher).
+var fallbackMetrics = func() *prometheus.Registry {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(publisher.Collectors()...)
+	return reg
+}()
+
+// publicationFallback is the map's ome_trafficmap_publication_fallback, -1 without a series.
+func publicationFallback(key client.ObjectKey) float64 {
+	GinkgoHelper()
+	families, err := fallbackMetrics.Gather()
+	Expect(err).NotTo(HaveOccurred())
+	for _, f := range families {
+		for _, m := range f.GetMetric() {
+			labels := map[string]string{}
+			for _, l := range m.GetLabel() {
+				labels[l.GetName()] = l.GetValue()
+			}
+			if labels["namespace"] == key.Namespace && labels["trafficmap"] == key.Name {
+				Expect(labels).To(HaveKeyWithValue("publisher", "gatewayapi"))
+				return m.GetGauge().GetValue()
+			}
+		}
+	}
+	return -1
+}

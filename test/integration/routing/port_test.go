@@ -9,12 +9,18 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/controllers/routing"
 	"github.com/ome-routing/operator/pkg/config"
 )
+
+// warnedHomes is the map's status.warnedHomes (-o wide's WARNINGS), -1 when not written.
+func (s *service) warnedHomes(g Gomega) int32 {
+	return ptr.Deref(s.trafficMap(g).Status.WarnedHomes, -1)
+}
 
 // occurrences counts the events with the given reason on the object of kind with the
 // service's name, each event's series included: the events API folds repeats of one event
@@ -62,6 +68,7 @@ var _ = Describe("A home probed on another port than the route's", func() {
 			Equal([]string{"worker-a 1 true Passing HTTP 200", "worker-b 1 true Passing HTTP 200"}), "a warning moves no weight")
 		Eventually(func(g Gomega) string { return s.entry(g, "worker-b").Warning }).WithTimeout(timeout).WithPolling(interval).Should(Equal(warning))
 		Expect(s.entry(Default, "worker-a").Warning).To(BeEmpty())
+		Eventually(s.warnedHomes).WithTimeout(timeout).WithPolling(interval).Should(Equal(int32(1)), "-o wide's WARNINGS")
 		for _, kind := range []string{"InferenceService", "TrafficMap"} {
 			Eventually(func(g Gomega) []string { return s.eventsOn(g, kind, routing.EventProbePortMismatch) }).WithTimeout(timeout).WithPolling(interval).
 				Should(Equal([]string{"Cluster worker-b: " + warning}), kind)
@@ -84,6 +91,7 @@ var _ = Describe("A home probed on another port than the route's", func() {
 		// worker-b's copy moves to the route's port: the warning goes.
 		placeCopy(ctx, "worker-b", s.key, s.endpoints["worker-a"].URL(), 1, 1)
 		Eventually(func(g Gomega) string { return s.entry(g, "worker-b").Warning }).WithTimeout(timeout).WithPolling(interval).Should(BeEmpty())
+		Eventually(s.warnedHomes).WithTimeout(timeout).WithPolling(interval).Should(BeZero())
 		// And back: a new warning, a second event.
 		placeCopy(ctx, "worker-b", s.key, s.endpoints["worker-b"].URL(), 1, 1)
 		Eventually(func(g Gomega) string { return s.entry(g, "worker-b").Warning }).WithTimeout(timeout).WithPolling(interval).Should(Equal(warning))

@@ -88,11 +88,17 @@ func homeRows(h RouteHome, wide bool) []util.Row {
 		{Field: "Endpoint origin", Value: h.EndpointOrigin},
 		{Field: "Final weight", Value: fmt.Sprintf("%d; healthy=%t", h.Weight, h.Healthy)},
 		weightRow(h, wide),
+	}
+	if h.Warning != "" {
+		// Only while there is one, so that a home without prints as it always has.
+		rows = append(rows, util.Row{Field: "Warning", Value: h.Warning, Wrap: true, Whole: wide})
+	}
+	rows = append(rows, []util.Row{
 		// The probe's message is often the only clue (an address, a refused connection), and
 		// its end matters most: it wraps rather than being cut, and -o wide keeps it whole.
 		{Field: "Recorded probe", Value: probe, Wrap: true, Whole: wide},
 		{Field: "Probe gate", Value: gate},
-	}
+	}...)
 	rows = append(rows, probeExtensionRows(h.Probe)...)
 	rows = append(rows, []util.Row{
 		{Field: "Last probed", Value: last},

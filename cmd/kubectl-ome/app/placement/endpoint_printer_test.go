@@ -303,3 +303,29 @@ func TestEndpointProbeMessageIsNotCut(t *testing.T) {
 		t.Errorf("wide lacks the whole message:\n%s", wide)
 	}
 }
+
+// An entry's warning is a row of its own under the weight reason, only while it is set.
+func TestEndpointShowsAnEntryWarning(t *testing.T) {
+	const warning = "the probe goes to port 8443 (the port of the copy's status.url), the global route to port 80 (endpoint.backendPort): " +
+		"a passing probe does not show that port 80 answers"
+	tm := drainedAndGated()
+	tm.Spec.Entries[0].Warning = warning
+	r := buildReport(source(), tm, nil, now)
+	if got := r.Content.RouteHomes[0].Warning; got != warning {
+		t.Errorf("report's warning %q, want the entry's", got)
+	}
+	wide := rowsText(endpointRows(r, true))
+	want := "Weight reason        Drained: held at weight 0 by traffic-drain override(s) maintenance-a\n" +
+		"Warning              " + warning + "\n" +
+		"Recorded probe       Passing: HTTP 200\n"
+	if !strings.Contains(wide, want) {
+		t.Errorf("wide lacks\n%s\nit printed:\n%s", want, wide)
+	}
+	if n := strings.Count(wide, "Warning "); n != 1 {
+		t.Errorf("%d Warning rows, want 1 (worker-b has none):\n%s", n, wide)
+	}
+	narrow := rowsText(endpointRows(r, false))
+	if !strings.Contains(narrow, "Warning              the probe goes to port 8443") || !strings.Contains(narrow, "port 80 answers\n") {
+		t.Errorf("table cuts the warning:\n%s", narrow)
+	}
+}

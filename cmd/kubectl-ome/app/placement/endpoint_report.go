@@ -109,6 +109,9 @@ type RouteHome struct {
 	// recorded it; empty from a manager that records none.
 	WeightReason  string `json:"weightReason,omitempty"`
 	WeightMessage string `json:"weightMessage,omitempty"`
+	// Warning is the entry's warning (a probe port that is not the route's), which moves
+	// no weight; empty without one.
+	Warning string `json:"warning,omitempty"`
 }
 
 // ProbeView is the probe record the operator keeps for a home.
@@ -200,7 +203,7 @@ func buildReport(isvc *omev1beta1.InferenceService, tm *omev1beta1.TrafficMap, t
 	}
 	for _, e := range tm.Spec.Entries {
 		home := RouteHome{Cluster: e.Cluster, Weight: e.Weight, Healthy: e.Healthy, DrainRefs: append([]string{}, e.DrainRefs...),
-			WeightReason: string(e.WeightReason), WeightMessage: e.WeightMessage}
+			WeightReason: string(e.WeightReason), WeightMessage: e.WeightMessage, Warning: e.Warning}
 		home.EndpointOrigin, home.PathPresent = origin(e.Endpoint)
 		if home.EndpointOrigin == InvalidEndpoint {
 			c.Issues = append(c.Issues, "RouteHome "+e.Cluster+": "+InvalidEndpoint)
