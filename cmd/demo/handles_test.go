@@ -66,10 +66,8 @@ func checkYourTurn(t *testing.T, d *Demo, transcript fmt.Stringer) {
 		t.Fatalf("answer 503: HTTP %d %q", code, body)
 	}
 	direct := fmt.Sprintf("http://%s:%d%s", d.servers.Addrs["worker-b"], d.servers.Port, framework.ProbePath)
-	if resp, err := http.Get(direct); err != nil || resp.StatusCode != http.StatusServiceUnavailable {
-		t.Errorf("worker-b's model server after the handle: %v %v, want 503", resp, err)
-	} else {
-		resp.Body.Close()
+	if code, _ := do(t, http.MethodGet, direct, ""); code != http.StatusServiceUnavailable {
+		t.Errorf("worker-b's model server after the handle: HTTP %d, want 503", code)
 	}
 	// The operator sees it as it would a real outage: worker-b is gated.
 	var last View
@@ -89,18 +87,19 @@ func checkYourTurn(t *testing.T, d *Demo, transcript fmt.Stringer) {
 
 func get(t *testing.T, url string) string {
 	t.Helper()
-	resp, err := http.Get(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	return string(body)
+	_, body := do(t, http.MethodGet, url, "")
+	return body
 }
 
 func put(t *testing.T, url, body string) (int, string) {
 	t.Helper()
-	req, err := http.NewRequestWithContext(t.Context(), http.MethodPut, url, strings.NewReader(body))
+	return do(t, http.MethodPut, url, body)
+}
+
+// do sends one request to a loopback server the demo started.
+func do(t *testing.T, method, url, body string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), method, url, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}

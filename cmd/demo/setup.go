@@ -45,7 +45,7 @@ type Demo struct {
 	// gatewayAddr and globalHost are haproxy's address and the service's global hostname,
 	// for the reader's own requests; empty without a gateway.
 	gatewayAddr, globalHost string
-	kubectl *Kubectl
+	kubectl                 *Kubectl
 	// handles switch the model servers and the workers' API servers for "Your turn".
 	handles *handles
 	// metricsAddr is where the manager binary serves its metrics, over plain HTTP on
