@@ -241,7 +241,7 @@ type constCollector struct {
 }
 
 func (c constCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.desc }
-func (c constCollector) Collect(ch chan<- prometheus.Metric)  { ch <- c.m }
+func (c constCollector) Collect(ch chan<- prometheus.Metric) { ch <- c.m }
 
 // sourceMetrics are the metrics the prometheus.NewCounter/Gauge/Histogram/Summary(Vec)
 // calls in the non-test code under dir create: the name from the options' Namespace,
