@@ -87,7 +87,7 @@ func TestPagesNameOnlyDefinedReasonsAndMetrics(t *testing.T) {
 				t.Errorf("%s:%d lists %s as an %s, which the code does not define (%s)", c.page, c.line, c.name, c.kind, strings.Join(sortedKeys(reasons[c.kind]), ", "))
 				continue
 			}
-			if c.eventType != "" && !(len(events[c.name]) == 1 && events[c.name][c.eventType]) {
+			if c.eventType != "" && (len(events[c.name]) != 1 || !events[c.name][c.eventType]) {
 				t.Errorf("%s:%d says %s is a %s event; the code records it as %s", c.page, c.line, c.name, c.eventType, strings.Join(sortedKeys(events[c.name]), " and "))
 			}
 		}
@@ -196,7 +196,9 @@ func lookupMetric(metrics map[string]metric, name string) (string, metric, strin
 	for _, suffix := range []string{"_bucket", "_sum", "_count"} {
 		base, ok := strings.CutSuffix(name, suffix)
 		m, found := metrics[base]
-		if !ok || !found || !(m.histogram || m.summary && suffix != "_bucket") {
+		// A histogram has all three series, a summary no buckets.
+		hasSeries := m.histogram || m.summary && suffix != "_bucket"
+		if !ok || !found || !hasSeries {
 			continue
 		}
 		if suffix == "_bucket" {
