@@ -92,12 +92,13 @@ test: envtest helm image egctl haproxy-ingress haproxy $(PROMQL) $(PROMETHEUS_OP
 		$(GO) test -count=1 -timeout $(TEST_TIMEOUT) $(TEST_FLAGS) $$($(GO) list ./... | grep -v -e '/pkg/' -e '/controllers$$' -e '/controllers/')
 
 .PHONY: verify
-verify: manifests generate ## Regenerate everything and fail if the tree changed (untracked files too), a tracked file is over 1 MiB, a Go module is not tidy or a Go file not gofmt'ed.
+verify: manifests generate shellcheck ## Regenerate everything and fail if the tree changed (untracked files too), a tracked file is over 1 MiB, a Go module is not tidy, a Go file not gofmt'ed or shellcheck finds a fault in a shell script.
 	@if [ -n "$$(git status --porcelain --untracked-files=all -- api config charts)" ]; then \
 		echo "Generated files are out of date; run 'make manifests generate' and commit:"; \
 		git status --porcelain --untracked-files=all -- api config charts; git diff -- api config charts | head -50; exit 1; \
 	fi
 	@hack/verify-tree.sh
+	@hack/shellcheck.sh
 
 ##@ Build
 
@@ -166,6 +167,13 @@ haproxy-ingress: $(HAPROXY_INGRESS) ## Build HAProxy Ingress, the Gateway API co
 .PHONY: haproxy
 haproxy: ## Install Debian's haproxy and lua-json with apt-get when missing (needs root).
 	@hack/haproxy-ingress/install-haproxy.sh
+
+# shellcheck is a Haskell program, which no Go module builds: like haproxy it comes from
+# Debian, installed with apt-get when missing as root; elsewhere this says what to install,
+# and `make verify` fails until it is there.
+.PHONY: shellcheck
+shellcheck: ## Install Debian's shellcheck with apt-get when missing (needs root); make verify runs it over the shell scripts.
+	@hack/install-shellcheck.sh
 
 $(ENVTEST_ASSETS)/%: $(BIN)/%-$(KUBE_VERSION)
 	@mkdir -p $(ENVTEST_ASSETS)

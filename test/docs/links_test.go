@@ -149,3 +149,32 @@ func slugify(title string) string {
 	}
 	return b.String()
 }
+
+// repoPath is a code span that names a path of the repository: `controllers/routing/poller.go`,
+// `test/dataplane`. A pattern (`pkg/...`, `pkg/*`) is not a path.
+var repoPath = regexp.MustCompile("`((?:api|cmd|controllers|pkg|test|hack|charts|config|docs)/[A-Za-z0-9_./-]*[A-Za-z0-9_-])`")
+
+// TestNamedPathsExist fails when README.md or a page under docs/ names, in a code span, a
+// file or directory of the repository that does not exist: a tour that points at a file
+// which moved sends a reader nowhere.
+func TestNamedPathsExist(t *testing.T) {
+	root := repoRoot(t)
+	checked := 0
+	for _, page := range docPages(t, root) {
+		lines, numbers := proseLines(readFile(t, filepath.Join(root, page)))
+		for i, line := range lines {
+			for _, m := range repoPath.FindAllStringSubmatch(line, -1) {
+				if strings.Contains(m[1], "...") {
+					continue
+				}
+				checked++
+				if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(m[1]))); err != nil {
+					t.Errorf("%s:%d names %s, which does not exist", page, numbers[i], m[1])
+				}
+			}
+		}
+	}
+	if checked < 30 {
+		t.Fatalf("checked only %d paths: the path pattern is broken", checked)
+	}
+}
