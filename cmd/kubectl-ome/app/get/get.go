@@ -118,16 +118,19 @@ func read(ctx context.Context, target util.Target, name string, allNamespaces bo
 		opts = append(opts, client.InNamespace(target.Namespace))
 	}
 	var maps []omev1beta1.TrafficMap
-	var page omev1beta1.TrafficMapList
+	next := ""
 	for {
+		// A fresh list each page: decoding into the last one would reuse the slices that
+		// the maps already kept share with it.
+		var page omev1beta1.TrafficMapList
 		reqCtx, cancel := context.WithTimeout(ctx, requestBudget)
-		err := target.Client.List(reqCtx, &page, append(opts, client.Continue(page.Continue))...)
+		err := target.Client.List(reqCtx, &page, append(opts, client.Continue(next))...)
 		cancel()
 		if err != nil {
 			return nil, listError(scope, err)
 		}
 		maps = append(maps, page.Items...)
-		if page.Continue == "" {
+		if next = page.Continue; next == "" {
 			return maps, nil
 		}
 	}
