@@ -9,6 +9,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/ome-routing/operator/cmd/kubectl-ome/app/get"
 	"github.com/ome-routing/operator/cmd/kubectl-ome/app/placement"
 	"github.com/ome-routing/operator/cmd/kubectl-ome/app/traffic"
 	"github.com/ome-routing/operator/cmd/kubectl-ome/app/util"
@@ -26,6 +27,9 @@ func NewCommand(streams genericiooptions.IOStreams) *cobra.Command {
 		Annotations: map[string]string{cobra.CommandDisplayNameAnnotation: "kubectl ome"},
 		Example: `  # Why does a cluster of the service chat get the weight it has?
   kubectl ome placement endpoint chat -n prod
+
+  # The TrafficMaps of namespace prod: mode, targets, routable, published
+  kubectl ome get trafficmaps -n prod
 
   # Hold worker-a at weight 0 for maintenance, then release it
   kubectl ome traffic drain chat -n prod --workload-cluster worker-a --id maintenance-a --reason "planned maintenance"
@@ -61,6 +65,7 @@ func NewCommand(streams genericiooptions.IOStreams) *cobra.Command {
 	completeKubeconfigFlags(cmd, getter)
 	cmd.AddCommand(traffic.NewCommand(getter, streams))
 	cmd.AddCommand(placement.NewCommand(getter, streams))
+	cmd.AddCommand(get.NewCommand(getter, streams))
 	cmd.AddCommand(newVersionCommand(streams))
 	return cmd
 }

@@ -18,7 +18,7 @@ import (
 
 // commands are every command of the plugin, as a person types them after `kubectl ome`.
 var commands = [][]string{
-	{}, {"traffic"}, {"traffic", "drain"}, {"traffic", "undrain"}, {"placement"}, {"placement", "endpoint"}, {"version"},
+	{}, {"traffic"}, {"traffic", "drain"}, {"traffic", "undrain"}, {"placement"}, {"placement", "endpoint"}, {"get"}, {"version"},
 }
 
 var _ = Describe("kubectl ome as kubectl speaks", func() {
@@ -113,6 +113,10 @@ var _ = Describe("kubectl ome as kubectl speaks", func() {
 		// A bare --dry-run is complete in itself, so its value completes after "=", as kubectl's.
 		Expect(complete("traffic", "drain", "chat", "--dry-run=")).To(Equal([]string{"none", "client", "server"}))
 		Expect(complete("placement", "endpoint", "chat", "-o", "")).To(Equal([]string{"table", "wide", "json", "yaml"}))
+		Expect(complete("get", "t")).To(Equal([]string{"trafficmaps", "trafficmap", "tm", "tmap"}))
+		writeListedMaps(ctx, ns)
+		Expect(complete("get", "tm", "-n", ns, "")).To(Equal([]string{"checkout", "search"}))
+		Expect(complete("get", "tm", "-n", ns, "-o", "")).To(Equal([]string{"table", "wide", "json", "yaml"}))
 	})
 })
 

@@ -163,6 +163,21 @@ var _ = Describe("kubectl ome placement endpoint with a running manager", Ordere
 			`chat\s.*\s1\s+0\s+0\s+0\s+0\s+\d+s\s+1 of 1 home\(s\) take traffic\s*\n`))
 	})
 
+	It("lists the published map as Current in kubectl ome get, probe round after probe round", func(ctx context.Context) {
+		seen := trafficMap(Default, key).Generation
+		for call := range 10 {
+			// Each probe round moves the generation and nothing else of the route: the
+			// publisher's acknowledgement and the conditions still describe the map.
+			Eventually(func(g Gomega) int64 { return trafficMap(g, key).Generation }, timeout, interval/10).Should(BeNumerically(">", seen))
+			seen = trafficMap(Default, key).Generation
+			r := run(ctx, "get", "tm", key.Name, "-n", key.Namespace, "-o", "wide")
+			Expect(r.code).To(BeZero(), r.stderr)
+			Expect(r.stdout).To(MatchRegexp(`^NAME +MODE +TARGETS +ROUTABLE +PUBLISHED +AGE +SERVICE +ACTIVE +HEALTHY +OVERRIDE +OVERRIDE-REASON +REASON +GATEWAY +PUBLISHER-FRESHNESS\n`+
+				`chat +All +1 +True +True +\S+ +chat +1 +1 +False +NoOverrides +Routable +gateway\.networking\.k8s\.io/HTTPRoute:\S+ +Current\n$`),
+				"call %d of 10 at generation %d", call+1, seen)
+		}
+	})
+
 	It("shows a frozen map's refusal", func(ctx context.Context) {
 		frozen := liveService(ctx, "frozen", &omev1beta1.Routing{Probe: framework.GuideProbe(probePeriod, 500*time.Millisecond, omev1beta1.AllFailedPreserveTraffic)})
 		published(frozen)

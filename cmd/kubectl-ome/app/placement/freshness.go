@@ -85,9 +85,5 @@ func drainsObserved(overrides []drain.Override, tm *omev1beta1.TrafficMap) bool 
 // reconciler records) still holds. A map without routeGeneration is compared with its
 // generation, as before there was one.
 func conditionCurrent(observed int64, tm *omev1beta1.TrafficMap) bool {
-	since := tm.Generation
-	if g := tm.Status.RouteGeneration; g > 0 && g < since {
-		since = g
-	}
-	return observed >= since && observed <= tm.Generation
+	return trafficmap.ObservedCurrent(observed, tm)
 }

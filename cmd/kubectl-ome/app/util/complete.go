@@ -59,6 +59,26 @@ func CompleteServices(getter *ClientGetter) cobra.CompletionFunc {
 	}
 }
 
+// CompleteTrafficMaps completes the first argument with the TrafficMaps of the namespace.
+func CompleteTrafficMaps(getter *ClientGetter) cobra.CompletionFunc {
+	return func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		if len(args) > 0 {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		return withTarget(cmd, getter, func(ctx context.Context, t Target) []string {
+			var list omev1beta1.TrafficMapList
+			if t.Client.List(ctx, &list, client.InNamespace(t.Namespace), client.Limit(completeLimit)) != nil {
+				return nil
+			}
+			names := make([]string, 0, len(list.Items))
+			for _, tm := range list.Items {
+				names = append(names, tm.Name)
+			}
+			return names
+		}, toComplete)
+	}
+}
+
 // CompleteClusters completes --workload-cluster with the WorkloadClusters and the entries
 // of the service's TrafficMap.
 func CompleteClusters(getter *ClientGetter) cobra.CompletionFunc {
