@@ -69,15 +69,18 @@ func setRefusedHomes(key types.NamespacedName, n int) {
 	refusedHomes.WithLabelValues(key.Namespace, key.Name).Set(float64(n))
 }
 
-// forgetMapGauges deletes the gauges the reconciler sets for a map (setMapGauges), once the
-// service is gone or no longer routed: the reconciler is their one writer, and the only one
-// that deletes them.
+// forgetMapGauges deletes every gauge the reconciler sets for a map (setMapGauges,
+// setSettingsRefused), once the service is gone or no longer routed: the reconciler is
+// their one writer, and this is the one place that deletes them all. (Only the capacity
+// fallback series also goes when polling is turned off: it exists only for a polled map.)
+// A refused setting freezes the map without forgetting it, so its gauges stay.
 func forgetMapGauges(key types.NamespacedName) {
 	gatedHomes.DeleteLabelValues(key.Namespace, key.Name)
 	shadowGatedHomes.DeleteLabelValues(key.Namespace, key.Name)
 	refusedHomes.DeleteLabelValues(key.Namespace, key.Name)
 	unobservedHomes.DeleteLabelValues(key.Namespace, key.Name)
 	settingsRefused.DeleteLabelValues(key.Namespace, key.Name)
+	forgetCapacityMetrics(key)
 }
 
 // setSettingsRefused records whether the service's routing settings are refused. Every

@@ -120,18 +120,19 @@ func TestProberLeavesTheMapGaugesToTheReconciler(t *testing.T) {
 	setShadowGatedHomes(key, true, 1)
 	setRefusedHomes(key, 1)
 	setUnobservedHomes(key, 0)
+	setSettingsRefused(key, true)
 	t.Cleanup(func() { forgetMapGauges(key) })
 	prober := probing.NewProber(nil, 1) // never started: Sync and Forget alone send nothing
 	policy := probe.Policy{Period: 10 * time.Second, Timeout: time.Second, FailureThreshold: 2, SuccessThreshold: 1}
 	prober.Sync(key, "uid", policy, probe.Digest(policy), []probing.ProbeTarget{{Cluster: "worker-a", Endpoint: "http://127.0.0.1:1/"}})
 	prober.Forget(key)
-	for name, c := range map[string]prometheus.Collector{"gated": gatedHomes, "shadow": shadowGatedHomes, "refused": refusedHomes, "unobserved": unobservedHomes} {
+	for name, c := range map[string]prometheus.Collector{"gated": gatedHomes, "shadow": shadowGatedHomes, "refused": refusedHomes, "unobserved": unobservedHomes, "settings refused": settingsRefused} {
 		if got := series(t, c, key); got != 1 {
 			t.Errorf("%s: %d series for the frozen map after the prober forgot it, want 1", name, got)
 		}
 	}
 	forgetMapGauges(key)
-	for name, c := range map[string]prometheus.Collector{"gated": gatedHomes, "shadow": shadowGatedHomes, "refused": refusedHomes, "unobserved": unobservedHomes} {
+	for name, c := range map[string]prometheus.Collector{"gated": gatedHomes, "shadow": shadowGatedHomes, "refused": refusedHomes, "unobserved": unobservedHomes, "settings refused": settingsRefused} {
 		if got := series(t, c, key); got != 0 {
 			t.Errorf("%s: %d series after forgetMapGauges, want none", name, got)
 		}
