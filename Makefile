@@ -251,7 +251,7 @@ demo: envtest build egctl haproxy-ingress haproxy ## Watch the operator gate and
 
 ##@ Benchmarks (make bench: one line per figure set; raw output in _out/bench/)
 
-# The prober's figures come from BenchmarkProberScale (controllers/routing, no API server); the
+# The prober's figures come from BenchmarkProberScale (controllers/probing, no API server); the
 # end-to-end ones from test/bench, which runs only with OME_BENCH=1 so that `make test`
 # skips it. Figures depend on the machine's load: each part first prints the load average.
 BENCH_TIMEOUT ?= 30m
@@ -278,12 +278,12 @@ bench-observer: ## Observer vs a bare net/http client: ns/op, allocs/op and thei
 
 bench-prober: ## The prober alone at 1,000, 10,000 and 50,000 homes (10s period, 64 slots), then 50,000 past capacity, the time to a first verdict, and a greedy service beside a normal one (about 6 minutes: each size first measures two bare-client floors).
 	@mkdir -p $(BENCH_OUT); $(call BENCH_LOAD,prober)
-	@$(GO) test -count=1 -run '^$$' -bench '^(BenchmarkProberScale|BenchmarkProberFirstVerdict|BenchmarkProberFairness)$$' -benchtime=1x -timeout $(BENCH_TIMEOUT) ./controllers/routing/ \
+	@$(GO) test -count=1 -run '^$$' -bench '^(BenchmarkProberScale|BenchmarkProberFirstVerdict|BenchmarkProberFairness)$$' -benchtime=1x -timeout $(BENCH_TIMEOUT) ./controllers/probing/ \
 		| $(call BENCH_FIGURES,prober)
 
 bench-capacity: ## Probes and capacity polls together through one observer at 10,000 homes (10s period, 64 slots; under a minute).
 	@mkdir -p $(BENCH_OUT); $(call BENCH_LOAD,capacity)
-	@$(GO) test -count=1 -run '^$$' -bench '^BenchmarkPollsAndProbes$$' -benchtime=1x -timeout $(BENCH_TIMEOUT) ./controllers/routing/ \
+	@$(GO) test -count=1 -run '^$$' -bench '^BenchmarkPollsAndProbes$$' -benchtime=1x -timeout $(BENCH_TIMEOUT) ./controllers/probing/ \
 		| $(call BENCH_FIGURES,capacity)
 
 bench-e2e: envtest ## 200 services on 3 workload clusters with envtest, 2s period: writes and API server cost per map, gate and route delay, with the publisher off, on and with recordInterval (about 3 minutes).

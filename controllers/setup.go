@@ -11,6 +11,7 @@ import (
 
 	ctrl "sigs.k8s.io/controller-runtime"
 
+	"github.com/ome-routing/operator/controllers/probing"
 	"github.com/ome-routing/operator/controllers/publisher"
 	"github.com/ome-routing/operator/controllers/routing"
 	"github.com/ome-routing/operator/controllers/workloadcluster"
@@ -93,8 +94,8 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 		return errors.New("controllers: SecretNamespace must be set")
 	}
 	members := workloadcluster.NewMembers(mgr.GetScheme(), opts.MemberTimeout)
-	prober := routing.NewProber(opts.Observer, opts.MaxProbesInFlight)
-	poller := routing.NewPoller(opts.Observer, opts.MaxProbesInFlight)
+	prober := probing.NewProber(opts.Observer, opts.MaxProbesInFlight)
+	poller := probing.NewPoller(opts.Observer, opts.MaxProbesInFlight)
 	if err := mgr.Add(members); err != nil {
 		return err
 	}
@@ -160,9 +161,9 @@ func SetupPublisher(mgr ctrl.Manager, opts Options) error {
 	})
 }
 
-// RegisterMetrics registers the routing, member and publisher metrics with reg.
+// RegisterMetrics registers the routing, prober, member and publisher metrics with reg.
 func RegisterMetrics(reg prometheus.Registerer) error {
-	for _, c := range slices.Concat(routing.Collectors(), workloadcluster.Collectors(), publisher.Collectors()) {
+	for _, c := range slices.Concat(routing.Collectors(), probing.Collectors(), workloadcluster.Collectors(), publisher.Collectors()) {
 		if err := reg.Register(c); err != nil {
 			return err
 		}

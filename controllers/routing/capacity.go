@@ -6,6 +6,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/controllers/probing"
 	"github.com/ome-routing/operator/pkg/capacity"
 	"github.com/ome-routing/operator/pkg/trafficmap"
 )
@@ -18,12 +19,12 @@ func (r *Reconciler) attachCeilings(key types.NamespacedName, polls capacity.Res
 		r.forgetCapacity(key)
 		return time.Time{}
 	}
-	targets := make([]PollTarget, 0, len(homes))
+	targets := make([]probing.PollTarget, 0, len(homes))
 	for _, h := range homes {
 		// A refused home is not polled: its endpoint is outside its cluster's allowed
 		// domains, or the observer refused its probe and would refuse the poll alike.
 		if h.Refused == "" {
-			targets = append(targets, PollTarget{Cluster: h.Cluster, Endpoint: h.Endpoint})
+			targets = append(targets, probing.PollTarget{Cluster: h.Cluster, Endpoint: h.Endpoint})
 		}
 	}
 	verdicts, nextExpiry := r.Poller.Sync(key, polls.Policy, polls.Digest, targets)

@@ -23,6 +23,7 @@ import (
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/controllers/internal/related"
+	"github.com/ome-routing/operator/controllers/probing"
 	"github.com/ome-routing/operator/controllers/workloadcluster"
 	"github.com/ome-routing/operator/pkg/capacity"
 	"github.com/ome-routing/operator/pkg/probe"
@@ -43,8 +44,8 @@ type Reconciler struct {
 	Client   client.Client
 	Recorder events.EventRecorder
 	Members  *workloadcluster.Members
-	Prober   *Prober
-	Poller   *Poller
+	Prober   *probing.Prober
+	Poller   *probing.Poller
 	// Enabled is the installation's routing.enabled.
 	Enabled bool
 	// InstallationProbe is the installation's probe, nil when it sets none.
@@ -159,13 +160,13 @@ func (r *Reconciler) attachProbes(key types.NamespacedName, uid types.UID, polic
 		}
 	}
 	departed := departedRecords(current, time.Now())
-	targets := make([]ProbeTarget, 0, len(homes))
+	targets := make([]probing.ProbeTarget, 0, len(homes))
 	for _, h := range homes {
 		if h.Refused != "" {
 			// Outside its cluster's allowed domains: no request goes there.
 			continue
 		}
-		t := ProbeTarget{Cluster: h.Cluster, Endpoint: h.Endpoint}
+		t := probing.ProbeTarget{Cluster: h.Cluster, Endpoint: h.Endpoint}
 		// A record made for another endpoint is not this one's. A home back from being
 		// away has its record in the annotation, kept there by whichever leader saw it go.
 		if e, ok := persisted[h.Cluster]; ok && e.Endpoint == h.Endpoint {

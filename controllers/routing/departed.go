@@ -9,10 +9,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/controllers/probing"
 )
 
 // DepartedProbesAnnotation on a TrafficMap holds the probe records of the homes that left
-// it less than DepartedHomeMemory ago (a member that turned ConnectionFailed, a copy that
+// it less than probing.DepartedHomeMemory ago (a member that turned ConnectionFailed, a copy that
 // lost its status.url), as JSON: cluster -> endpoint, record and until when it is kept.
 // The prober remembers departed homes too, but only in the leader's memory; the map keeps
 // them for the next leader, so that a change of leader while a home is away cannot bring
@@ -24,7 +25,7 @@ const DepartedProbesAnnotation = "ome.io/departed-probes"
 // characters and a probe message of 1,024, each character up to six bytes once escaped),
 // so 80 homes leaving at once would make every write of the map fail. Past the cap the
 // homes that left longest ago lose their record first: they are the nearest to coming
-// back without one anyway, after DepartedHomeMemory.
+// back without one anyway, after probing.DepartedHomeMemory.
 const MaxDepartedProbesBytes = 64 << 10
 
 // departedRecord is one departed home's record in DepartedProbesAnnotation.
@@ -36,7 +37,7 @@ type departedRecord struct {
 
 // departedRecords are the map's departed homes still within their memory at now. An
 // annotation that does not parse is no record at all: the homes then start over, as they
-// would after DepartedHomeMemory.
+// would after probing.DepartedHomeMemory.
 func departedRecords(tm *omev1beta1.TrafficMap, now time.Time) map[string]departedRecord {
 	if tm == nil || tm.Annotations[DepartedProbesAnnotation] == "" {
 		return nil
@@ -70,7 +71,7 @@ func departedAnnotation(current *omev1beta1.TrafficMap, entries []omev1beta1.Tra
 		for _, e := range current.Spec.Entries {
 			if _, ok := kept[e.Cluster]; !ok && !staying[e.Cluster] && e.Probe != nil {
 				kept[e.Cluster] = departedRecord{Endpoint: e.Endpoint, Probe: e.Probe.DeepCopy(),
-					Until: metav1.NewTime(now.Add(DepartedHomeMemory))}
+					Until: metav1.NewTime(now.Add(probing.DepartedHomeMemory))}
 			}
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/controllers/probing"
 )
 
 func TestDepartedAnnotation(t *testing.T) {
@@ -40,7 +41,7 @@ func TestDepartedAnnotation(t *testing.T) {
 		{"a home without a record leaves: nothing to keep", mapOf("", a, b), []omev1beta1.TrafficMapEntry{b}, now, nil},
 		{"still away", mapOf(left, a), []omev1beta1.TrafficMapEntry{a}, now.Add(time.Minute), map[string]bool{"worker-b": true}},
 		{"back", mapOf(left, a), []omev1beta1.TrafficMapEntry{a, b}, now.Add(time.Minute), nil},
-		{"away past the memory", mapOf(left, a), []omev1beta1.TrafficMapEntry{a}, now.Add(DepartedHomeMemory), nil},
+		{"away past the memory", mapOf(left, a), []omev1beta1.TrafficMapEntry{a}, now.Add(probing.DepartedHomeMemory), nil},
 		{"an annotation that does not parse is dropped", mapOf("{not json", a), []omev1beta1.TrafficMapEntry{a}, now, nil},
 		{"no map yet", nil, []omev1beta1.TrafficMapEntry{a}, now, nil},
 	} {

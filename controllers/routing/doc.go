@@ -1,7 +1,6 @@
 // Package routing keeps the TrafficMap of every routed InferenceService: the routing
-// reconciler (Reconciler, phases.go) and the two observers it schedules, the prober
-// (Prober) and the capacity poller (Poller), both on pkg/schedule and both sending through
-// the one shared pkg/observer client.
+// reconciler (Reconciler, phases.go). It schedules the two observers of controllers/probing,
+// the prober and the capacity poller, through their Sync, Forget and Events alone.
 //
 // What it writes, as the only writer of each:
 //   - a TrafficMap's spec and metadata (its entries and weights, owner reference, the
@@ -11,8 +10,8 @@
 //     excludedClusters, noTraffic and the Routable, CapacityFallback and OverrideActive
 //     conditions;
 //   - an InferenceService's status.placement;
-//   - the routing events (Event*) on the service and its map, and the routing metrics
-//     (Collectors).
+//   - the routing events (Event*) on the service and its map, and every per-map gauge
+//     (Collectors), which it alone sets and deletes.
 //
 // The prober and the poller write no object: they hand their results to the reconciler,
 // which merges them into the map.

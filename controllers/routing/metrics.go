@@ -1,23 +1,18 @@
 package routing
 
-import (
-	"time"
+// This file owns the per-map gauges. The reconciler is their one writer: it sets them after
+// each written spec (setMapGauges) and deletes them in one place, forgetMapGauges, when the
+// service is gone or no longer routed. A map frozen by a refused setting keeps them. The
+// prober's own counters live with it (controllers/probing).
 
+import (
 	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/apimachinery/pkg/types"
-
-	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 )
 
-// Routing metrics, registered into controller-runtime's registry by the manager (see
-// Collectors). A
-// service's series are deleted when it stops being probed.
+// Routing's gauges, registered into controller-runtime's registry by the manager (see
+// Collectors).
 var (
-	probeResults = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "ome_routing_probe_results_total",
-		Help: "Counted routing probe results by service and result (Passing, Failing, Unknown).",
-	}, []string{"namespace", "name", "result"})
-
 	gatedHomes = prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "ome_routing_gated_homes",
 		Help: "Homes of a service that the routing probe gates now.",
@@ -47,63 +42,11 @@ var (
 		Name: "ome_trafficmap_capacity_fallback_homes",
 		Help: "Number of homes currently using control-plane allocation because configured endpoint capacity did not produce a usable ceiling.",
 	}, []string{"namespace", "trafficmap"})
-
-	probeLateness = prometheus.NewHistogram(prometheus.HistogramOpts{
-		Name:    "ome_routing_probe_lateness_seconds",
-		Help:    "How long after its due time a probe's request started, including the wait for an observer slot.",
-		Buckets: prometheus.ExponentialBuckets(0.001, 4, 10),
-	})
-
-	transitionWait = prometheus.NewHistogram(prometheus.HistogramOpts{
-		Name: "ome_routing_transition_wait_seconds",
-		Help: "How long a probe result that gated or lifted a home waited for the routing reconciler to read it, queue included.",
-		// 5ms to about 20s.
-		Buckets: prometheus.ExponentialBuckets(0.005, 2, 13),
-	})
 )
 
 // Collectors are the routing metrics, for the manager to register.
 func Collectors() []prometheus.Collector {
-	return []prometheus.Collector{probeResults, gatedHomes, shadowGatedHomes, refusedHomes, unobservedHomes, settingsRefused, probeLateness, transitionWait, capacityFallbackHomes}
-}
-
-// probeResultCounters are one map's ome_routing_probe_results_total series, each looked up
-// the first time its result is counted (so that a result that never happened exports no
-// series, as before), then kept: a label lookup hashes and locks on every probe, a kept
-// counter is one atomic add. The map's series are deleted by forgetProbeMetrics when the
-// prober drops the map, together with the mapProbes that keeps them, so a kept counter is
-// never counted into after its series is gone.
-//
-// Only Passing and Failing are kept, the results of an endpoint's own answers; Unknown,
-// the operator's own trouble, is rare and looked up each time, which saves 16 bytes a map.
-type probeResultCounters struct {
-	passing, failing prometheus.Counter
-}
-
-// count adds one counted result of the map key.
-func (c *probeResultCounters) count(key types.NamespacedName, result omev1beta1.ProbeResult) {
-	var slot *prometheus.Counter
-	switch result {
-	case omev1beta1.ProbePassing:
-		slot = &c.passing
-	case omev1beta1.ProbeFailing:
-		slot = &c.failing
-	default:
-		probeResults.WithLabelValues(key.Namespace, key.Name, string(result)).Inc()
-		return
-	}
-	if *slot == nil {
-		*slot = probeResults.WithLabelValues(key.Namespace, key.Name, string(result))
-	}
-	(*slot).Inc()
-}
-
-func observeLateness(d time.Duration) {
-	probeLateness.Observe(d.Seconds())
-}
-
-func observeTransitionWait(d time.Duration) {
-	transitionWait.Observe(d.Seconds())
+	return []prometheus.Collector{gatedHomes, shadowGatedHomes, refusedHomes, unobservedHomes, settingsRefused, capacityFallbackHomes}
 }
 
 func setGatedHomes(key types.NamespacedName, n int) {
@@ -120,28 +63,24 @@ func setShadowGatedHomes(key types.NamespacedName, shadow bool, n int) {
 	shadowGatedHomes.WithLabelValues(key.Namespace, key.Name).Set(float64(n))
 }
 
-// forgetProbeMetrics deletes the series the prober owns for a map it no longer probes: its
-// results counter. The map's gauges are the reconciler's (forgetMapGauges): a map frozen by
-// a refused setting is no longer probed but keeps its gates, so they stay visible.
-func forgetProbeMetrics(key types.NamespacedName) {
-	probeResults.DeletePartialMatch(prometheus.Labels{"namespace": key.Namespace, "name": key.Name})
-}
-
 // setRefusedHomes records how many of a map's homes the operator refuses. The series goes
 // with the map (forgetMapGauges).
 func setRefusedHomes(key types.NamespacedName, n int) {
 	refusedHomes.WithLabelValues(key.Namespace, key.Name).Set(float64(n))
 }
 
-// forgetMapGauges deletes the gauges the reconciler sets for a map (setMapGauges), once the
-// service is gone or no longer routed: the reconciler is their one writer, and the only one
-// that deletes them.
+// forgetMapGauges deletes every gauge the reconciler sets for a map (setMapGauges,
+// setSettingsRefused), once the service is gone or no longer routed: the reconciler is
+// their one writer, and this is the one place that deletes them all. (Only the capacity
+// fallback series also goes when polling is turned off: it exists only for a polled map.)
+// A refused setting freezes the map without forgetting it, so its gauges stay.
 func forgetMapGauges(key types.NamespacedName) {
 	gatedHomes.DeleteLabelValues(key.Namespace, key.Name)
 	shadowGatedHomes.DeleteLabelValues(key.Namespace, key.Name)
 	refusedHomes.DeleteLabelValues(key.Namespace, key.Name)
 	unobservedHomes.DeleteLabelValues(key.Namespace, key.Name)
 	settingsRefused.DeleteLabelValues(key.Namespace, key.Name)
+	forgetCapacityMetrics(key)
 }
 
 // setSettingsRefused records whether the service's routing settings are refused. Every

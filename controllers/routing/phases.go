@@ -217,17 +217,19 @@ func (r *Reconciler) requeue(s *routingScope) (ctrl.Result, error) {
 	return ctrl.Result{}, nil
 }
 
-// stopObserving stops the service's probes and capacity polls.
+// stopObserving stops the service's probes and capacity polls. The prober and the poller
+// delete only their own counters: the map's gauges are the reconciler's (forgetMapGauges).
 func (r *Reconciler) stopObserving(key types.NamespacedName) {
 	r.Prober.Forget(key)
 	r.Poller.Forget(key)
 }
 
 // forgetService drops everything the reconciler keeps about a service that is gone or no
-// longer routed: its probes and polls, their gauges, its own writes and its map binding.
+// longer routed: its probes and polls, every per-map gauge, its own writes and its map
+// binding. It is the gauges' one forget path; stopObserving alone (a refused setting)
+// leaves them, as the frozen map keeps its gates.
 func (r *Reconciler) forgetService(key types.NamespacedName) {
 	r.stopObserving(key)
-	forgetCapacityMetrics(key)
 	forgetMapGauges(key)
 	r.written.forget(key)
 	r.forgetMap(key)

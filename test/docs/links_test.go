@@ -150,7 +150,7 @@ func slugify(title string) string {
 	return b.String()
 }
 
-// repoPath is a code span that names a path of the repository: `controllers/routing/poller.go`,
+// repoPath is a code span that names a path of the repository: `controllers/probing/poller.go`,
 // `test/dataplane`. A pattern (`pkg/...`, `pkg/*`) is not a path.
 var repoPath = regexp.MustCompile("`((?:api|cmd|controllers|pkg|test|hack|charts|config|docs)/[A-Za-z0-9_./-]*[A-Za-z0-9_-])`")
 

@@ -109,4 +109,32 @@ var _ = Describe("Manual traffic drains", func() {
 	})
 })
 
+// A bad drain annotation freezes the map, gates and all; the frozen map keeps saying how
+// many homes its probe gates, so that OMERoutingHomeGated does not resolve while traffic
+// is still held off the cluster. The reconciler stops the prober when it refuses, and the
+// prober's Forget must not take the reconciler's gauges with it.
+var _ = Describe("A map frozen by a bad drain annotation", func() {
+	It("keeps its gated-homes series while it keeps its gate", func(ctx context.Context) {
+		s := newService(ctx, "drain-frozen-gauge", nil, both(1))
+		gateWorkerB(s)
+		Eventually(func(g Gomega) float64 { return s.mapGauge(g, "ome_routing_gated_homes") }, timeout, interval).Should(Equal(1.0))
+
+		s.annotate(ctx, ptrTo(`{"maintenance-a":{"cluster":"worker-a"}}`))
+		const refusal = `parse ome.io/traffic-drain: override "maintenance-a" reason must be non-empty`
+		Eventually(func(g Gomega) []string { return s.events(g, "RoutingPolicyRefused") }, timeout, interval).Should(ContainElement(refusal))
+		Expect(s.mapGauge(Default, "ome_routing_settings_refused")).To(Equal(1.0))
+		// Every reconcile of the frozen map refuses again and stops the prober again; the
+		// gate stays in the map, and so does its series.
+		Consistently(func(g Gomega) {
+			g.Expect(s.entry(g, "worker-b").Probe.Gated).To(BeTrue())
+			g.Expect(s.mapGauge(g, "ome_routing_gated_homes")).To(Equal(1.0), "ome_routing_gated_homes of the frozen map")
+		}, 3*period, interval).Should(Succeed())
+
+		// Removing the annotation unfreezes the map; its gauges are set from the next write.
+		s.annotate(ctx, nil)
+		Eventually(func(g Gomega) float64 { return s.mapGauge(g, "ome_routing_settings_refused") }, timeout, interval).Should(Equal(0.0))
+		Expect(s.mapGauge(Default, "ome_routing_gated_homes")).To(Equal(1.0))
+	})
+})
+
 func ptrTo(s string) *string { return &s }

@@ -21,6 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/controllers/probing"
 	"github.com/ome-routing/operator/controllers/routing"
 	"github.com/ome-routing/operator/controllers/workloadcluster"
 	"github.com/ome-routing/operator/pkg/probe"
@@ -86,14 +87,14 @@ func (failingReader) Get(context.Context, client.ObjectKey, client.Object, ...cl
 // straight from the control plane, with a prober that is never started: the tests drive
 // each reconcile and read the probe states back with Sync. Its poller, never started
 // either, is there because the reconciler forgets a gone service's capacity windows too.
-func handReconciler(cache client.Client, prober *routing.Prober) *routing.Reconciler {
+func handReconciler(cache client.Client, prober *probing.Prober) *routing.Reconciler {
 	return &routing.Reconciler{
 		Client:            cache,
 		APIReader:         fleet.ControlPlane.Client,
 		Recorder:          events.NewFakeRecorder(100),
 		Members:           workloadcluster.NewMembers(framework.Scheme, time.Second),
 		Prober:            prober,
-		Poller:            routing.NewPoller(nil, 1),
+		Poller:            probing.NewPoller(nil, 1),
 		Enabled:           true,
 		InstallationProbe: installationProbe(omev1beta1.AllFailedPreserveTraffic),
 		Limits:            probe.Limits{MinPeriod: time.Second},
@@ -148,11 +149,11 @@ var _ = Describe("Reads and writes the API server guards", func() {
 		last := metav1.Now()
 		gated := &omev1beta1.TrafficMapProbe{PolicyDigest: digest, Result: omev1beta1.ProbeFailing, Message: "HTTP 503",
 			Gated: true, ConsecutiveFailures: 3, LastProbeTime: &last}
-		prober := routing.NewProber(nil, 1)
-		home := routing.ProbeTarget{Cluster: "worker-a", Endpoint: "http://a.example.test"}
+		prober := probing.NewProber(nil, 1)
+		home := probing.ProbeTarget{Cluster: "worker-a", Endpoint: "http://a.example.test"}
 		withRecord := home
 		withRecord.Persisted = gated
-		Expect(prober.Sync(key, isvc.UID, policy, digest, []routing.ProbeTarget{withRecord})["worker-a"].Gated).To(BeTrue())
+		Expect(prober.Sync(key, isvc.UID, policy, digest, []probing.ProbeTarget{withRecord})["worker-a"].Gated).To(BeTrue())
 
 		cache := &laggingCache{Client: fleet.ControlPlane.Client, missServices: true}
 		r := handReconciler(cache, prober)
@@ -161,7 +162,7 @@ var _ = Describe("Reads and writes the API server guards", func() {
 		res, err := r.Reconcile(logCtx, ctrl.Request{NamespacedName: key})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(res.RequeueAfter).To(BeNumerically(">", 0), "a service the API server still has is looked at again")
-		Expect(prober.Sync(key, isvc.UID, policy, digest, []routing.ProbeTarget{home})["worker-a"].Gated).To(BeTrue(),
+		Expect(prober.Sync(key, isvc.UID, policy, digest, []probing.ProbeTarget{home})["worker-a"].Gated).To(BeTrue(),
 			"the cache's word alone must not drop the gate")
 		Expect(log).To(gbytesSay("The cache does not have a service the API server has; keeping its probe state"))
 
@@ -170,7 +171,7 @@ var _ = Describe("Reads and writes the API server guards", func() {
 		unsure.APIReader = failingReader{}
 		_, err = unsure.Reconcile(ctx, ctrl.Request{NamespacedName: key})
 		Expect(err).To(MatchError(HavePrefix("confirm InferenceService " + key.String() + " is gone: ")))
-		Expect(prober.Sync(key, isvc.UID, policy, digest, []routing.ProbeTarget{home})["worker-a"].Gated).To(BeTrue())
+		Expect(prober.Sync(key, isvc.UID, policy, digest, []probing.ProbeTarget{home})["worker-a"].Gated).To(BeTrue())
 
 		// Once the API server agrees, the state goes.
 		Expect(fleet.ControlPlane.Client.Delete(ctx, isvc)).To(Succeed())
@@ -179,7 +180,7 @@ var _ = Describe("Reads and writes the API server guards", func() {
 		res, err = r.Reconcile(ctx, ctrl.Request{NamespacedName: key})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(res.RequeueAfter).To(BeZero())
-		st := prober.Sync(key, isvc.UID, policy, digest, []routing.ProbeTarget{home})["worker-a"]
+		st := prober.Sync(key, isvc.UID, policy, digest, []probing.ProbeTarget{home})["worker-a"]
 		Expect(st.Gated || st.Probed).To(BeFalse(), "a service that is gone has its state forgotten")
 	})
 
@@ -188,7 +189,7 @@ var _ = Describe("Reads and writes the API server guards", func() {
 		key := client.ObjectKeyFromObject(isvc)
 		tm := mapOf(ctx, isvc)
 		cache := &laggingCache{Client: fleet.ControlPlane.Client, lagMaps: true, staleMaps: map[client.ObjectKey]*omev1beta1.TrafficMap{}}
-		r := handReconciler(cache, routing.NewProber(nil, 1))
+		r := handReconciler(cache, probing.NewProber(nil, 1))
 
 		// The cache serves the map as first read; someone writes it meanwhile.
 		Expect(cache.Get(ctx, key, &omev1beta1.TrafficMap{})).To(Succeed())
@@ -215,7 +216,7 @@ var _ = Describe("Reads and writes the API server guards", func() {
 		key := client.ObjectKeyFromObject(isvc)
 		mapOf(ctx, isvc)
 		cache := &laggingCache{Client: fleet.ControlPlane.Client, lagMaps: true, staleMaps: map[client.ObjectKey]*omev1beta1.TrafficMap{}}
-		r := handReconciler(cache, routing.NewProber(nil, 1))
+		r := handReconciler(cache, probing.NewProber(nil, 1))
 		Expect(cache.Get(ctx, key, &omev1beta1.TrafficMap{})).To(Succeed())
 		touch(ctx, key)
 
