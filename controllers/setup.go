@@ -129,7 +129,7 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 		Members:           members,
 		Prober:            prober,
 		Poller:            poller,
-		Enabled:           opts.RoutingEnabled,
+		RoutingEnabled:    opts.RoutingEnabled,
 		InstallationProbe: opts.InstallationProbe,
 		Limits:            opts.Limits,
 		Capacity:          opts.InstallationCapacity,

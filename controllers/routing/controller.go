@@ -46,8 +46,8 @@ type Reconciler struct {
 	Members  *workloadcluster.Members
 	Prober   *probing.Prober
 	Poller   *probing.Poller
-	// Enabled is the installation's routing.enabled.
-	Enabled bool
+	// RoutingEnabled is the installation's routing.enabled.
+	RoutingEnabled bool
 	// InstallationProbe is the installation's probe, nil when it sets none.
 	InstallationProbe *probe.Policy
 	// Limits are the observer limits a service's probe must respect.
@@ -89,7 +89,7 @@ type Reconciler struct {
 // routed says whether the service takes part in routing: the installation has routing
 // on, the service is placed, and it has not opted out.
 func (r *Reconciler) routed(isvc *omev1beta1.InferenceService) bool {
-	if !r.Enabled || isvc.Spec.Placement == nil {
+	if !r.RoutingEnabled || isvc.Spec.Placement == nil {
 		return false
 	}
 	rt := isvc.Spec.Routing

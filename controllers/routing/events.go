@@ -1,14 +1,5 @@
 package routing
 
-import (
-	"fmt"
-
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/tools/events"
-
-	"github.com/ome-routing/operator/pkg/text"
-)
-
 // Event reasons on an InferenceService, for the transitions a person acts on. The routing
 // reconciler records each on the service's TrafficMap too (see serviceEvents).
 const (
@@ -62,18 +53,3 @@ const (
 	actionRoute         = "Route"
 	actionResolvePolicy = "ResolvePolicy"
 )
-
-// maxNoteBytes is the events API's limit on an event's note. An event over it is
-// refused by the API server and lost, so every note is cut to it.
-const maxNoteBytes = 1024
-
-// noteCapRecorder formats each note and cuts it to maxNoteBytes on a character boundary.
-// Notes quote probe messages and errors, which can be as long as the limit themselves.
-type noteCapRecorder struct {
-	events.EventRecorder
-}
-
-// Eventf records the event with its note cut to the API's limit.
-func (r noteCapRecorder) Eventf(regarding, related runtime.Object, eventtype, reason, action, note string, args ...any) {
-	r.EventRecorder.Eventf(regarding, related, eventtype, reason, action, "%s", text.Cap(fmt.Sprintf(note, args...), maxNoteBytes))
-}

@@ -13,6 +13,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/controllers/internal/phase"
 	"github.com/ome-routing/operator/pkg/capacity"
 	"github.com/ome-routing/operator/pkg/drain"
 	"github.com/ome-routing/operator/pkg/probe"
@@ -42,72 +43,54 @@ type routingScope struct {
 	written *omev1beta1.TrafficMap
 }
 
-// phaseOutcome ends a reconcile before its last phase when done is set.
-type phaseOutcome struct {
-	done   bool
-	result ctrl.Result
-	err    error
-}
-
-var proceed = phaseOutcome{}
-
-func finish(result ctrl.Result, err error) phaseOutcome {
-	return phaseOutcome{done: true, result: result, err: err}
-}
-
-// routingPhase is one step of a reconcile.
-type routingPhase func(context.Context, *routingScope) phaseOutcome
-
 // phases are the steps of a reconcile, in order: read the service and its map, resolve its
 // settings, gather its homes from the members, attach probe records and capacity
 // ceilings, build the entries, write the spec, announce what changed (events and gauges),
 // and write the status. Each phase may end the reconcile.
-func (r *Reconciler) phases() []routingPhase {
-	return []routingPhase{r.read, r.resolve, r.gatherHomes, r.attach, r.build, r.writeSpec, r.announceChanges, r.writeStatus}
+func (r *Reconciler) phases() []phase.Phase[routingScope] {
+	return []phase.Phase[routingScope]{r.read, r.resolve, r.gatherHomes, r.attach, r.build, r.writeSpec, r.announceChanges, r.writeStatus}
 }
 
 // Reconcile brings one service's TrafficMap up to date.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	s := &routingScope{key: req.NamespacedName}
-	for _, phase := range r.phases() {
-		if out := phase(ctx, s); out.done {
-			return out.result, out.err
-		}
+	if out := phase.Run(ctx, s, r.phases()); out.Done {
+		return out.Result, out.Err
 	}
 	return r.requeue(s)
 }
 
 // read gets the service and its map. A service gone, one no longer routed, and a map of
 // the service's name that it does not control end the reconcile.
-func (r *Reconciler) read(ctx context.Context, s *routingScope) phaseOutcome {
+func (r *Reconciler) read(ctx context.Context, s *routingScope) phase.Outcome {
 	reader := r.readerFor(s.key)
 	s.isvc = &omev1beta1.InferenceService{}
 	if err := reader.Get(ctx, s.key, s.isvc); err != nil {
 		if apierrors.IsNotFound(err) {
-			return finish(r.gone(ctx, s.key))
+			return phase.Finish(r.gone(ctx, s.key))
 		}
-		return finish(ctrl.Result{}, err)
+		return phase.Finish(ctrl.Result{}, err)
 	}
 	current, err := r.currentMap(ctx, reader, s.isvc)
 	if errors.Is(err, errNotControlled) {
 		// Someone else's object: never touch it, and don't retry until something changes.
 		ctrl.LoggerFrom(ctx).Error(err, "Leaving TrafficMap alone", "InferenceService", klog.KObj(s.isvc))
-		return finish(ctrl.Result{}, nil)
+		return phase.Finish(ctrl.Result{}, nil)
 	}
 	if err != nil {
-		return finish(ctrl.Result{}, err)
+		return phase.Finish(ctrl.Result{}, err)
 	}
 	s.current = current
 	if !r.routed(s.isvc) {
 		r.forgetService(s.key)
-		return finish(r.retryConflict(s.key, r.deleteMap(ctx, current)))
+		return phase.Finish(r.retryConflict(s.key, r.deleteMap(ctx, current)))
 	}
-	return proceed
+	return phase.Proceed
 }
 
 // resolve checks the service's probe, capacity poll and drains. A refused setting freezes
 // the service's map as it is.
-func (r *Reconciler) resolve(ctx context.Context, s *routingScope) phaseOutcome {
+func (r *Reconciler) resolve(ctx context.Context, s *routingScope) phase.Outcome {
 	var err error
 	if s.policy, s.factors, err = r.routingPolicy(s.isvc); err == nil {
 		if s.polls, err = capacity.Resolve(r.Capacity, serviceCapacity(s.isvc), r.CapacityLimits); err == nil {
@@ -115,27 +98,27 @@ func (r *Reconciler) resolve(ctx context.Context, s *routingScope) phaseOutcome 
 		}
 	}
 	if err != nil {
-		return finish(r.retryConflict(s.key, r.refuse(ctx, s.isvc, s.current, err)))
+		return phase.Finish(r.retryConflict(s.key, r.refuse(ctx, s.isvc, s.current, err)))
 	}
-	return proceed
+	return phase.Proceed
 }
 
 // gatherHomes reads the candidate clusters and the service's copy on each, and keeps the
 // homes of members the manager cannot read (keepUnobserved).
-func (r *Reconciler) gatherHomes(ctx context.Context, s *routingScope) phaseOutcome {
+func (r *Reconciler) gatherHomes(ctx context.Context, s *routingScope) phase.Outcome {
 	in, err := r.gather(ctx, s.isvc)
 	if err != nil {
-		return finish(ctrl.Result{}, err)
+		return phase.Finish(ctrl.Result{}, err)
 	}
 	s.in = in
 	s.in.keepUnobserved(s.current, time.Now(), r.ObservationGrace)
 	r.announceRefusedEndpoints(ctx, s.isvc, in.refused)
-	return proceed
+	return phase.Proceed
 }
 
 // attach gives every home its probe record and capacity ceiling, and keeps the entries of
 // members not connected yet as they were last written.
-func (r *Reconciler) attach(ctx context.Context, s *routingScope) phaseOutcome {
+func (r *Reconciler) attach(ctx context.Context, s *routingScope) phase.Outcome {
 	r.attachProbes(s.key, s.isvc.UID, s.policy, s.in.homes, s.current)
 	s.nextExpiry = earliest(r.attachCeilings(s.key, s.polls, s.in.homes), s.in.unobservedUntil)
 	s.homes = s.in.homes
@@ -153,14 +136,14 @@ func (r *Reconciler) attach(ctx context.Context, s *routingScope) phaseOutcome {
 		}
 		s.homes = append(slices.Clip(s.homes), held...)
 	}
-	return proceed
+	return phase.Proceed
 }
 
 // build computes the entries: weights, the all-failed policy, drains, and why each
 // weight is what it is. A service with more homes than a map holds is refused.
-func (r *Reconciler) build(ctx context.Context, s *routingScope) phaseOutcome {
+func (r *Reconciler) build(ctx context.Context, s *routingScope) phase.Outcome {
 	if err := trafficmap.CheckHomes(len(s.homes)); err != nil {
-		return finish(r.retryConflict(s.key, r.refuse(ctx, s.isvc, s.current, err)))
+		return phase.Finish(r.retryConflict(s.key, r.refuse(ctx, s.isvc, s.current, err)))
 	}
 	result := trafficmap.Build(trafficmap.Input{
 		Candidates:      len(s.in.placement.Candidates),
@@ -170,37 +153,37 @@ func (r *Reconciler) build(ctx context.Context, s *routingScope) phaseOutcome {
 	})
 	s.result = trafficmap.Explain(drain.Apply(result, s.overrides), allFailedPolicy(s.policy))
 	s.result.Entries = trafficmap.WithPortWarnings(s.result.Entries, s.policy.Mode == probe.ModePolicy, r.BackendPort)
-	return proceed
+	return phase.Proceed
 }
 
 // writeSpec records the placement on the service and writes the map's spec.
-func (r *Reconciler) writeSpec(ctx context.Context, s *routingScope) phaseOutcome {
+func (r *Reconciler) writeSpec(ctx context.Context, s *routingScope) phase.Outcome {
 	err := r.writePlacement(ctx, s.isvc, s.in.placement)
 	if err == nil {
 		s.written, err = r.writeMap(ctx, s.isvc, s.current, s.result, allFailedPolicy(s.policy))
 	}
 	if err != nil {
-		return finish(r.retryConflict(s.key, err))
+		return phase.Finish(r.retryConflict(s.key, err))
 	}
-	return proceed
+	return phase.Proceed
 }
 
 // announceChanges tells what the written spec changed, in events, and sets the map's
 // gauges. It runs once the spec is written, so that a transition is told exactly once
 // even when the status write after it fails and the reconcile runs again.
-func (r *Reconciler) announceChanges(_ context.Context, s *routingScope) phaseOutcome {
+func (r *Reconciler) announceChanges(_ context.Context, s *routingScope) phase.Outcome {
 	r.announceAll(s.isvc, s.current, s.result, allFailedPolicy(s.policy), s.in.excluded)
 	r.setMapGauges(s.key, s.result.Entries, shadow(s.policy), s.polls.Enabled())
-	return proceed
+	return phase.Proceed
 }
 
 // writeStatus applies the routing reconciler's share of the map's status.
-func (r *Reconciler) writeStatus(ctx context.Context, s *routingScope) phaseOutcome {
+func (r *Reconciler) writeStatus(ctx context.Context, s *routingScope) phase.Outcome {
 	override := drain.OverrideActive(s.overrides, s.result.Entries)
 	if err := r.writeMapStatus(ctx, s.isvc, s.written, s.result, s.polls.Enabled(), override, s.in.excluded, r.viewOf(s)); err != nil {
-		return finish(r.retryConflict(s.key, err))
+		return phase.Finish(r.retryConflict(s.key, err))
 	}
-	return proceed
+	return phase.Proceed
 }
 
 // requeue says when to look at the service again without an event: when a capacity

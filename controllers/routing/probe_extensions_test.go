@@ -15,7 +15,6 @@ import (
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/controllers/probing"
 	"github.com/ome-routing/operator/pkg/probe"
-	"github.com/ome-routing/operator/pkg/text"
 )
 
 // recordedEvent is one event a test recorder was given.
@@ -33,7 +32,7 @@ func (l *eventLog) Eventf(_, _ runtime.Object, eventtype, reason, _, note string
 }
 
 func fmtNote(note string, args []any) string {
-	return text.Cap(fmt.Sprintf(note, args...), maxNoteBytes)
+	return fmt.Sprintf(note, args...)
 }
 
 func TestAnnounceGateTransitions(t *testing.T) {

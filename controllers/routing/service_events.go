@@ -48,7 +48,7 @@ func NewEventRecorder(mgr ctrl.Manager) (events.EventRecorder, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newServiceEvents(noteCapRecorder{rec}, mgr.GetLogger().WithName("routing")), nil
+	return newServiceEvents(rec, mgr.GetLogger().WithName("routing")), nil
 }
 
 // newServiceEvents wraps a recorder; log is where the events are logged.

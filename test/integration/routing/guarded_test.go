@@ -95,7 +95,7 @@ func handReconciler(cache client.Client, prober *probing.Prober) *routing.Reconc
 		Members:           workloadcluster.NewMembers(framework.Scheme, time.Second),
 		Prober:            prober,
 		Poller:            probing.NewPoller(nil, 1),
-		Enabled:           true,
+		RoutingEnabled:    true,
 		InstallationProbe: installationProbe(omev1beta1.AllFailedPreserveTraffic),
 		Limits:            probe.Limits{MinPeriod: time.Second},
 	}
