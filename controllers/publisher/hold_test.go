@@ -8,8 +8,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
@@ -23,12 +21,7 @@ import (
 // The hold's reads, on a fake client: the standing route and its backends decide what is
 // kept, and the publish guard's verdict on their hosts can refuse the hold.
 func TestHoldBecause(t *testing.T) {
-	scheme := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, omev1beta1.AddToScheme, gatewayv1.Install} {
-		if err := add(scheme); err != nil {
-			t.Fatal(err)
-		}
-	}
+	scheme := testScheme(t)
 	labels := publish.Labels("prod", "chat")
 	backend := func(cluster, host string) *corev1.Service {
 		l := publish.Labels("prod", "chat")

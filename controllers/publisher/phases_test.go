@@ -28,12 +28,7 @@ type phaseFixture struct {
 
 func newPhaseFixture(t *testing.T, objects ...client.Object) *phaseFixture {
 	t.Helper()
-	scheme := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, omev1beta1.AddToScheme, gatewayv1.Install} {
-		if err := add(scheme); err != nil {
-			t.Fatal(err)
-		}
-	}
+	scheme := testScheme(t)
 	f := &phaseFixture{}
 	count := func() { f.writes++ }
 	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(objects...).WithInterceptorFuncs(interceptor.Funcs{
@@ -61,6 +56,18 @@ func newPhaseFixture(t *testing.T, objects ...client.Object) *phaseFixture {
 	f.r = &Reconciler{Client: c, Reader: c, RoutingEnabled: true, guard: newGuardFixture().publishGuard,
 		now: func() time.Time { return time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC) }}
 	return f
+}
+
+// testScheme knows the kinds the publisher reads and writes.
+func testScheme(t *testing.T) *runtime.Scheme {
+	t.Helper()
+	scheme := runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, omev1beta1.AddToScheme, gatewayv1.Install} {
+		if err := add(scheme); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return scheme
 }
 
 var chatKey = types.NamespacedName{Namespace: "prod", Name: "chat"}
