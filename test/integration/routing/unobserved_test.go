@@ -141,12 +141,14 @@ var _ = Describe("Members the control plane cannot read", func() {
 		}, timeout, interval).Should(Succeed())
 
 		// With worker-b back too, the map follows both copies again: worker-b rejoins, at
-		// the capacity its copy reports now. (A member's watch reconnects on its own
-		// backoff after an outage, up to half a minute later.)
+		// the capacity its copy reports now. (A member's watch reconnects on client-go's
+		// reflector backoff after an outage: up to 30 s, and up to twice that with its
+		// jitter, so the wait allows three times the suite's timeout; a loaded make test
+		// once took longer than two.)
 		restore["worker-b"]()
 		placeCopy(ctx, "worker-b", s.key, s.endpoints["worker-b"].URL(), 3, 3)
 		placeCopy(ctx, "worker-a", s.key, s.endpoints["worker-a"].URL(), 2, 2)
-		Eventually(s.table).WithTimeout(2 * timeout).WithPolling(interval).Should(Equal([]string{
+		Eventually(s.table).WithTimeout(3 * timeout).WithPolling(interval).Should(Equal([]string{
 			"worker-a 2 true Passing HTTP 200",
 			"worker-b 3 true Passing HTTP 200",
 		}))
