@@ -38,7 +38,21 @@ type handles struct {
 	server *http.Server
 
 	mu    sync.Mutex
-	state map[string]string
+	state map[string]*workerState
+}
+
+// workerState is what the handles last set for one worker.
+type workerState struct {
+	answer, servable string
+	stopped          bool
+}
+
+func (s *workerState) String() string {
+	apiserver := "running"
+	if s.stopped {
+		apiserver = "stopped"
+	}
+	return fmt.Sprintf("answer=%s servable=%s apiserver=%s", s.answer, s.servable, apiserver)
 }
 
 // startHandles serves the knobs on a free loopback port.
@@ -47,9 +61,9 @@ func (d *Demo) startHandles() (*handles, error) {
 	if err != nil {
 		return nil, fmt.Errorf("listen for the demo's handles: %w", err)
 	}
-	h := &handles{d: d, addr: l.Addr().String(), state: map[string]string{}}
+	h := &handles{d: d, addr: l.Addr().String(), state: map[string]*workerState{}}
 	for _, w := range workers {
-		h.state[w] = "answer=200 servable=1 apiserver=running"
+		h.state[w] = &workerState{answer: "200", servable: "1"}
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", h.show)
@@ -89,21 +103,14 @@ func (h *handles) word(w http.ResponseWriter, r *http.Request) (string, string, 
 	return worker, strings.TrimSpace(string(body)), true
 }
 
-// set records a change in the worker's state and answers with the new state.
-func (h *handles) set(w http.ResponseWriter, worker, key, value string) {
+// set changes the worker's state and answers with the new state.
+func (h *handles) set(w http.ResponseWriter, worker string, change func(*workerState)) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	fields := strings.Fields(h.state[worker])
-	for i, f := range fields {
-		if strings.HasPrefix(f, key+"=") {
-			fields[i] = key + "=" + value
-		}
-	}
-	h.state[worker] = strings.Join(fields, " ")
+	change(h.state[worker])
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	// worker is one of the demo's own names (word checks it), and the state is its own words.
 	fmt.Fprintf(w, "%s %s\n", worker, h.state[worker]) //nolint:gosec // plain text of known words, not HTML
-
 }
 
 func (h *handles) setAnswer(w http.ResponseWriter, r *http.Request) {
@@ -120,7 +127,7 @@ func (h *handles) setAnswer(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
-	h.set(w, worker, "answer", word)
+	h.set(w, worker, func(s *workerState) { s.answer = word })
 }
 
 func (h *handles) setServable(w http.ResponseWriter, r *http.Request) {
@@ -134,7 +141,7 @@ func (h *handles) setServable(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.d.servers.Endpoints[worker].SetServable(int32(n))
-	h.set(w, worker, "servable", word)
+	h.set(w, worker, func(s *workerState) { s.servable = word })
 }
 
 func (h *handles) setAPIServer(w http.ResponseWriter, r *http.Request) {
@@ -143,7 +150,7 @@ func (h *handles) setAPIServer(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.mu.Lock()
-	stopped := strings.Contains(h.state[worker], "apiserver=stopped")
+	stopped := h.state[worker].stopped
 	h.mu.Unlock()
 	c := h.d.fleet.Workers[worker]
 	var err error
@@ -160,11 +167,7 @@ func (h *handles) setAPIServer(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
-	state := "running"
-	if word == "stop" {
-		state = "stopped"
-	}
-	h.set(w, worker, "apiserver", state)
+	h.set(w, worker, func(s *workerState) { s.stopped = word == "stop" })
 }
 
 // printHandles tells the person at "Your turn" what to look at and what to break, with

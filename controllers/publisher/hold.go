@@ -136,18 +136,7 @@ func (r *Reconciler) announceHoldEnded(ctx context.Context, tm *omev1beta1.Traff
 	}
 	ctrl.LoggerFrom(ctx).Info("The route carries the current plan again", "trafficMap", klog.KObj(tm))
 	r.Recorder.Eventf(tm, plan.Route, corev1.EventTypeNormal, EventCurrentPlanApplied, actionPublish,
-		"The route carries the map's current plan again, with %d backend(s); it was kept as last published while that plan sent nothing", sending(plan))
-}
-
-// sending counts the plan's backends that take traffic.
-func sending(plan publish.Plan) int {
-	n := 0
-	for _, b := range plan.Backends {
-		if b.Weight > 0 {
-			n++
-		}
-	}
-	return n
+		"The route carries the map's current plan again, with %d backend(s); it was kept as last published while that plan sent nothing", plan.Sending())
 }
 
 // publishedMessage is the map's Published message while its reason is reason, "" otherwise.

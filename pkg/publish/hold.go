@@ -2,7 +2,6 @@ package publish
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -35,8 +34,17 @@ type HoldInput struct {
 }
 
 // SendsTraffic says whether some backend of the plan has a positive weight.
-func (p Plan) SendsTraffic() bool {
-	return slices.ContainsFunc(p.Backends, func(b Backend) bool { return b.Weight > 0 })
+func (p Plan) SendsTraffic() bool { return p.Sending() > 0 }
+
+// Sending counts the plan's backends with a positive weight.
+func (p Plan) Sending() int {
+	n := 0
+	for _, b := range p.Backends {
+		if b.Weight > 0 {
+			n++
+		}
+	}
+	return n
 }
 
 // HoldCandidate says whether a plan may be one to hold back, from the map and the plan

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
@@ -41,38 +42,30 @@ func CompleteFlagValues(cmd *cobra.Command, name string, values ...string) {
 // CompleteServices completes the first argument with the InferenceServices of the
 // namespace.
 func CompleteServices(getter *ClientGetter) cobra.CompletionFunc {
-	return func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-		if len(args) > 0 {
-			return nil, cobra.ShellCompDirectiveNoFileComp
-		}
-		return withTarget(cmd, getter, func(ctx context.Context, t Target) []string {
-			var list omev1beta1.InferenceServiceList
-			if t.Client.List(ctx, &list, client.InNamespace(t.Namespace), client.Limit(completeLimit)) != nil {
-				return nil
-			}
-			names := make([]string, 0, len(list.Items))
-			for _, i := range list.Items {
-				names = append(names, i.Name)
-			}
-			return names
-		}, toComplete)
-	}
+	return completeNames(getter, "InferenceServiceList")
 }
 
 // CompleteTrafficMaps completes the first argument with the TrafficMaps of the namespace.
 func CompleteTrafficMaps(getter *ClientGetter) cobra.CompletionFunc {
+	return completeNames(getter, "TrafficMapList")
+}
+
+// completeNames completes the first argument with the names of the namespace's objects of
+// listKind (an ome.io list kind), read as metadata only: a name is all completion needs.
+func completeNames(getter *ClientGetter, listKind string) cobra.CompletionFunc {
 	return func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		if len(args) > 0 {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
 		return withTarget(cmd, getter, func(ctx context.Context, t Target) []string {
-			var list omev1beta1.TrafficMapList
-			if t.Client.List(ctx, &list, client.InNamespace(t.Namespace), client.Limit(completeLimit)) != nil {
+			list := &metav1.PartialObjectMetadataList{}
+			list.SetGroupVersionKind(omev1beta1.GroupVersion.WithKind(listKind))
+			if t.Client.List(ctx, list, client.InNamespace(t.Namespace), client.Limit(completeLimit)) != nil {
 				return nil
 			}
 			names := make([]string, 0, len(list.Items))
-			for _, tm := range list.Items {
-				names = append(names, tm.Name)
+			for _, o := range list.Items {
+				names = append(names, o.Name)
 			}
 			return names
 		}, toComplete)
