@@ -126,12 +126,13 @@ func (r *Reconciler) hold(ctx context.Context, tm *omev1beta1.TrafficMap, plan p
 // publisher that leaves a retained plan.
 const EventCurrentPlanApplied = "CurrentPlanApplied"
 
-// announceHoldEnded says on the map that the route it kept as last published now carries
-// the current plan. tm is the map as read, before Published is recorded: its condition,
-// not this process's memory, says whether a hold stood, so the event survives a restart
-// or a new leader.
+// announceHoldEnded says on the map, once, that the route it kept as last published now
+// carries the current plan. tm is the map as read, before Published is recorded: its
+// condition says whether a hold stood, so the event survives a restart or a new leader,
+// and this process's memory keeps a second reconcile that reads the same condition from
+// a cache not yet caught up (as announceWithdrawn does) from saying it again.
 func (r *Reconciler) announceHoldEnded(ctx context.Context, tm *omev1beta1.TrafficMap, plan publish.Plan) {
-	if publishedMessage(tm, omev1beta1.ReasonLastPositiveRetained) == "" {
+	if publishedMessage(tm, omev1beta1.ReasonLastPositiveRetained) == "" || !r.memory.endingHold(client.ObjectKeyFromObject(tm)) {
 		return
 	}
 	ctrl.LoggerFrom(ctx).Info("The route carries the current plan again", "trafficMap", klog.KObj(tm))

@@ -62,6 +62,10 @@ type publication struct {
 	// held is the message of the hold last announced (see hold), until the map is
 	// published again, for the same reason.
 	held string
+	// holdEnded is whether this process announced the end of the map's last hold (see
+	// announceHoldEnded), until a new hold starts: the cache can show the hold's condition
+	// to a second reconcile after the first has published.
+	holdEnded bool
 }
 
 func (p *publications) entry(key types.NamespacedName) *publication {
@@ -148,7 +152,19 @@ func (p *publications) holding(key types.NamespacedName, message string) bool {
 	defer p.mu.Unlock()
 	e := p.entry(key)
 	news := e.held != message
-	e.held = message
+	e.held, e.holdEnded = message, false
+	return news
+}
+
+// endingHold notes that the map's hold ends, and says whether that is news: the first
+// end this process announces since the hold started (or since it started, after a
+// restart, when it never saw the hold).
+func (p *publications) endingHold(key types.NamespacedName) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	e := p.entry(key)
+	news := !e.holdEnded
+	e.holdEnded = true
 	return news
 }
 
