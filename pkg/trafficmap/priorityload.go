@@ -61,3 +61,59 @@ func PriorityLoad(health []int64) []*big.Rat {
 	}
 	return loads
 }
+
+// tierCapacity is what one home brings to its tier: the capacity it can serve now
+// (servableCapacity's value, 0 while gated, refused or drained) and the capacity it would
+// serve if nothing held it back (its allocated replicas times its factor, at a full ramp).
+type tierCapacity struct {
+	tier     int
+	servable *big.Int
+	total    *big.Int
+}
+
+// spillWeights gives each home its weight under ordered failover: its tier's priority
+// load, split inside the tier by servable capacity as weights are without tiers, then
+// reduced to whole numbers by reduceWeights. tiers is the number of tiers, the implicit
+// last one included; every home's tier is below it.
+func spillWeights(homes []tierCapacity, tiers int, overprovisioningPercent int64) []int32 {
+	healthy := make([]*big.Int, tiers)
+	total := make([]*big.Int, tiers)
+	for t := range tiers {
+		healthy[t], total[t] = new(big.Int), new(big.Int)
+	}
+	for _, h := range homes {
+		healthy[h.tier].Add(healthy[h.tier], h.servable)
+		total[h.tier].Add(total[h.tier], h.total)
+	}
+	health := make([]int64, tiers)
+	for t := range tiers {
+		health[t] = TierHealth(healthy[t], total[t], overprovisioningPercent)
+	}
+	loads := PriorityLoad(health)
+	// A home's share is load(tier) x servable / healthy(tier), a fraction; scaling every
+	// share by the product of the tiers' denominators makes them whole numbers with the
+	// same ratio, which reduceWeights then brings to the smallest form.
+	shares := make([]*big.Rat, len(homes))
+	scale := big.NewInt(1)
+	for i, h := range homes {
+		shares[i] = new(big.Rat)
+		if h.servable.Sign() <= 0 || loads[h.tier].Sign() == 0 {
+			continue
+		}
+		shares[i].SetFrac(h.servable, healthy[h.tier])
+		shares[i].Mul(shares[i], loads[h.tier])
+		scale = lcm(scale, shares[i].Denom())
+	}
+	servable := make([]*big.Int, len(homes))
+	for i, s := range shares {
+		v := new(big.Int).Mul(s.Num(), scale)
+		servable[i] = v.Quo(v, s.Denom())
+	}
+	return reduceWeights(servable)
+}
+
+func lcm(a, b *big.Int) *big.Int {
+	g := new(big.Int).GCD(nil, nil, a, b)
+	out := new(big.Int).Quo(a, g)
+	return out.Mul(out, b)
+}

@@ -85,3 +85,40 @@ func TestTierHealthRoundsDownAndCaps(t *testing.T) {
 		}
 	}
 }
+
+// TestSpillWeightsSharesFollowTheTiers: two tiers of two equal clusters. With tier 0 whole
+// it takes everything; with half of it gated (one of two clusters) tier 1 gets 30%, split
+// evenly; with all of it gated tier 1 takes everything; the whole-number weights give
+// those shares exactly.
+func TestSpillWeightsSharesFollowTheTiers(t *testing.T) {
+	home := func(tier int, servable int64) tierCapacity {
+		return tierCapacity{tier: tier, servable: big.NewInt(servable), total: big.NewInt(100)}
+	}
+	cases := []struct {
+		name  string
+		homes []tierCapacity
+		want  []float64 // percent of the traffic each home takes
+	}{
+		{"all healthy", []tierCapacity{home(0, 100), home(0, 100), home(1, 100), home(1, 100)}, []float64{50, 50, 0, 0}},
+		{"half of tier 0 gated", []tierCapacity{home(0, 0), home(0, 100), home(1, 100), home(1, 100)}, []float64{0, 70, 15, 15}},
+		{"tier 0 gated", []tierCapacity{home(0, 0), home(0, 0), home(1, 100), home(1, 100)}, []float64{0, 0, 50, 50}},
+		{"uneven tier 1", []tierCapacity{home(0, 0), home(0, 100), home(1, 100), home(1, 50)}, []float64{0, 70, 20, 10}},
+		{"nothing healthy", []tierCapacity{home(0, 0), home(1, 0)}, []float64{0, 0}},
+	}
+	for _, c := range cases {
+		weights := spillWeights(c.homes, 2, DefaultOverprovisioningPercent)
+		var sum int64
+		for _, w := range weights {
+			sum += int64(w)
+		}
+		for i, w := range weights {
+			got := 0.0
+			if sum > 0 {
+				got = 100 * float64(w) / float64(sum)
+			}
+			if d := got - c.want[i]; d > 0.01 || d < -0.01 {
+				t.Errorf("%s: home %d takes %.2f%% (weights %v), want %.0f%%", c.name, i, got, weights, c.want[i])
+			}
+		}
+	}
+}
