@@ -51,7 +51,7 @@ type StatusRouteHome struct {
 	Weight    int32    `json:"weight"`
 	DrainRefs []string `json:"drainRefs"`
 	// SharePercent is Computed: the weight's share of the map's total, in whole percent.
-	SharePercent int32 `json:"sharePercent"`
+	SharePercent int64 `json:"sharePercent"`
 	// AnnotationDrains is Computed: the IDs of the annotation's drains naming this cluster.
 	AnnotationDrains []string `json:"annotationDrains"`
 }
@@ -89,7 +89,7 @@ func buildStatus(isvc *omev1beta1.InferenceService, endpoint *placement.Endpoint
 		clusters[h.Cluster] = true
 		home := StatusRouteHome{Cluster: h.Cluster, Weight: h.Weight, DrainRefs: h.DrainRefs, AnnotationDrains: []string{}}
 		if total > 0 {
-			home.SharePercent = int32(int64(h.Weight) * 100 / total)
+			home.SharePercent = int64(h.Weight) * 100 / total
 		}
 		for _, o := range overrides {
 			if o.Cluster == h.Cluster {

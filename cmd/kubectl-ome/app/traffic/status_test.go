@@ -61,4 +61,3 @@ func TestStatusPreviewAndBadAnnotation(t *testing.T) {
 		t.Errorf("malformed annotation not shown:\n%s", got)
 	}
 }
-
