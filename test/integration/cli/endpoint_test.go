@@ -249,3 +249,35 @@ View                 Bounded cells; use -o json for complete identities
 		Expect(string(out)).To(ContainSubstring("TrafficMap reason    NotFound"))
 	})
 })
+
+var _ = Describe("kubectl ome traffic status", func() {
+	It("marks a drained home's weight Reported and never claims Observed", func(ctx context.Context) {
+		ns := newNamespace(ctx)
+		isvc := newSource(ctx, ns, "chat", `{"maintenance-a":{"cluster":"worker-a","reason":"planned maintenance"}}`)
+		writeMap(ctx, isvc)
+		r := run(ctx, "traffic", "status", "chat", "-n", ns)
+		Expect(r.code).To(BeZero(), r.stderr)
+		Expect(r.stdout).To(ContainSubstring("Route home           worker-a\nWeight               0 (Reported)\n"))
+		Expect(r.stdout).To(ContainSubstring("Drain refs           maintenance-a (Reported)\nAnnotation drains    maintenance-a (Computed)\n"))
+		Expect(r.stdout).To(ContainSubstring("Observed             NotObserved: "))
+	})
+	It("reports a missing TrafficMap and exits 0", func(ctx context.Context) {
+		ns := newNamespace(ctx)
+		newSource(ctx, ns, "chat", "")
+		r := run(ctx, "traffic", "status", "chat", "-n", ns, "-o", "json")
+		Expect(r.code).To(BeZero(), r.stderr)
+		var out map[string]any
+		Expect(json.Unmarshal([]byte(r.stdout), &out)).To(Succeed())
+		Expect(out["kind"]).To(Equal("TrafficStatusReport"))
+		Expect(out["trafficMap"]).To(HaveKeyWithValue("reason", "NotFound"))
+	})
+	It("exits 1 for a bad output flag and a missing service", func(ctx context.Context) {
+		ns := newNamespace(ctx)
+		r := run(ctx, "traffic", "status", "chat", "-n", ns, "-o", "xml")
+		Expect(r.code).To(Equal(1))
+		Expect(r.stderr).To(Equal("error: output must be table, wide, json or yaml\n"))
+		r = run(ctx, "traffic", "status", "missing", "-n", ns)
+		Expect(r.code).To(Equal(1))
+		Expect(r.stderr).To(HavePrefix("error: InferenceService read unavailable: NotFound"))
+	})
+})

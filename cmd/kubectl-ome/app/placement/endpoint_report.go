@@ -257,3 +257,12 @@ func age(t *metav1.Time, now time.Time) string {
 }
 
 func validateName(s string) []string { return validation.IsDNS1123Subdomain(s) }
+
+// Report is the endpoint report of what Read returned, for views built on it (traffic
+// status).
+func Report(isvc *omev1beta1.InferenceService, tm *omev1beta1.TrafficMap, tmErr error, now time.Time) *EndpointReport {
+	return buildReport(isvc, tm, tmErr, now)
+}
+
+// ValidName says whether s can name an InferenceService.
+func ValidName(s string) bool { return len(validateName(s)) == 0 }

@@ -92,10 +92,20 @@ and its capacity.`,
 	return cmd
 }
 
-// collect reads the service and its TrafficMap. Only an unreadable service is an error,
-// which keeps the documented "InferenceService read unavailable: <reason>" and names the
-// request in parentheses; a missing or unreadable map is part of the report.
+// collect reads the service and its TrafficMap and builds the endpoint report.
 func collect(ctx context.Context, target util.Target, name string, now time.Time) (*EndpointReport, error) {
+	isvc, tm, tmErr, err := Read(ctx, target, name)
+	if err != nil {
+		return nil, err
+	}
+	return buildReport(isvc, tm, tmErr, now), nil
+}
+
+// Read reads the service and its TrafficMap, for every read-only view of a service. Only
+// an unreadable service is an error, which keeps the documented "InferenceService read
+// unavailable: <reason>" and names the request in parentheses; a missing or unreadable map
+// is returned as tmErr, with tm nil, and is part of the view.
+func Read(ctx context.Context, target util.Target, name string) (*omev1beta1.InferenceService, *omev1beta1.TrafficMap, error, error) {
 	key := client.ObjectKey{Namespace: target.Namespace, Name: name}
 	isvc := &omev1beta1.InferenceService{}
 	if err := get(ctx, target.Client, key, isvc); err != nil {
@@ -104,14 +114,13 @@ func collect(ctx context.Context, target util.Target, name string, now time.Time
 		if apierrors.IsForbidden(err) {
 			msg += "; check with " + r.CanI()
 		}
-		return nil, errors.New(msg + ")")
+		return nil, nil, nil, errors.New(msg + ")")
 	}
 	tm := &omev1beta1.TrafficMap{}
-	var tmErr error
 	if err := get(ctx, target.Client, key, tm); err != nil {
-		tm, tmErr = nil, err
+		return isvc, nil, err, nil
 	}
-	return buildReport(isvc, tm, tmErr, now), nil
+	return isvc, tm, nil, nil
 }
 
 func get(ctx context.Context, c client.Client, key client.ObjectKey, obj client.Object) error {

@@ -22,7 +22,7 @@ func NewCommand(getter *util.ClientGetter, streams genericiooptions.IOStreams) *
 	// Every flag problem, unknown flag, missing value or bad boolean, keeps the documented
 	// message and names the flag.
 	cmd.SetFlagErrorFunc(util.FlagErrors(errFlags.Error()))
-	cmd.AddCommand(newDrainCommand(getter, streams), newUndrainCommand(getter, streams))
+	cmd.AddCommand(newDrainCommand(getter, streams), newUndrainCommand(getter, streams), newStatusCommand(getter, streams))
 	return cmd
 }
 

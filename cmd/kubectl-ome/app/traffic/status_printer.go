@@ -1,0 +1,62 @@
+package traffic
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/ome-routing/operator/cmd/kubectl-ome/app/util"
+)
+
+// statusPreviewHomes is how many route homes the narrow table lists before pointing at
+// -o wide, as in `placement endpoint`.
+const statusPreviewHomes = 4
+
+// statusRows renders the report as FIELD/VALUE rows; each value names its evidence.
+func statusRows(r *StatusReport, wide bool) []util.Row {
+	rows := []util.Row{
+		{Field: "TrafficMap state", Value: r.TrafficMap.State},
+		{Field: "TrafficMap reason", Value: r.TrafficMap.Reason},
+		{Field: "Drain annotation", Value: drainSummary(r)},
+	}
+	homes := r.RouteHomes
+	if !wide && len(homes) > statusPreviewHomes {
+		rows = append(rows, util.Row{Field: "Route homes", Value: fmt.Sprintf("%d/%d; use -o wide or json", statusPreviewHomes, len(homes))})
+		homes = homes[:statusPreviewHomes]
+	}
+	for _, h := range homes {
+		refs := "Validated"
+		if len(h.DrainRefs) > 0 {
+			refs = strings.Join(h.DrainRefs, ",")
+		}
+		ann := "None"
+		if len(h.AnnotationDrains) > 0 {
+			ann = strings.Join(h.AnnotationDrains, ",")
+		}
+		rows = append(rows,
+			util.Row{Field: "Route home", Value: h.Cluster},
+			util.Row{Field: "Weight", Value: fmt.Sprintf("%d (%s)", h.Weight, EvidenceReported)},
+			util.Row{Field: "Share", Value: fmt.Sprintf("%d%% (%s)", h.SharePercent, EvidenceComputed)},
+			util.Row{Field: "Drain refs", Value: fmt.Sprintf("%s (%s)", refs, EvidenceReported)},
+			util.Row{Field: "Annotation drains", Value: fmt.Sprintf("%s (%s)", ann, EvidenceComputed)},
+		)
+	}
+	return append(rows,
+		util.Row{Field: "Observed", Value: r.Observed.State + ": " + r.Observed.Reason, Wrap: true, Whole: wide},
+		util.Row{Field: "Hint", Value: "Reported is the TrafficMap; Computed is derived by the CLI"},
+		util.Row{Field: "View", Value: "Bounded cells; use -o json for complete identities"},
+	)
+}
+
+// drainSummary counts the annotation's drains, or says it does not parse.
+func drainSummary(r *StatusReport) string {
+	if r.DrainError != "" {
+		return "Invalid (" + EvidenceComputed + "): " + r.DrainError
+	}
+	held := 0
+	for _, d := range r.Drains {
+		if d.Held {
+			held++
+		}
+	}
+	return fmt.Sprintf("%d override(s), %d on a route home (%s)", len(r.Drains), held, EvidenceComputed)
+}
