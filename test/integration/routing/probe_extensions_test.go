@@ -296,7 +296,9 @@ func expectRamp(steps []rampStep, first int32) {
 	Expect(steps).NotTo(BeEmpty())
 	Expect(steps[0].percent).To(Equal(first), "the ramp starts at the lift's share: %v", steps)
 	Expect(steps[len(steps)-1]).To(Equal(rampStep{1, 1, 0}), "the ramp ends at the full weight: %v", steps)
-	Expect(len(steps)).To(BeNumerically(">=", 5), "the weight rose in steps: %v", steps)
+	// A busy operator may write two rounds of the ramp in one version, so the spec asks for
+	// a step between the lift's share and the full weight, not for a version per round.
+	Expect(len(steps)).To(BeNumerically(">=", 3), "the weight rose in steps: %v", steps)
 	for i, st := range steps[:len(steps)-1] {
 		d := gcd(100, st.percent)
 		Expect([2]int32{st.full, st.ramping}).To(Equal([2]int32{100 / d, st.percent / d}), "step %d of %v", i, steps)
