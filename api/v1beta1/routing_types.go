@@ -59,6 +59,13 @@ type Routing struct {
 	// +optional
 	// +kubebuilder:validation:MaxProperties=256
 	CapacityFactors map[string]CapacityFactor `json:"capacityFactors,omitempty"`
+
+	// failover orders the service's homes in tiers, the first preferred: the next tier
+	// takes traffic only as the ones before it lose healthy capacity. It replaces the
+	// installation's routing.failover as a whole; `disabled: true` turns it off for this
+	// service.
+	// +optional
+	Failover *RoutingFailover `json:"failover,omitempty"`
 }
 
 // RoutingProbe is an end-to-end HTTP probe of a service's endpoint on each of its homes.

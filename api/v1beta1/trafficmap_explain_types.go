@@ -3,13 +3,16 @@ package v1beta1
 // WeightReason says why a TrafficMap entry's weight is what it is: the first cause that
 // holds, in the order of the constants below for a weight of 0 (see pkg/trafficmap's
 // Explain). An alert can match it; the entry's weightMessage gives the whole cause.
-// +kubebuilder:validation:Enum=Routed;PreservedTraffic;RampingUp;ShadowGated;Unobserved;CapacityCapped;Drained;Refused;ProbeNotSent;NoReadyReplicas;NoCapacity;Gated
+// +kubebuilder:validation:Enum=Routed;Spilled;PreservedTraffic;RampingUp;ShadowGated;Unobserved;CapacityCapped;Drained;Refused;ProbeNotSent;NoReadyReplicas;NoCapacity;Gated;Standby
 type WeightReason string
 
 // The weight reasons of a positive weight.
 const (
 	// WeightRouted: the cluster takes traffic in proportion to its servable replicas.
 	WeightRouted WeightReason = "Routed"
+	// WeightSpilled: the cluster is in a failover tier after the first, and takes the share
+	// of traffic that the tiers before it have no healthy capacity for.
+	WeightSpilled WeightReason = "Spilled"
 	// WeightPreservedTraffic: the probe gates the cluster, but every home is gated and
 	// allFailedPolicy PreserveTraffic sets the gates aside.
 	WeightPreservedTraffic WeightReason = "PreservedTraffic"
@@ -44,6 +47,9 @@ const (
 	WeightNoCapacity WeightReason = "NoCapacity"
 	// WeightGated: the routing probe gates the cluster.
 	WeightGated WeightReason = "Gated"
+	// WeightStandby: the cluster could serve, but it is in a failover tier that gets no
+	// traffic while the tiers before it are healthy enough to take all of it.
+	WeightStandby WeightReason = "Standby"
 )
 
 // ExclusionReason says why a cluster that the service's placement selects has no entry

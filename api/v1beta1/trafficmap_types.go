@@ -314,6 +314,12 @@ type TrafficMapEntry struct {
 	// +kubebuilder:validation:Pattern=`^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]([.][0-9]{1,9})?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$`
 	UnobservedSince *metav1.Time `json:"unobservedSince,omitempty"`
 
+	// tier is the failover tier the cluster is in (spec.routing.failover), unlisted for
+	// one no tier names; empty without failover.
+	// +optional
+	// +kubebuilder:validation:MaxLength=63
+	Tier string `json:"tier,omitempty"`
+
 	// weightReason says why the weight is what it is, such as Routed, Gated or Drained.
 	// +optional
 	WeightReason WeightReason `json:"weightReason,omitempty"`
@@ -355,6 +361,11 @@ type TrafficMapSpec struct {
 	// with no backend that takes traffic over one that had some.
 	// +optional
 	AllFailedPolicy AllFailedPolicy `json:"allFailedPolicy,omitempty"`
+
+	// failover is how the traffic splits over the service's failover tiers, absent when
+	// the service has no failover setting.
+	// +optional
+	Failover *TrafficMapFailover `json:"failover,omitempty"`
 
 	// entries are the service's homes, one per cluster, in cluster name order. A service
 	// with more homes than a map holds is refused, and its map frozen.
@@ -528,6 +539,7 @@ type TrafficMapStatus struct {
 // +kubebuilder:printcolumn:name="PROBED",type=date,JSONPath=`.status.lastProbeTime`,priority=1
 // +kubebuilder:printcolumn:name="MESSAGE",type=string,JSONPath=`.status.conditions[?(@.type=="Routable")].message`,priority=1
 // +kubebuilder:printcolumn:name="FROZEN",type=string,JSONPath=`.status.conditions[?(@.type=="SettingsAccepted")].message`,priority=1
+// +kubebuilder:printcolumn:name="TIERS",type=string,JSONPath=`.spec.failover.summary`,priority=1
 // +kubebuilder:printcolumn:name="NO-TRAFFIC",type=string,JSONPath=`.status.noTraffic`,priority=1
 type TrafficMap struct {
 	metav1.TypeMeta   `json:",inline"`
