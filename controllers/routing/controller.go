@@ -50,6 +50,9 @@ type Reconciler struct {
 	RoutingEnabled bool
 	// InstallationProbe is the installation's probe, nil when it sets none.
 	InstallationProbe *probe.Policy
+	// InstallationFailover is the installation's routing.failover, validated; nil when it
+	// sets none.
+	InstallationFailover *omev1beta1.RoutingFailover
 	// Limits are the observer limits a service's probe must respect.
 	Limits probe.Limits
 	// FieldManager names the writer in managedFields; empty means FieldManager. Tests that
