@@ -11,7 +11,7 @@ import (
 // healthy is not touched. Routable is decided again from the drained entries by
 // trafficmap.AfterDrains. The input is not modified.
 func Apply(result trafficmap.Result, overrides []Override) trafficmap.Result {
-	out := trafficmap.Result{Entries: slices.Clone(result.Entries)}
+	out := trafficmap.Result{Entries: slices.Clone(result.Entries), Failover: result.Failover}
 	byCluster := map[string][]string{}
 	for _, o := range overrides {
 		byCluster[o.Cluster] = append(byCluster[o.Cluster], o.ID)

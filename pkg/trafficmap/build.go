@@ -10,6 +10,7 @@ import (
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/pkg/capacity"
+	"github.com/ome-routing/operator/pkg/failover"
 	"github.com/ome-routing/operator/pkg/text"
 )
 
@@ -52,6 +53,13 @@ type Input struct {
 	CapacityFactors map[string]resource.Quantity
 	// AllFailedPolicy is the resolved probe's policy, "" when no probe applies.
 	AllFailedPolicy omev1beta1.AllFailedPolicy
+	// Failover is the homes' failover tiers, nil when the service has none; every home
+	// must be in TierOf. Without it the weights are as they always were.
+	Failover *failover.Assignment
+	// Drained are the clusters an ome.io/traffic-drain override holds at 0. Only failover
+	// reads them here, to count a drained home out of its tier's health; drain.Apply sets
+	// their weights and refs after Build.
+	Drained []string
 }
 
 // Result is the computed routing table and its Routable condition.
@@ -61,6 +69,8 @@ type Result struct {
 	// Routable is the Routable condition without its type, generation and time, which the
 	// writer sets.
 	Routable Condition
+	// Failover is the split over the failover tiers, nil without failover.
+	Failover *omev1beta1.TrafficMapFailover
 }
 
 // Condition is the part of a metav1.Condition that Build decides.
@@ -83,13 +93,22 @@ func Build(in Input) Result {
 	// The ceiling applies before anything else reads Allocated. Negative counts are not
 	// valid in the API and count as none.
 	effects := make([]capacity.Effect, len(homes))
+	admitted := make([]int32, len(homes))
 	for i := range homes {
-		effects[i] = capacity.Apply(max(homes[i].Allocated, 0), homes[i].Ceiling)
+		admitted[i] = max(homes[i].Allocated, 0)
+		effects[i] = capacity.Apply(admitted[i], homes[i].Ceiling)
 		homes[i].Allocated = effects[i].Allocated
 	}
 
 	ignoreGates := allGated(homes) && in.AllFailedPolicy == omev1beta1.AllFailedPreserveTraffic
-	weights := reduceWeights(servableCapacity(homes, in.CapacityFactors, ignoreGates))
+	servable := servableCapacity(homes, in.CapacityFactors, ignoreGates)
+	var weights []int32
+	var split *omev1beta1.TrafficMapFailover
+	if in.Failover != nil {
+		weights, split = failoverWeights(homes, admitted, servable, in)
+	} else {
+		weights = reduceWeights(servable)
+	}
 
 	entries := make([]omev1beta1.TrafficMapEntry, len(homes))
 	for i, h := range homes {
@@ -112,11 +131,13 @@ func Build(in Input) Result {
 			// A copy, so the caller's probe state and the written entry never alias.
 			Probe:           h.Probe.DeepCopy(),
 			UnobservedSince: unobservedSince(h),
+			Tier:            tierOf(in.Failover, h.Cluster),
 		}
 	}
 	return Result{
 		Entries:  entries,
 		Routable: routableCondition(in.Candidates, in.AllFailedPolicy, entries),
+		Failover: split,
 	}
 }
 

@@ -36,11 +36,14 @@ const MaxWeightMessageBytes = 1024
 // otherwise. Every other reason of an unobserved home's entry says so at the end of its
 // message; its time is fixed while the home stays unobserved.
 func Explain(result Result, policy omev1beta1.AllFailedPolicy) Result {
-	out := Result{Entries: slices.Clone(result.Entries), Routable: result.Routable}
+	out := Result{Entries: slices.Clone(result.Entries), Routable: result.Routable, Failover: result.Failover}
 	everyOpenGated := entriesAllGated(out.Entries)
 	for i := range out.Entries {
 		e := &out.Entries[i]
 		reason, message := explainEntry(*e, everyOpenGated, policy)
+		if e.Tier != "" && out.Failover != nil {
+			reason, message = explainTier(*e, reason, message, out.Failover)
+		}
 		e.WeightReason, e.WeightMessage = reason, text.Cap(message, MaxWeightMessageBytes)
 	}
 	return out

@@ -4,14 +4,8 @@ import (
 	"math/big"
 )
 
-// This file holds the arithmetic of ordered failover (issue 36): how much of a service's
-// traffic each tier of clusters takes, by Envoy's priority-load rule. It is not wired into
-// Build yet; the tier settings and the weights that use it come next.
-
-// DefaultOverprovisioningPercent is Envoy's default overprovisioning factor, 1.4, in
-// percent: a tier counts as fully healthy while at least 1/1.4 (about 71.4%) of its
-// capacity is healthy.
-const DefaultOverprovisioningPercent = 140
+// This file holds the arithmetic of ordered failover: how much of a service's traffic
+// each tier of clusters takes, by Envoy's priority-load rule (failover.go applies it).
 
 // TierHealth is a tier's health score in whole percent, as Envoy computes a priority
 // level's: healthy over total capacity, times the overprovisioning factor, rounded down
@@ -71,25 +65,45 @@ type tierCapacity struct {
 	total    *big.Int
 }
 
+// spill is the split of one table over its tiers: each home's weight, each tier's
+// health score and load.
+type spill struct {
+	weights []int32
+	health  []int64
+	loads   []*big.Rat
+}
+
 // spillWeights gives each home its weight under ordered failover: its tier's priority
 // load, split inside the tier by servable capacity as weights are without tiers, then
 // reduced to whole numbers by reduceWeights. tiers is the number of tiers, the implicit
 // last one included; every home's tier is below it.
-func spillWeights(homes []tierCapacity, tiers int, overprovisioningPercent int64) []int32 {
+//
+// When some home can serve but no tier scores above 0 (each tier's healthy share times
+// the factor is under 1%), the tiers are set aside and the weights follow capacity alone:
+// a tier with too little healthy capacity to score is skipped, but all of them being so
+// never drains a service that can serve.
+func spillWeights(homes []tierCapacity, tiers int, overprovisioningPercent int64) spill {
 	healthy := make([]*big.Int, tiers)
 	total := make([]*big.Int, tiers)
 	for t := range tiers {
 		healthy[t], total[t] = new(big.Int), new(big.Int)
 	}
-	for _, h := range homes {
+	servable := make([]*big.Int, len(homes))
+	for i, h := range homes {
 		healthy[h.tier].Add(healthy[h.tier], h.servable)
 		total[h.tier].Add(total[h.tier], h.total)
+		servable[i] = h.servable
 	}
-	health := make([]int64, tiers)
+	out := spill{health: make([]int64, tiers)}
 	for t := range tiers {
-		health[t] = TierHealth(healthy[t], total[t], overprovisioningPercent)
+		out.health[t] = TierHealth(healthy[t], total[t], overprovisioningPercent)
 	}
-	loads := PriorityLoad(health)
+	out.loads = PriorityLoad(out.health)
+	if allZero(out.loads) {
+		out.weights = reduceWeights(servable)
+		out.loads = capacityLoads(healthy)
+		return out
+	}
 	// A home's share is load(tier) x servable / healthy(tier), a fraction; scaling every
 	// share by the product of the tiers' denominators makes them whole numbers with the
 	// same ratio, which reduceWeights then brings to the smallest form.
@@ -97,19 +111,46 @@ func spillWeights(homes []tierCapacity, tiers int, overprovisioningPercent int64
 	scale := big.NewInt(1)
 	for i, h := range homes {
 		shares[i] = new(big.Rat)
-		if h.servable.Sign() <= 0 || loads[h.tier].Sign() == 0 {
+		if h.servable.Sign() <= 0 || out.loads[h.tier].Sign() == 0 {
 			continue
 		}
 		shares[i].SetFrac(h.servable, healthy[h.tier])
-		shares[i].Mul(shares[i], loads[h.tier])
+		shares[i].Mul(shares[i], out.loads[h.tier])
 		scale = lcm(scale, shares[i].Denom())
 	}
-	servable := make([]*big.Int, len(homes))
+	scaled := make([]*big.Int, len(homes))
 	for i, s := range shares {
 		v := new(big.Int).Mul(s.Num(), scale)
-		servable[i] = v.Quo(v, s.Denom())
+		scaled[i] = v.Quo(v, s.Denom())
 	}
-	return reduceWeights(servable)
+	out.weights = reduceWeights(scaled)
+	return out
+}
+
+func allZero(loads []*big.Rat) bool {
+	for _, l := range loads {
+		if l.Sign() != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// capacityLoads are the tiers' loads when weights follow capacity alone: each tier's
+// healthy capacity over all of it (all 0 when there is none).
+func capacityLoads(healthy []*big.Int) []*big.Rat {
+	sum := new(big.Int)
+	for _, h := range healthy {
+		sum.Add(sum, h)
+	}
+	loads := make([]*big.Rat, len(healthy))
+	for t, h := range healthy {
+		loads[t] = new(big.Rat)
+		if sum.Sign() > 0 {
+			loads[t].SetFrac(h, sum)
+		}
+	}
+	return loads
 }
 
 func lcm(a, b *big.Int) *big.Int {

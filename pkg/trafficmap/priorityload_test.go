@@ -3,11 +3,13 @@ package trafficmap
 import (
 	"math/big"
 	"testing"
+
+	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 )
 
 // percentOf gives a tier's health score from a percentage of healthy capacity.
 func percentOf(healthy int64) int64 {
-	return TierHealth(big.NewInt(healthy), big.NewInt(100), DefaultOverprovisioningPercent)
+	return TierHealth(big.NewInt(healthy), big.NewInt(100), omev1beta1.DefaultOverprovisioningPercent)
 }
 
 // TestPriorityLoadReproducesEnvoysTables checks the loads against the examples in Envoy's
@@ -106,7 +108,7 @@ func TestSpillWeightsSharesFollowTheTiers(t *testing.T) {
 		{"nothing healthy", []tierCapacity{home(0, 0), home(1, 0)}, []float64{0, 0}},
 	}
 	for _, c := range cases {
-		weights := spillWeights(c.homes, 2, DefaultOverprovisioningPercent)
+		weights := spillWeights(c.homes, 2, omev1beta1.DefaultOverprovisioningPercent).weights
 		var sum int64
 		for _, w := range weights {
 			sum += int64(w)
