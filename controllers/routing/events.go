@@ -45,6 +45,12 @@ const (
 	EventHomeCapacityCapped = "HomeCapacityCapped"
 	// EventHomeCapacityRestored: a capacity report no longer holds a home at 0 replicas.
 	EventHomeCapacityRestored = "HomeCapacityRestored"
+	// EventTrafficSpilled: a failover tier after the first started to take traffic,
+	// because the tiers before it lost healthy capacity.
+	EventTrafficSpilled = "TrafficSpilled"
+	// EventTrafficReturned: a failover tier after the first stopped taking traffic: the
+	// tiers before it are healthy enough to take all of it again.
+	EventTrafficReturned = "TrafficReturned"
 )
 
 // Event actions (events.k8s.io/v1): what the operator was doing when the event happened.

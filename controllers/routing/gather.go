@@ -31,6 +31,8 @@ type gathered struct {
 	// domains are each WorkloadCluster's spec.allowedEndpointDomains, which held entries
 	// are checked against again.
 	domains map[string][]omev1beta1.EndpointDomain
+	// labels are each WorkloadCluster's labels, which failover tiers select by.
+	labels map[string]map[string]string
 	// unobserved are the clusters the placement selects that the manager cannot read, and
 	// unobservedUntil the earliest end of a kept home's grace (see keepUnobserved).
 	unobserved      []placement.Unobserved
@@ -52,10 +54,12 @@ func (r *Reconciler) gather(ctx context.Context, isvc *omev1beta1.InferenceServi
 		return gathered{}, fmt.Errorf("list WorkloadClusters: %w", err)
 	}
 	domains := map[string][]omev1beta1.EndpointDomain{}
+	labels := map[string]map[string]string{}
 	for i := range clusters.Items {
 		domains[clusters.Items[i].Name] = clusters.Items[i].Spec.AllowedEndpointDomains
+		labels[clusters.Items[i].Name] = clusters.Items[i].Labels
 	}
-	g := gathered{excluded: placement.Unready(isvc.Spec.Placement, clusters.Items), domains: domains,
+	g := gathered{excluded: placement.Unready(isvc.Spec.Placement, clusters.Items), domains: domains, labels: labels,
 		unobserved: placement.Unreadable(isvc.Spec.Placement, clusters.Items)}
 	key := client.ObjectKeyFromObject(isvc).String()
 	for _, name := range placement.Candidates(isvc.Spec.Placement, clusters.Items) {

@@ -33,6 +33,8 @@ type routingScope struct {
 	factors   map[string]resource.Quantity // spec.routing.capacityFactors, parsed
 	polls     capacity.Resolution
 	overrides []drain.Override
+	failover  *omev1beta1.RoutingFailover // the setting that applies, nil when none does
+	tiersPath string                      // where failover was set, for its errors
 	// gather and attach
 	in         gathered
 	homes      []trafficmap.Home // the gathered homes, then those of unconnected members as last written
@@ -88,13 +90,15 @@ func (r *Reconciler) read(ctx context.Context, s *routingScope) phase.Outcome {
 	return phase.Proceed
 }
 
-// resolve checks the service's probe, capacity poll and drains. A refused setting freezes
+// resolve checks the service's probe, capacity poll, drains and failover. A refused setting freezes
 // the service's map as it is.
 func (r *Reconciler) resolve(ctx context.Context, s *routingScope) phase.Outcome {
 	var err error
 	if s.policy, s.factors, err = r.routingPolicy(s.isvc); err == nil {
 		if s.polls, err = capacity.Resolve(r.Capacity, serviceCapacity(s.isvc), r.CapacityLimits); err == nil {
-			s.overrides, err = parseDrains(s.isvc)
+			if s.overrides, err = parseDrains(s.isvc); err == nil {
+				s.failover, s.tiersPath, err = r.failoverSetting(s.isvc)
+			}
 		}
 	}
 	if err != nil {
@@ -139,10 +143,15 @@ func (r *Reconciler) attach(ctx context.Context, s *routingScope) phase.Outcome 
 	return phase.Proceed
 }
 
-// build computes the entries: weights, the all-failed policy, drains, and why each
-// weight is what it is. A service with more homes than a map holds is refused.
+// build computes the entries: weights, failover tiers, the all-failed policy, drains, and
+// why each weight is what it is. A service with more homes than a map holds is refused, and
+// so is one whose tiers claim a cluster twice.
 func (r *Reconciler) build(ctx context.Context, s *routingScope) phase.Outcome {
 	if err := trafficmap.CheckHomes(len(s.homes)); err != nil {
+		return phase.Finish(r.retryConflict(s.key, r.refuse(ctx, s.isvc, s.current, err)))
+	}
+	tiers, err := assignTiers(s.failover, s.tiersPath, s.homes, s.in.labels)
+	if err != nil {
 		return phase.Finish(r.retryConflict(s.key, r.refuse(ctx, s.isvc, s.current, err)))
 	}
 	result := trafficmap.Build(trafficmap.Input{
@@ -150,6 +159,8 @@ func (r *Reconciler) build(ctx context.Context, s *routingScope) phase.Outcome {
 		Homes:           s.homes,
 		CapacityFactors: s.factors,
 		AllFailedPolicy: allFailedPolicy(s.policy),
+		Failover:        tiers,
+		Drained:         drainedClusters(s.overrides),
 	})
 	s.result = trafficmap.Explain(drain.Apply(result, s.overrides), allFailedPolicy(s.policy))
 	s.result.Entries = trafficmap.WithPortWarnings(s.result.Entries, s.policy.Mode == probe.ModePolicy, r.BackendPort)

@@ -75,6 +75,7 @@ func (r *Reconciler) writeMap(ctx context.Context, isvc *omev1beta1.InferenceSer
 		// The publisher reads the policy here rather than resolving the service's probe
 		// again: the map says which policy its entries were built under.
 		AllFailedPolicy: policy,
+		Failover:        result.Failover,
 		Entries:         result.Entries,
 	}
 	tm := current
@@ -122,6 +123,7 @@ func (r *Reconciler) announceAll(isvc *omev1beta1.InferenceService, current *ome
 	r.announceCapacityCaps(isvc, current, result.Entries)
 	r.announceUnobserved(isvc, current, result.Entries, r.ObservationGrace)
 	r.announcePortWarnings(isvc, current, result.Entries)
+	r.announceFailover(isvc, current, result.Failover)
 }
 
 // setMapGauges sets the map's gated, refused, would-gate, unobserved and capacity-fallback
@@ -142,6 +144,7 @@ func (r *Reconciler) setMapGauges(key types.NamespacedName, entries []omev1beta1
 func (r *Reconciler) quietRound(tm *omev1beta1.TrafficMap, spec omev1beta1.TrafficMapSpec) bool {
 	return r.RecordInterval > 0 && tm.Annotations[version.Annotation] == version.Stamp() && tm.Spec.Service == spec.Service && tm.Spec.Mode == spec.Mode &&
 		tm.Spec.ObservedISVCGeneration == spec.ObservedISVCGeneration && tm.Spec.AllFailedPolicy == spec.AllFailedPolicy &&
+		equality.Semantic.DeepEqual(tm.Spec.Failover, spec.Failover) &&
 		trafficmap.Deferrable(tm.Spec.Entries, spec.Entries, r.RecordInterval, time.Now())
 }
 

@@ -23,7 +23,7 @@ func explainTier(e omev1beta1.TrafficMapEntry, reason omev1beta1.WeightReason, m
 	if e.Weight == 0 {
 		if hasNoOtherCause(e) {
 			return omev1beta1.WeightStandby, fmt.Sprintf("standby in tier %s, which takes no traffic while the tiers before it can take all of it (%s); it could serve %s",
-				tier.Name, healthOf(split.Tiers[:at]), strings.TrimPrefix(share(e), "takes traffic in proportion to "))
+				tier.Name, TierHealthList(split.Tiers[:at]), strings.TrimPrefix(share(e), "takes traffic in proportion to "))
 		}
 		return reason, message + tierNote(tier)
 	}
@@ -31,7 +31,7 @@ func explainTier(e omev1beta1.TrafficMapEntry, reason omev1beta1.WeightReason, m
 	case omev1beta1.WeightRouted, omev1beta1.WeightCapacityCapped:
 		if at > 0 {
 			return omev1beta1.WeightSpilled, fmt.Sprintf("in tier %s, which takes %d%% of the traffic because the tiers before it have too little healthy capacity (%s); within the tier it %s",
-				tier.Name, tier.LoadPercent, healthOf(split.Tiers[:at]), message)
+				tier.Name, tier.LoadPercent, TierHealthList(split.Tiers[:at]), message)
 		}
 	}
 	return reason, message + tierNote(tier)
@@ -50,8 +50,9 @@ func tierNote(t omev1beta1.TrafficMapTier) string {
 	return fmt.Sprintf("; in tier %s, which takes %d%% of the traffic", t.Name, t.LoadPercent)
 }
 
-// healthOf lists tiers' health scores, such as "east at health 70 of 100".
-func healthOf(tiers []omev1beta1.TrafficMapTier) string {
+// TierHealthList lists tiers' health scores, such as "east at health 70 of 100", for
+// weight messages and events.
+func TierHealthList(tiers []omev1beta1.TrafficMapTier) string {
 	parts := make([]string, len(tiers))
 	for i, t := range tiers {
 		parts[i] = fmt.Sprintf("%s at health %d of 100", t.Name, t.Health)
