@@ -28,6 +28,7 @@ const (
 	MsgTierEmpty        = "a tier must set clusters, clusterSelector, or both"
 	MsgSelectorEmpty    = "clusterSelector must not be empty: it would match every cluster"
 	MsgReservedName     = "tier name unlisted is reserved for the homes no tier names"
+	MsgNamesUnique      = "tier names must be unique"
 )
 
 // Validate checks a failover setting at path (spec.routing.failover, or the installation's
@@ -61,7 +62,7 @@ func Validate(f *omev1beta1.RoutingFailover, path string) []error {
 		at := fmt.Sprintf("%s.tiers[%d]", path, i)
 		errs = append(errs, validateTier(t, at)...)
 		if names[t.Name]++; names[t.Name] == 2 {
-			add("%s: tier name %s is used more than once", path, t.Name)
+			add("%s: %s (%s is used more than once)", path, MsgNamesUnique, t.Name)
 		}
 		for _, c := range t.Clusters {
 			// A name listed twice in one tier is harmless, as the CRD's rule, which counts

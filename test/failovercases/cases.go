@@ -27,7 +27,7 @@ type Case struct {
 var CELMessages = []string{
 	failover.MsgDisabledCombined,
 	failover.MsgTiersRequired,
-	"tier name", // messageExpression: duplicate names
+	failover.MsgNamesUnique,
 	"cluster",   // messageExpression: a cluster in two tiers
 	failover.MsgTierEmpty,
 	failover.MsgSelectorEmpty,
@@ -69,7 +69,7 @@ var Cases = []Case{
 	{Name: "an empty block", JSON: `{}`,
 		APIMessage: failover.MsgTiersRequired, GoError: path + ": " + failover.MsgTiersRequired},
 	{Name: "a tier name twice", JSON: tiers(named("a", "x"), named("a", "y")),
-		APIMessage: "tier name a is used more than once", GoError: path + ": tier name a is used more than once"},
+		APIMessage: failover.MsgNamesUnique, GoError: path + ": " + failover.MsgNamesUnique + " (a is used more than once)"},
 	{Name: "a cluster in two tiers", JSON: tiers(named("a", "x", "y"), named("b", "z", "y")),
 		APIMessage: "cluster y is in more than one tier", GoError: path + ": cluster y is in more than one tier"},
 	{Name: "an empty tier", JSON: tiers(`{"name": "a"}`),

@@ -53,7 +53,7 @@ func TestRouting(t *testing.T) {
 
 var _ = BeforeSuite(func(ctx context.Context) {
 	var err error
-	fleet, err = framework.StartFleet(ctx, "worker-a", "worker-b", "worker-c")
+	fleet, err = framework.StartFleet(ctx, "worker-a", "worker-b", "worker-c", "worker-d")
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(fleet.Stop)
 	// The manager runs as the chart's ServiceAccount with the chart's RBAC.
