@@ -28,7 +28,7 @@ var CELMessages = []string{
 	failover.MsgDisabledCombined,
 	failover.MsgTiersRequired,
 	failover.MsgNamesUnique,
-	"cluster",   // messageExpression: a cluster in two tiers
+	"cluster", // messageExpression: a cluster in two tiers
 	failover.MsgTierEmpty,
 	failover.MsgSelectorEmpty,
 	failover.MsgReservedName,
