@@ -1,7 +1,9 @@
 package routing
 
 import (
+	"cmp"
 	"context"
+	"slices"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -20,7 +22,7 @@ const regionLabel = "topology.kubernetes.io/region"
 // spec ends.
 func labelCluster(ctx context.Context, worker, key, value string) {
 	GinkgoHelper()
-	patch := func(value *string) {
+	patch := func(ctx context.Context, value *string) {
 		Eventually(func(g Gomega) {
 			wc := &omev1beta1.WorkloadCluster{}
 			g.Expect(fleet.ControlPlane.Client.Get(ctx, client.ObjectKey{Name: worker}, wc)).To(Succeed())
@@ -33,8 +35,9 @@ func labelCluster(ctx context.Context, worker, key, value string) {
 			g.Expect(fleet.ControlPlane.Client.Patch(ctx, wc, client.MergeFrom(before))).To(Succeed())
 		}, timeout, interval).Should(Succeed())
 	}
-	patch(&value)
-	DeferCleanup(func() { patch(nil) })
+	patch(ctx, &value)
+	// The spec's context is done by the time its cleanups run; a cleanup gets its own.
+	DeferCleanup(func(ctx context.Context) { patch(ctx, nil) })
 }
 
 // eastWest is a failover setting of two tiers: east names worker-a and worker-b, west
@@ -113,16 +116,18 @@ var _ = Describe("Ordered failover", func() {
 			}
 		}
 		Expect(between).NotTo(BeEmpty(), "west's share goes from 100%% to 0%% through the ramp, not at once")
-		Expect(between).To(BeNumerically("<", 100))
+		Expect(slices.IsSortedFunc(between, func(a, b float64) int { return cmp.Compare(b, a) })).To(BeTrue(),
+			"west's share only falls while east ramps up: %v", between)
 		Eventually(func(g Gomega) []string { return s.events(g, "TrafficReturned") }, timeout, interval).Should(ContainElement(
 			"Tier west takes no traffic again: the tiers before it take all of it (east at health 100 of 100)"))
 	})
 
 	It("freezes the map while a cluster is in two tiers, and goes on once it is in one", func(ctx context.Context) {
 		s := newService(ctx, "failover-overlap", &omev1beta1.Routing{Failover: eastWest()}, four)
-		Eventually(s.weights).WithTimeout(timeout).WithPolling(interval).Should(Equal(map[string]int32{
-			"worker-a": 1, "worker-b": 1, "worker-c": 0, "worker-d": 0}), "west selects nothing: c and d are unlisted, behind it")
-		Expect(s.entry(Default, "worker-c").Tier).To(Equal(omev1beta1.UnlistedTier))
+		Eventually(func(g Gomega) {
+			g.Expect(s.weights(g)).To(Equal(map[string]int32{"worker-a": 1, "worker-b": 1, "worker-c": 0, "worker-d": 0}))
+			g.Expect(s.entry(g, "worker-c").Tier).To(Equal(omev1beta1.UnlistedTier), "west selects nothing: c and d are unlisted, behind it")
+		}, timeout, interval).Should(Succeed())
 
 		labelCluster(ctx, "worker-a", regionLabel, "west")
 		Eventually(func(g Gomega) {
