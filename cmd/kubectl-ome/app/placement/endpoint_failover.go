@@ -15,7 +15,7 @@ type FailoverView struct {
 	Summary string `json:"summary,omitempty"`
 }
 
-// TierView is one tier's health score and the share of the traffic it takes, both in
+// TierView is one tier's health score (of 100) and the share of the traffic it takes, in
 // whole percent.
 type TierView struct {
 	Name        string `json:"name"`
@@ -44,7 +44,7 @@ func failoverRows(f *FailoverView, wide bool) []util.Row {
 	}
 	rows := []util.Row{{Field: "Failover", Value: fmt.Sprintf("%d tier(s); overprovisioning %d%%", len(f.Tiers), f.OverprovisioningPercent)}}
 	for _, t := range f.Tiers {
-		rows = append(rows, util.Row{Field: "Failover tier", Value: fmt.Sprintf("%s: load %d%%; health %d%%", t.Name, t.LoadPercent, t.Health),
+		rows = append(rows, util.Row{Field: "Failover tier", Value: fmt.Sprintf("%s: load %d%%; health %d of 100", t.Name, t.LoadPercent, t.Health),
 			Wrap: true, Whole: wide})
 	}
 	return rows

@@ -49,9 +49,9 @@ Routable freshness   Unverifiable:
 Published            Unknown: NotRecorded (Unverifiable)
 Settings accepted    Unknown: NotRecorded (Unverifiable)
 Failover             3 tier(s); overprovisioning 140%
-Failover tier        east: load 70%; health 70%
-Failover tier        west: load 30%; health 100%
-Failover tier        unlisted: load 0%; health 100%
+Failover tier        east: load 70%; health 70 of 100
+Failover tier        west: load 30%; health 100 of 100
+Failover tier        unlisted: load 0%; health 100 of 100
 Route home           worker-a
 Endpoint origin      https://a.example.com
 Tier                 east
@@ -94,7 +94,7 @@ View                 Bounded cells; use -o json for complete identities
 	}
 	wide := rowsText(endpointRows(r, true))
 	for _, line := range []string{
-		"Failover tier        unlisted: load 0%; health 100%\nRoute home           worker-a\nEndpoint origin      https://a.example.com\nTier                 east\n",
+		"Failover tier        unlisted: load 0%; health 100 of 100\nRoute home           worker-a\nEndpoint origin      https://a.example.com\nTier                 east\n",
 		"Weight reason        Standby: tier unlisted gets no traffic while east and west take it all\n",
 	} {
 		if !strings.Contains(wide, line) {
