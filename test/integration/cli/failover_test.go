@@ -49,14 +49,14 @@ var _ = Describe("kubectl ome with failover tiers", func() {
 		for _, output := range []string{"table", "wide"} {
 			r := run(ctx, "placement", "endpoint", "chat", "-n", ns, "-o", output)
 			Expect(r.code).To(BeZero(), r.stderr)
-			Expect(r.stdout).To(ContainSubstring("Settings accepted    Unknown: NotRecorded (Unverifiable)\n" +
-				"Failover             2 tier(s); overprovisioning 140%\n" +
-				"Failover tier        east: load 70%; health 70 of 100\n" +
-				"Failover tier        west: load 30%; health 100 of 100\n" +
+			Expect(r.stdout).To(ContainSubstring("Settings accepted    Unknown: NotRecorded (Unverifiable)\n"+
+				"Failover             2 tier(s); overprovisioning 140%\n"+
+				"Failover tier        east: load 70%; health 70 of 100\n"+
+				"Failover tier        west: load 30%; health 100 of 100\n"+
 				"Route home           worker-a\n"), output)
-			Expect(r.stdout).To(ContainSubstring("Route home           worker-a\nEndpoint origin      https://chat.worker-a.example.com\n" +
+			Expect(r.stdout).To(ContainSubstring("Route home           worker-a\nEndpoint origin      https://chat.worker-a.example.com\n"+
 				"Tier                 east\nFinal weight         7; healthy=true\nWeight reason        Routed\n"), output)
-			Expect(r.stdout).To(ContainSubstring("Route home           worker-b\nEndpoint origin      https://chat.worker-b.example.com\n" +
+			Expect(r.stdout).To(ContainSubstring("Route home           worker-b\nEndpoint origin      https://chat.worker-b.example.com\n"+
 				"Tier                 west\nFinal weight         3; healthy=true\nWeight reason        Spilled\n"), output)
 		}
 
