@@ -150,7 +150,7 @@ var _ = Describe("The routing health probe guide, run with kubectl", Ordered, Co
 		It("adds homes, gated, would-be gated, ramping and warned homes, the last probe's age, the Routable message and the clusters without traffic with -o wide", func(ctx context.Context) {
 			out := mustShell(ctx, "kubectl get trafficmap -n qwen3-0-6b -o wide")
 			Expect(fields(out)[0]).To(Equal([]string{"NAME", "MODE", "PUBLISHED", "ROUTABLE", "OVERRIDE", "REASON", "AGE",
-				"HOMES", "GATED", "REFUSED", "WOULD-GATE", "RAMPING", "WARNINGS", "PROBED", "MESSAGE", "FROZEN", "NO-TRAFFIC"}))
+				"HOMES", "GATED", "REFUSED", "WOULD-GATE", "RAMPING", "WARNINGS", "PROBED", "MESSAGE", "FROZEN", "TIERS", "NO-TRAFFIC"}))
 			Expect(table(out)).To(ConsistOf(And(
 				HaveKeyWithValue("NAME", "qwen3-0-6b"),
 				HaveKeyWithValue("REASON", "AllHomesProbeFailed"),
@@ -164,6 +164,10 @@ var _ = Describe("The routing health probe guide, run with kubectl", Ordered, Co
 			)))
 		})
 
+		It("leaves TIERS empty for a map without failover", func(ctx context.Context) {
+			Expect(table(mustShell(ctx, "kubectl get trafficmap -n qwen3-0-6b -o wide"))).To(ConsistOf(HaveKeyWithValue("TIERS", "")))
+		})
+
 		DescribeTable("answers to its short names",
 			func(ctx context.Context, line string) {
 				rows := fields(mustShell(ctx, line))
@@ -174,6 +178,32 @@ var _ = Describe("The routing health probe guide, run with kubectl", Ordered, Co
 			Entry("tm", "kubectl get tm -n qwen3-0-6b"),
 			Entry("tmap", "kubectl get tmap -n qwen3-0-6b"),
 		)
+	})
+
+	It("shows a failover map's tier split in the TIERS column with -o wide only", func(ctx context.Context) {
+		const ns = "failover-tiers"
+		ensureNamespace(ctx, ns)
+		tm := &omev1beta1.TrafficMap{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "chat"},
+			Spec: omev1beta1.TrafficMapSpec{
+				Service: "chat",
+				Mode:    omev1beta1.PlacementModeAll,
+				Failover: &omev1beta1.TrafficMapFailover{OverprovisioningPercent: 140, Summary: "east 70%, west 30%",
+					Tiers: []omev1beta1.TrafficMapTier{{Name: "east", Health: 70, LoadPercent: 70}, {Name: "west", Health: 100, LoadPercent: 30}}},
+				Entries: []omev1beta1.TrafficMapEntry{
+					{Cluster: "worker-a", Weight: 7, Healthy: true, Tier: "east", WeightReason: omev1beta1.WeightRouted},
+					{Cluster: "worker-b", Weight: 3, Healthy: true, Tier: "west", WeightReason: omev1beta1.WeightSpilled},
+				},
+			},
+		}
+		Expect(k8s.Create(ctx, tm)).To(Succeed())
+
+		Expect(fields(mustShell(ctx, "kubectl get trafficmap -n "+ns))[0]).NotTo(ContainElement("TIERS"))
+		Expect(table(mustShell(ctx, "kubectl get trafficmap -n "+ns+" -o wide"))).To(ConsistOf(And(
+			HaveKeyWithValue("NAME", "chat"),
+			HaveKeyWithValue("TIERS", "east 70%, west 30%"),
+			HaveKeyWithValue("NO-TRAFFIC", ""),
+		)))
 	})
 
 	It("prints the WorkloadCluster columns", func(ctx context.Context) {

@@ -50,13 +50,14 @@ func endpointRows(r *EndpointReport, wide bool) []util.Row {
 	for _, issue := range c.Issues {
 		rows = append(rows, util.Row{Field: "Issue", Value: issue})
 	}
+	rows = append(rows, failoverRows(c.Failover, wide)...)
 	homes := c.RouteHomes
 	if !wide && len(homes) > previewHomes {
 		rows = append(rows, util.Row{Field: "Route homes", Value: fmt.Sprintf("%d/%d; use -o wide or json", previewHomes, len(homes))})
 		homes = homes[:previewHomes]
 	}
 	for _, h := range homes {
-		rows = append(rows, homeRows(h, wide)...)
+		rows = append(rows, homeRows(h, c.Failover != nil, wide)...)
 	}
 	rows = append(rows, excludedRows(c.ExcludedClusters, wide)...)
 	return append(rows,
@@ -65,7 +66,9 @@ func endpointRows(r *EndpointReport, wide bool) []util.Row {
 	)
 }
 
-func homeRows(h RouteHome, wide bool) []util.Row {
+// homeRows are one route home's rows; failover says the map has a tier split, which gives
+// every home a Tier row.
+func homeRows(h RouteHome, failover, wide bool) []util.Row {
 	probe, gate, last, policy, gateCode := NotRecorded, NotRecorded, NotRecorded, NotRecorded, NotRecorded
 	if p := h.Probe; p != nil {
 		probe = p.Result
@@ -86,9 +89,13 @@ func homeRows(h RouteHome, wide bool) []util.Row {
 	rows := []util.Row{
 		{Field: "Route home", Value: h.Cluster},
 		{Field: "Endpoint origin", Value: h.EndpointOrigin},
-		{Field: "Final weight", Value: fmt.Sprintf("%d; healthy=%t", h.Weight, h.Healthy)},
-		weightRow(h, wide),
 	}
+	// The tier comes before the weight it explains (Spilled, Standby).
+	rows = append(rows, tierRow(h, failover)...)
+	rows = append(rows,
+		util.Row{Field: "Final weight", Value: fmt.Sprintf("%d; healthy=%t", h.Weight, h.Healthy)},
+		weightRow(h, wide),
+	)
 	if h.Warning != "" {
 		// Only while there is one, so that a home without prints as it always has.
 		rows = append(rows, util.Row{Field: "Warning", Value: h.Warning, Wrap: true, Whole: wide})

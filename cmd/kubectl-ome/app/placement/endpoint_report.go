@@ -72,7 +72,9 @@ type EndpointContent struct {
 	// ExcludedClusters are the clusters the placement selects that have no route home,
 	// each with why (the map's status.excludedClusters).
 	ExcludedClusters []ExcludedView `json:"excludedClusters"`
-	Issues           []string       `json:"issues"`
+	// Failover is the map's tier split, absent when the service has no failover.
+	Failover *FailoverView `json:"failover,omitempty"`
+	Issues   []string      `json:"issues"`
 }
 
 // TrafficMapState says whether the map could be read, and why not.
@@ -112,6 +114,9 @@ type RouteHome struct {
 	// Warning is the entry's warning (a probe port that is not the route's), which moves
 	// no weight; empty without one.
 	Warning string `json:"warning,omitempty"`
+	// Tier is the failover tier the cluster is in (unlisted for one no tier names); empty
+	// without failover.
+	Tier string `json:"tier,omitempty"`
 }
 
 // ProbeView is the probe record the operator keeps for a home.
@@ -151,6 +156,11 @@ func (r *EndpointReport) DeepCopyObject() runtime.Object {
 	c.Content.Conditions = append([]ConditionView(nil), r.Content.Conditions...)
 	c.Content.RouteHomes = append([]RouteHome(nil), r.Content.RouteHomes...)
 	c.Content.ExcludedClusters = append([]ExcludedView(nil), r.Content.ExcludedClusters...)
+	if f := r.Content.Failover; f != nil {
+		fc := *f
+		fc.Tiers = append([]TierView(nil), f.Tiers...)
+		c.Content.Failover = &fc
+	}
 	return &c
 }
 
@@ -183,6 +193,7 @@ func buildReport(isvc *omev1beta1.InferenceService, tm *omev1beta1.TrafficMap, t
 		return r
 	}
 	c.ExcludedClusters = excludedViews(tm.Status.ExcludedClusters)
+	c.Failover = failoverView(tm.Spec.Failover)
 	c.RoutingStaleCause, c.RoutingStaleReason = staleRouting(isvc, tm, now)
 	c.RoutingFreshness = freshness(c.RoutingStaleCause == "")
 	for _, t := range conditionTypes {
@@ -203,7 +214,7 @@ func buildReport(isvc *omev1beta1.InferenceService, tm *omev1beta1.TrafficMap, t
 	}
 	for _, e := range tm.Spec.Entries {
 		home := RouteHome{Cluster: e.Cluster, Weight: e.Weight, Healthy: e.Healthy, DrainRefs: append([]string{}, e.DrainRefs...),
-			WeightReason: string(e.WeightReason), WeightMessage: e.WeightMessage, Warning: e.Warning}
+			WeightReason: string(e.WeightReason), WeightMessage: e.WeightMessage, Warning: e.Warning, Tier: e.Tier}
 		home.EndpointOrigin, home.PathPresent = origin(e.Endpoint)
 		if home.EndpointOrigin == InvalidEndpoint {
 			c.Issues = append(c.Issues, "RouteHome "+e.Cluster+": "+InvalidEndpoint)

@@ -53,7 +53,8 @@ and not frozen by a refused routing setting. "not observed yet" means the manage
 written the map since the change, "last probe recorded ... ago" that it has stopped probing
 (it may be stopped or behind), "frozen" that it refuses a setting (the Frozen row names it).
 A long recorded probe message wraps onto further lines; -o wide also lists every route home
-and its capacity.`,
+and its capacity. A map with failover tiers adds its tier split (each tier's load and
+health) and each route home's tier.`,
 		Example: `  # The routing of the service chat in namespace prod
   kubectl ome placement endpoint chat -n prod
 

@@ -18,6 +18,10 @@ func statusRows(r *StatusReport, wide bool) []util.Row {
 		{Field: "TrafficMap reason", Value: r.TrafficMap.Reason},
 		{Field: "Drain annotation", Value: drainSummary(r)},
 	}
+	if r.TierSplit != "" {
+		// Only with failover, so that a map without prints as it always has.
+		rows = append(rows, util.Row{Field: "Tier split", Value: fmt.Sprintf("%s (%s)", r.TierSplit, EvidenceReported), Wrap: true, Whole: wide})
+	}
 	homes := r.RouteHomes
 	if !wide && len(homes) > statusPreviewHomes {
 		rows = append(rows, util.Row{Field: "Route homes", Value: fmt.Sprintf("%d/%d; use -o wide or json", statusPreviewHomes, len(homes))})
@@ -32,8 +36,11 @@ func statusRows(r *StatusReport, wide bool) []util.Row {
 		if len(h.AnnotationDrains) > 0 {
 			ann = strings.Join(h.AnnotationDrains, ",")
 		}
+		rows = append(rows, util.Row{Field: "Route home", Value: h.Cluster})
+		if h.Tier != "" {
+			rows = append(rows, util.Row{Field: "Tier", Value: fmt.Sprintf("%s (%s)", h.Tier, EvidenceReported)})
+		}
 		rows = append(rows,
-			util.Row{Field: "Route home", Value: h.Cluster},
 			util.Row{Field: "Weight", Value: fmt.Sprintf("%d (%s)", h.Weight, EvidenceReported)},
 			util.Row{Field: "Share", Value: fmt.Sprintf("%d%% (%s)", h.SharePercent, EvidenceComputed)},
 			util.Row{Field: "Drain refs", Value: fmt.Sprintf("%s (%s)", refs, EvidenceReported)},

@@ -31,8 +31,11 @@ type StatusReport struct {
 	Drains     []DrainView       `json:"drains"`
 	DrainError string            `json:"drainError,omitempty"`
 	RouteHomes []StatusRouteHome `json:"routeHomes"`
-	Observed   ObservedView      `json:"observed"`
-	Warnings   []string          `json:"warnings"`
+	// TierSplit is Reported: the map's one-line tier split, such as "east 70%, west 30%";
+	// empty without failover.
+	TierSplit string       `json:"tierSplit,omitempty"`
+	Observed  ObservedView `json:"observed"`
+	Warnings  []string     `json:"warnings"`
 }
 
 // DrainView is one override of the annotation and whether a route home carries it.
@@ -54,6 +57,8 @@ type StatusRouteHome struct {
 	SharePercent int64 `json:"sharePercent"`
 	// AnnotationDrains is Computed: the IDs of the annotation's drains naming this cluster.
 	AnnotationDrains []string `json:"annotationDrains"`
+	// Tier is Reported: the failover tier the cluster is in; empty without failover.
+	Tier string `json:"tier,omitempty"`
 }
 
 // ObservedView says that no measured traffic is shown, and why.
@@ -80,6 +85,9 @@ func buildStatus(isvc *omev1beta1.InferenceService, endpoint *placement.Endpoint
 	if err != nil {
 		r.DrainError = err.Error()
 	}
+	if f := endpoint.Content.Failover; f != nil {
+		r.TierSplit = f.Summary
+	}
 	var total int64
 	for _, h := range endpoint.Content.RouteHomes {
 		total += int64(h.Weight)
@@ -87,7 +95,7 @@ func buildStatus(isvc *omev1beta1.InferenceService, endpoint *placement.Endpoint
 	clusters := map[string]bool{}
 	for _, h := range endpoint.Content.RouteHomes {
 		clusters[h.Cluster] = true
-		home := StatusRouteHome{Cluster: h.Cluster, Weight: h.Weight, DrainRefs: h.DrainRefs, AnnotationDrains: []string{}}
+		home := StatusRouteHome{Cluster: h.Cluster, Weight: h.Weight, DrainRefs: h.DrainRefs, AnnotationDrains: []string{}, Tier: h.Tier}
 		if total > 0 {
 			home.SharePercent = int64(h.Weight) * 100 / total
 		}
