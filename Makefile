@@ -259,9 +259,9 @@ BENCH_OUT := $(CURDIR)/_out/bench
 BENCH_LOAD = echo "load part=$(1) load_average=$$(cut -d' ' -f1-3 /proc/loadavg | tr ' ' ,) cpus=$$(nproc)"
 BENCH_FIGURES = tee $(BENCH_OUT)/$(1).log | awk '/^(prober|capacity|e2e|publish|failover) /{print; fflush()} /^(--- FAIL|FAIL|panic:)/{print; bad=1} END{exit bad}'
 
-.PHONY: bench bench-observer bench-prober bench-capacity bench-e2e bench-publish bench-failover
-bench: ## Measure the observer's overhead, the prober at 1k/10k/50k homes, polls with probes at 10k, 200 services end to end, the publish latency and failover through haproxy (about 9 minutes).
-	@$(MAKE) --no-print-directory -j1 bench-observer bench-prober bench-capacity bench-e2e bench-publish bench-failover
+.PHONY: bench bench-observer bench-prober bench-capacity bench-e2e bench-e2e-failover bench-publish bench-failover
+bench: ## Measure the observer's overhead, the prober at 1k/10k/50k homes, polls with probes at 10k, 200 services end to end without and with failover tiers, the publish latency and failover through haproxy (about 12 minutes).
+	@$(MAKE) --no-print-directory -j1 bench-observer bench-prober bench-capacity bench-e2e bench-e2e-failover bench-publish bench-failover
 
 bench-observer: ## Observer vs a bare net/http client: ns/op, allocs/op and their ratios.
 	@mkdir -p $(BENCH_OUT); $(call BENCH_LOAD,observer)
@@ -291,6 +291,12 @@ bench-e2e: envtest ## 200 services on 3 workload clusters with envtest, 2s perio
 	@OME_BENCH=1 KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" OME_BENCH_LOG=$(BENCH_OUT)/e2e-manager.log \
 		$(GO) test -count=1 -v -run '^TestEndToEnd$$' -timeout $(BENCH_TIMEOUT) ./test/bench/ \
 		| $(call BENCH_FIGURES,e2e)
+
+bench-e2e-failover: envtest ## The same 200 services, each with two failover tiers (worker-c on standby): what the tier split costs at fleet size (about 3 minutes).
+	@mkdir -p $(BENCH_OUT); $(call BENCH_LOAD,e2e-failover)
+	@OME_BENCH=1 OME_BENCH_E2E_FAILOVER=1 KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" OME_BENCH_LOG=$(BENCH_OUT)/e2e-failover-manager.log \
+		$(GO) test -count=1 -v -run '^TestEndToEnd$$' -timeout $(BENCH_TIMEOUT) ./test/bench/ \
+		| $(call BENCH_FIGURES,e2e-failover)
 
 bench-publish: envtest ## TrafficMap write to HTTPRoute update: median and max over 20 gate/ungate flips (about 30 seconds).
 	@mkdir -p $(BENCH_OUT); $(call BENCH_LOAD,publish)

@@ -60,6 +60,7 @@ var services = 200
 // routing.observer.recordInterval set to OME_BENCH_E2E_RECORD_PERIODS periods, 10 by
 // default; 0 skips it). The gates are measured with the publisher on.
 //
+// OME_BENCH_E2E_FAILOVER=1 gives every service two failover tiers (see benchRouting).
 // OME_BENCH_E2E_WORKERS sets the routing workers (8, the chart's default),
 // OME_BENCH_E2E_PERIODS the periods of a window (10), and OME_BENCH_APISERVER_PROFILE a
 // file for a CPU profile of the API server over the publisher=on window. It reports and
@@ -72,6 +73,7 @@ func TestEndToEnd(t *testing.T) {
 	services = framework.EnvInt(t, "OME_BENCH_E2E_SERVICES", 200)
 	routingWorkers = framework.EnvInt(t, "OME_BENCH_E2E_WORKERS", routingWorkers)
 	recordPeriods := envCount(t, "OME_BENCH_E2E_RECORD_PERIODS", 10)
+	failoverOn = os.Getenv("OME_BENCH_E2E_FAILOVER") == "1"
 	backend := os.Getenv("OME_BENCH_E2E_BACKEND")
 	switch backend {
 	case "":
@@ -106,8 +108,8 @@ func TestEndToEnd(t *testing.T) {
 	created := time.Now()
 	createServices(ctx, t, fleet, r.homes)
 	waitFor(t, "every map has every home Passing", 5*time.Minute, r.maps.allPassing)
-	fmt.Printf("e2e setup services=%d clusters=%d period=%s fleet_start=%s create_to_all_passing=%s\n",
-		services, len(workers), period, fleetStart.Round(time.Second), time.Since(created).Round(100*time.Millisecond))
+	fmt.Printf("e2e setup services=%d clusters=%d failover=%t period=%s fleet_start=%s create_to_all_passing=%s\n",
+		services, len(workers), failoverOn, period, fleetStart.Round(time.Second), time.Since(created).Round(100*time.Millisecond))
 	off := r.window("publisher=off", measured, "")
 	if backend == "off" {
 		r.gates(nil)
@@ -239,7 +241,7 @@ func (r *run) gates(routes *routeWatch) []sample {
 	var samples []sample
 	for i := range gateSamples {
 		name := serviceName(i * services / gateSamples)
-		w := workers[i%len(workers)]
+		w := gateWorkers()[i%len(gateWorkers())]
 		s := sample{key: types.NamespacedName{Namespace: namespace, Name: name}, cluster: w, home: r.homes[w].home(name)}
 		r.maps.expectGate(s.key, s.cluster)
 		if routes != nil {

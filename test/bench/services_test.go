@@ -21,6 +21,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/test/framework"
 )
 
@@ -45,7 +46,7 @@ func createServices(ctx context.Context, t *testing.T, fleet *framework.Fleet, h
 					return fmt.Errorf("copy of %s on %s: %w", name, w, err)
 				}
 			}
-			isvc := framework.SourceService(client.ObjectKey{Namespace: namespace, Name: name}, workers, nil)
+			isvc := framework.SourceService(client.ObjectKey{Namespace: namespace, Name: name}, workers, benchRouting())
 			return fleet.ControlPlane.Client.Create(gctx, isvc)
 		})
 	}
@@ -168,4 +169,29 @@ func totalRequests(homes map[string]*homeServer) int64 {
 		n += s.requests.Load()
 	}
 	return n
+}
+
+// failoverOn is OME_BENCH_E2E_FAILOVER=1: every service orders its homes in two failover
+// tiers, worker-a and worker-b first, worker-c on standby, so that the run measures what
+// the tier split costs at fleet size.
+var failoverOn bool
+
+// benchRouting is the services' own routing settings: none, or the two tiers.
+func benchRouting() *omev1beta1.Routing {
+	if !failoverOn {
+		return nil
+	}
+	return &omev1beta1.Routing{Failover: &omev1beta1.RoutingFailover{Tiers: []omev1beta1.FailoverTier{
+		{Name: "first", Clusters: []string{"worker-a", "worker-b"}},
+		{Name: "standby", Clusters: []string{"worker-c"}},
+	}}}
+}
+
+// gateWorkers are the workers whose homes the gate samples switch to failing: under
+// failover, the first tier's only, since a standby home is at weight 0 before its gate.
+func gateWorkers() []string {
+	if failoverOn {
+		return workers[:2]
+	}
+	return workers
 }
