@@ -16,9 +16,13 @@ const DefaultOverprovisioningPercent = 140
 // while it is healthy enough, and the rest spills to the next tiers as its healthy
 // capacity falls (docs/concepts/failover.md).
 //
+// The duplicate name's messageExpression maps the tiers to their names before it filters:
+// the cost estimator loses a name's maxLength when it is selected from a filtered tier, and
+// would put the expression's cost past any budget.
+//
 // +kubebuilder:validation:XValidation:rule="!(has(self.disabled) && self.disabled) || !(has(self.tiers) || has(self.overprovisioningPercent))",message="disabled must not be combined with tiers or overprovisioningPercent"
 // +kubebuilder:validation:XValidation:rule="(has(self.disabled) && self.disabled) || has(self.tiers)",message="failover must set tiers unless it is disabled"
-// +kubebuilder:validation:XValidation:rule="!has(self.tiers) || self.tiers.all(t, self.tiers.exists_one(u, u.name == t.name))",messageExpression="'tier name ' + self.tiers.filter(t, !self.tiers.exists_one(u, u.name == t.name))[0].name + ' is used more than once'"
+// +kubebuilder:validation:XValidation:rule="!has(self.tiers) || self.tiers.all(t, self.tiers.exists_one(u, u.name == t.name))",messageExpression="'tier name ' + self.tiers.map(t, t.name).filter(n, !self.tiers.exists_one(u, u.name == n))[0] + ' is used more than once'"
 // +kubebuilder:validation:XValidation:rule="!has(self.tiers) || self.tiers.all(t, !has(t.clusters) || t.clusters.all(c, self.tiers.filter(u, has(u.clusters) && c in u.clusters).size() == 1))",messageExpression="'cluster ' + self.tiers.map(t, has(t.clusters) ? t.clusters : []).flatten().filter(c, self.tiers.filter(u, has(u.clusters) && c in u.clusters).size() > 1)[0] + ' is in more than one tier'"
 type RoutingFailover struct {
 	// disabled turns failover off for this service, whatever the installation sets: every
