@@ -8,9 +8,10 @@ import (
 	"github.com/ome-routing/operator/pkg/config"
 )
 
-// Every routing setting the manager reads (the observer's, the probe, failover) reaches the controllers' options and the
-// observer's, with values unlike any default, so a setting wired in one binary but not the
-// other (the demo's in-process manager once dropped recordInterval) shows here.
+// Every routing setting the manager reads (the observer's, the probe, failover) reaches the
+// controllers' options and the observer's, with values unlike any default, so a setting
+// wired in one binary but not the other (the demo's in-process manager once dropped
+// recordInterval) shows here.
 func TestOptionsFor(t *testing.T) {
 	cfg, err := config.Parse([]byte(`{"routing": {"enabled": true,
   "probe": {"path": "/v1/models", "method": "GET", "acceptStatuses": [200], "gateStatuses": [503], "period": "10s", "timeout": "3s", "failureThreshold": 3, "successThreshold": 2, "allFailedPolicy": "Drain"},
