@@ -128,3 +128,45 @@ func TestSchemaRejectsBadFailover(t *testing.T) {
 		})
 	}
 }
+
+// The schema's label-selector syntax is the manager's (metav1.LabelSelectorAsSelector):
+// keys with and without a prefix, values, and the operators' rules on values.
+func TestChartAgreesWithTheManagerOnSelectors(t *testing.T) {
+	helmBin(t) // skips the test when HELM is unset
+	long := strings.Repeat("a", 63)
+	cases := map[string]string{
+		"a prefixed key":                 `{"matchLabels": {"topology.kubernetes.io/region": "us-east-1"}}`,
+		"a key of 63 characters":         `{"matchLabels": {"` + long + `": "v"}}`,
+		"a key of 64 characters":         `{"matchLabels": {"` + long + `a": "v"}}`,
+		"an upper-case prefix":           `{"matchLabels": {"Topology.io/region": "v"}}`,
+		"an empty key":                   `{"matchLabels": {"": "v"}}`,
+		"a key ending in a dot":          `{"matchLabels": {"zone.": "v"}}`,
+		"an empty value":                 `{"matchLabels": {"zone": ""}}`,
+		"a value of 63 characters":       `{"matchLabels": {"zone": "` + long + `"}}`,
+		"a value of 64 characters":       `{"matchLabels": {"zone": "` + long + `a"}}`,
+		"a value starting with a dash":   `{"matchLabels": {"zone": "-z1"}}`,
+		"In with values":                 `{"matchExpressions": [{"key": "zone", "operator": "In", "values": ["z1"]}]}`,
+		"In without values":              `{"matchExpressions": [{"key": "zone", "operator": "In"}]}`,
+		"NotIn with no value":            `{"matchExpressions": [{"key": "zone", "operator": "NotIn", "values": []}]}`,
+		"Exists":                         `{"matchExpressions": [{"key": "zone", "operator": "Exists"}]}`,
+		"Exists with a value":            `{"matchExpressions": [{"key": "zone", "operator": "Exists", "values": ["z1"]}]}`,
+		"DoesNotExist with no value":     `{"matchExpressions": [{"key": "zone", "operator": "DoesNotExist", "values": []}]}`,
+		"an expression with a bad value": `{"matchExpressions": [{"key": "zone", "operator": "In", "values": ["z 1"]}]}`,
+		"an expression without a key":    `{"matchExpressions": [{"operator": "Exists"}]}`,
+	}
+	for name, selector := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			var s any
+			if err := json.Unmarshal([]byte(selector), &s); err != nil {
+				t.Fatal(err)
+			}
+			cfg := settingcases.Base()
+			cfg["routing"].(map[string]any)["failover"] = map[string]any{
+				"tiers": []any{map[string]any{"name": "a", "clusterSelector": s}},
+			}
+			values := installValues(t, cfg)
+			expectChartVerdict(t, values, managerRefusal(t, values), "")
+		})
+	}
+}
