@@ -11,6 +11,7 @@ import (
 
 	ctrl "sigs.k8s.io/controller-runtime"
 
+	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/controllers/probing"
 	"github.com/ome-routing/operator/controllers/publisher"
 	"github.com/ome-routing/operator/controllers/routing"
@@ -31,6 +32,9 @@ type Options struct {
 	Limits probe.Limits
 	// InstallationCapacity is the installation's capacity poll, nil when it sets none.
 	InstallationCapacity *capacity.Policy
+	// InstallationFailover is the installation's routing.failover, validated; nil when it
+	// sets none.
+	InstallationFailover *omev1beta1.RoutingFailover
 	// CapacityLimits are what a service's capacity poll must respect
 	// (routing.observer.minPeriod and maxSamples).
 	CapacityLimits capacity.Limits
@@ -122,21 +126,22 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 		return err
 	}
 	return (&routing.Reconciler{
-		Client:            mgr.GetClient(),
-		APIReader:         mgr.GetAPIReader(),
-		FieldManager:      opts.FieldManager,
-		Recorder:          events,
-		Members:           members,
-		Prober:            prober,
-		Poller:            poller,
-		RoutingEnabled:    opts.RoutingEnabled,
-		InstallationProbe: opts.InstallationProbe,
-		Limits:            opts.Limits,
-		Capacity:          opts.InstallationCapacity,
-		CapacityLimits:    opts.CapacityLimits,
-		RecordInterval:    opts.RecordInterval,
-		ObservationGrace:  opts.ObservationGrace,
-		BackendPort:       routeBackendPort(opts.Endpoint),
+		Client:               mgr.GetClient(),
+		APIReader:            mgr.GetAPIReader(),
+		FieldManager:         opts.FieldManager,
+		Recorder:             events,
+		Members:              members,
+		Prober:               prober,
+		Poller:               poller,
+		RoutingEnabled:       opts.RoutingEnabled,
+		InstallationProbe:    opts.InstallationProbe,
+		InstallationFailover: opts.InstallationFailover,
+		Limits:               opts.Limits,
+		Capacity:             opts.InstallationCapacity,
+		CapacityLimits:       opts.CapacityLimits,
+		RecordInterval:       opts.RecordInterval,
+		ObservationGrace:     opts.ObservationGrace,
+		BackendPort:          routeBackendPort(opts.Endpoint),
 	}).SetupWithManager(mgr, max(opts.RoutingWorkers, 1))
 }
 

@@ -31,6 +31,7 @@ func OptionsFor(cfg *config.Config, secretNamespace string, obs *observer.Observ
 	opts.InstallationProbe = r.Probe
 	opts.Limits = probe.Limits{MinPeriod: r.Observer.MinPeriod, MaxPeriod: r.Observer.MaxPeriod, MaxTimeout: r.Observer.MaxTimeout}
 	opts.InstallationCapacity = r.Capacity
+	opts.InstallationFailover = r.Failover
 	opts.CapacityLimits = capacity.Limits{MinPeriod: r.Observer.MinPeriod, MaxSamples: r.Observer.MaxSamples}
 	opts.Observer = obs
 	opts.RoutingWorkers = r.Observer.MaxConcurrentReconciles

@@ -8,14 +8,16 @@ import (
 	"github.com/ome-routing/operator/pkg/config"
 )
 
-// Every routing.observer setting the manager reads reaches the controllers' options and the
-// observer's, with values unlike any default, so a setting wired in one binary but not the
-// other (the demo's in-process manager once dropped recordInterval) shows here.
+// Every routing setting the manager reads (the observer's, the probe, failover) reaches the
+// controllers' options and the observer's, with values unlike any default, so a setting
+// wired in one binary but not the other (the demo's in-process manager once dropped
+// recordInterval) shows here.
 func TestOptionsFor(t *testing.T) {
 	cfg, err := config.Parse([]byte(`{"routing": {"enabled": true,
   "probe": {"path": "/v1/models", "method": "GET", "acceptStatuses": [200], "gateStatuses": [503], "period": "10s", "timeout": "3s", "failureThreshold": 3, "successThreshold": 2, "allFailedPolicy": "Drain"},
   "observer": {"maxConcurrentReconciles": 7, "maxConcurrentRequests": 19, "maxResponseBytes": 4097, "minPeriod": "3s", "maxPeriod": "3m", "maxTimeout": "17s",
-    "maxSamples": 6, "recordInterval": "41s", "allowLoopback": true, "allowPrivateNetworks": true}}}`))
+    "maxSamples": 6, "recordInterval": "41s", "allowLoopback": true, "allowPrivateNetworks": true},
+  "failover": {"tiers": [{"name": "onprem", "clusters": ["a"]}], "overprovisioningPercent": 130}}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,6 +34,8 @@ func TestOptionsFor(t *testing.T) {
 		{"Limits.MaxTimeout", opts.Limits.MaxTimeout, 17 * time.Second},
 		{"CapacityLimits.MinPeriod", opts.CapacityLimits.MinPeriod, 3 * time.Second},
 		{"CapacityLimits.MaxSamples", opts.CapacityLimits.MaxSamples, 6},
+		{"InstallationFailover.Tiers[0].Name", opts.InstallationFailover.Tiers[0].Name, "onprem"},
+		{"InstallationFailover.OverprovisioningPercent", *opts.InstallationFailover.OverprovisioningPercent, 130},
 		{"RoutingWorkers", opts.RoutingWorkers, 7},
 		{"MaxProbesInFlight", opts.MaxProbesInFlight, 19},
 		{"RecordInterval", opts.RecordInterval, 41 * time.Second},

@@ -7,6 +7,7 @@ import (
 	"os"
 	"time"
 
+	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/pkg/capacity"
 	"github.com/ome-routing/operator/pkg/probe"
 )
@@ -71,6 +72,10 @@ type Routing struct {
 	// that does not set its own; nil means none. It is validated only with routing on:
 	// a block staged while routing is off is inert.
 	Capacity *capacity.Policy
+	// Failover is the installation's failover tiers, which apply to every routed service
+	// that does not set spec.routing.failover; nil means none. It is validated, and kept,
+	// even when Enabled is false.
+	Failover *omev1beta1.RoutingFailover
 	// Observer caps the outbound requests that probes and capacity polls make.
 	Observer Observer
 	// Publisher selects and paces the TrafficMap publisher.

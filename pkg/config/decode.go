@@ -7,6 +7,9 @@ import (
 	"fmt"
 	"slices"
 	"unicode/utf8"
+
+	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/pkg/failover"
 )
 
 // The decoded document, before validation. A nil field was absent or null. Durations stay
@@ -23,8 +26,9 @@ type rawPlacement struct {
 
 type rawRouting struct {
 	enabled   *bool
-	probe     *rawProbe    // nil: no probe (absent, null, [] or {})
-	capacity  *rawCapacity // nil: no capacity poll (absent, null, [] or {})
+	probe     *rawProbe                   // nil: no probe (absent, null, [] or {})
+	capacity  *rawCapacity                // nil: no capacity poll (absent, null, [] or {})
+	failover  *omev1beta1.RoutingFailover // nil: no failover tiers (absent or null)
 	observer  rawObserver
 	publisher rawPublisher
 }
@@ -94,10 +98,11 @@ func decode(data []byte) (rawConfig, []error) {
 		return cfg, nil // null: as empty
 	}
 	top := d.object(doc, "", "routing", "placement", "endpoint")
-	routing := d.object(top["routing"], "routing", "enabled", "probe", "capacity", "observer", "publisher")
+	routing := d.object(top["routing"], "routing", "enabled", "probe", "capacity", "failover", "observer", "publisher")
 	cfg.routing.enabled = decodeValue[bool](d, routing["enabled"], "routing.enabled", "a boolean")
 	cfg.routing.probe = d.probe(routing["probe"], "routing.probe")
 	cfg.routing.capacity = d.capacity(routing["capacity"], "routing.capacity")
+	cfg.routing.failover = d.failover(routing["failover"], failover.InstallationPath)
 	cfg.routing.observer = d.observer(routing["observer"], "routing.observer")
 	cfg.routing.publisher = d.publisher(routing["publisher"], "routing.publisher")
 	cfg.endpoint = d.endpoint(top["endpoint"], "endpoint")

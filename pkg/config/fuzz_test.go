@@ -7,7 +7,10 @@ import (
 	"testing"
 	"time"
 
+	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/pkg/failover"
 	"github.com/ome-routing/operator/pkg/probe"
+	"github.com/ome-routing/operator/test/failovercases"
 	"github.com/ome-routing/operator/test/probecases"
 )
 
@@ -17,6 +20,7 @@ type looseDoc struct {
 	Routing struct {
 		Enabled  bool
 		Probe    json.RawMessage
+		Failover *omev1beta1.RoutingFailover
 		Observer struct {
 			MaxConcurrentReconciles *int
 			MaxConcurrentRequests   *int64
@@ -54,6 +58,9 @@ func FuzzParse(f *testing.F) {
 	for _, c := range probecases.Cases {
 		f.Add([]byte(`{"routing": {"enabled": true, "probe": ` + c.JSON + `, "observer": ` + mustJSON(chartObserver()) + `}}`))
 	}
+	for _, c := range failovercases.Cases {
+		f.Add([]byte(`{"routing": {"enabled": true, "failover": ` + c.JSON + `, "observer": ` + mustJSON(chartObserver()) + `}}`))
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		cfg, err := Parse(data)
 		if err != nil {
@@ -89,7 +96,27 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("AllowPrivateNetworks = %v, want %v", got, want)
 		}
 		checkProbe(t, doc.Routing.Probe, r.Probe, r.Observer.MinPeriod)
+		checkFailover(t, doc.Routing.Failover, r.Failover)
 	})
+}
+
+// checkFailover: an accepted failover setting is the document's, and pkg/failover accepts
+// it; the installation has no disabled.
+func checkFailover(t *testing.T, written, got *omev1beta1.RoutingFailover) {
+	t.Helper()
+	switch {
+	case written == nil && got != nil:
+		t.Fatalf("Failover = %+v, the document sets none", *got)
+	case written == nil:
+		return
+	case written.Disabled:
+		t.Fatalf("accepted a failover setting with disabled")
+	case !reflect.DeepEqual(got, written):
+		t.Fatalf("Failover = %+v, the document says %+v", got, *written)
+	}
+	if errs := failover.Validate(got, failover.InstallationPath); len(errs) > 0 {
+		t.Fatalf("accepted a failover setting that failover.Validate refuses: %v", errs)
+	}
 }
 
 func toInt64(v *int) *int64 {

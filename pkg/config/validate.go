@@ -7,7 +7,9 @@ import (
 	"strings"
 	"time"
 
+	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/pkg/capacity"
+	"github.com/ome-routing/operator/pkg/failover"
 	"github.com/ome-routing/operator/pkg/probe"
 )
 
@@ -43,9 +45,25 @@ func validate(raw rawConfig) (*Config, []error) {
 		cfg.Routing.Capacity = v.capacity(r.capacity, capacity.InstallationPath,
 			capacity.Limits{MinPeriod: observer.MinPeriod, MaxSamples: observer.MaxSamples})
 	}
+	cfg.Routing.Failover = v.failover(r.failover, failover.InstallationPath)
 	cfg.Endpoint = v.endpoint(raw.endpoint, "endpoint")
 	cfg.Placement = v.placement(raw.placement, "placement")
 	return cfg, v.errs
+}
+
+// failover checks the installation's failover tiers with a service's rules (the CRD's,
+// which no API server has run on this file, and the selectors' syntax). It returns nil
+// when there are none or they break a rule. Like the probe, it is checked with routing
+// off too, so that turning routing on later does not find a bad block.
+func (v *validator) failover(f *omev1beta1.RoutingFailover, path string) *omev1beta1.RoutingFailover {
+	errs := failover.Validate(f, path)
+	for _, err := range errs {
+		v.add(err)
+	}
+	if len(errs) > 0 {
+		return nil
+	}
+	return f
 }
 
 // placement checks the placement block; an unset observationGrace stays zero (see

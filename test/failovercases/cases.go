@@ -23,12 +23,14 @@ type Case struct {
 }
 
 // CELMessages are the messages of the CEL rules on a failover setting and its tiers; the
-// API suite checks that the served CRD has exactly these, so a new rule needs a case.
+// API suite checks that the served CRD has exactly these, and that a case expects each of
+// them and no other, so a new rule needs a case. A rule with a messageExpression is known
+// by the longest fixed text of its literals, which every message it prints contains.
 var CELMessages = []string{
 	failover.MsgDisabledCombined,
 	failover.MsgTiersRequired,
 	failover.MsgNamesUnique,
-	"cluster", // messageExpression: a cluster in two tiers
+	"is in more than one tier", // cluster <name> is in more than one tier
 	failover.MsgTierEmpty,
 	failover.MsgSelectorEmpty,
 	failover.MsgReservedName,

@@ -2,7 +2,8 @@
 The manager's rules on its multi-cluster settings that a JSON schema cannot state: rules
 between fields (a probe timeout not shorter than its period, a rampUp or flapDamping window
 under it, a status in both lists, a poll past the observer's limits, a Gateway without a
-port) and a few on lists of values (the statuses a probe must not gate on).
+port, a failover tier name or cluster used twice) and a few on lists of values (the
+statuses a probe must not gate on).
 values.schema.json holds the rest (types, ranges, required fields, unknown keys).
 
 ome-resources.configProblems renders one line per rule the values break, in the order and
@@ -154,6 +155,32 @@ limit that is not a duration is none. */ -}}
 {{- end -}}
 {{- if and $obs.maxSamples (gt $samples (int64 $obs.maxSamples)) -}}
 {{- $p = append $p (printf "%srouting.capacity.samples (%d) must not exceed routing.observer.maxSamples (%d)" $pre $samples (int64 $obs.maxSamples)) -}}
+{{- end -}}
+{{- end -}}
+
+{{- /* routing.failover, checked with routing off too (as the manager does): the rules across
+tiers. The schema holds each tier's own. A name is told once, at its second use; a cluster
+once, at its first use in a second tier; both in the tiers' order, as pkg/failover does. */ -}}
+{{- $fo := $r.failover -}}
+{{- if and (kindIs "map" $fo) (kindIs "slice" $fo.tiers) -}}
+{{- $names := dict }}{{ $tierOf := dict -}}
+{{- range $i, $t := $fo.tiers -}}
+{{- if kindIs "map" $t -}}
+{{- $name := toString $t.name -}}
+{{- $_ := set $names $name (add1 (get $names $name | default 0)) -}}
+{{- if eq (get $names $name) 2 -}}
+{{- $p = append $p (printf "%srouting.failover: tier names must be unique (%s is used more than once)" $pre $name) -}}
+{{- end -}}
+{{- range $c := $t.clusters | default list -}}
+{{- $c = toString $c -}}
+{{- if not (hasKey $tierOf $c) -}}
+{{- $_ := set $tierOf $c $i -}}
+{{- else if and (ne (int (get $tierOf $c)) $i) (ge (int (get $tierOf $c)) 0) -}}
+{{- $p = append $p (printf "%srouting.failover: cluster %s is in more than one tier" $pre $c) -}}
+{{- $_ := set $tierOf $c -1 -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
 {{- end -}}
 {{- end -}}
 

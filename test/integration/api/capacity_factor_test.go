@@ -177,7 +177,7 @@ func servedRules(ctx context.Context, crdName string, path ...string) []string {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(found).To(BeTrue(), "%s has no CEL rules at %v", crdName, path)
 		for _, r := range rules {
-			messages = append(messages, r.(map[string]any)["message"].(string))
+			messages = append(messages, ruleMessage(r.(map[string]any)))
 		}
 	}
 	return messages

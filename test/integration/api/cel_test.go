@@ -128,25 +128,30 @@ func probeRules(ctx context.Context) []string {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(found).To(BeTrue(), "the probe schema has no CEL rules")
 		for _, r := range rules {
-			rule := r.(map[string]any)
-			if msg, ok := rule["message"].(string); ok && msg != "" {
-				messages = append(messages, msg)
-				continue
-			}
-			expr, _ := rule["messageExpression"].(string)
-			longest := ""
-			for _, m := range quoted.FindAllStringSubmatch(expr, -1) {
-				for _, piece := range formatVerb.Split(m[1], -1) {
-					if lit := strings.TrimSpace(piece); len(lit) > len(longest) {
-						longest = lit
-					}
-				}
-			}
-			Expect(longest).NotTo(BeEmpty(), "rule %v has neither a message nor a literal", rule)
-			messages = append(messages, longest)
+			messages = append(messages, ruleMessage(r.(map[string]any)))
 		}
 	}
 	return messages
+}
+
+// ruleMessage is a served CEL rule's message; for a messageExpression, the longest fixed
+// text of its literals, which every message it prints contains.
+func ruleMessage(rule map[string]any) string {
+	GinkgoHelper()
+	if msg, ok := rule["message"].(string); ok && msg != "" {
+		return msg
+	}
+	expr, _ := rule["messageExpression"].(string)
+	longest := ""
+	for _, m := range quoted.FindAllStringSubmatch(expr, -1) {
+		for _, piece := range formatVerb.Split(m[1], -1) {
+			if lit := strings.TrimSpace(piece); len(lit) > len(longest) {
+				longest = lit
+			}
+		}
+	}
+	Expect(longest).NotTo(BeEmpty(), "rule %v has neither a message nor a literal", rule)
+	return longest
 }
 
 // matchesOnly says whether a case's expected message picks out this rule's message and no
