@@ -9,7 +9,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
@@ -22,7 +21,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
-	"github.com/ome-routing/operator/controllers/internal/related"
 	"github.com/ome-routing/operator/controllers/probing"
 	"github.com/ome-routing/operator/controllers/workloadcluster"
 	"github.com/ome-routing/operator/pkg/capacity"
@@ -65,7 +63,7 @@ type Reconciler struct {
 	// fresh holds the services whose last write conflicted (see retryConflict).
 	fresh sync.Map
 	// written remembers the map versions this reconciler wrote, whose watch events it
-	// skips (see echo.go).
+	// skips (see own_writes.go).
 	written ownWrites
 	// Capacity is the installation's capacity poll, nil when it sets none.
 	Capacity *capacity.Policy
@@ -136,61 +134,6 @@ func (r *Reconciler) refuse(ctx context.Context, isvc *omev1beta1.InferenceServi
 	}
 	r.Recorder.Eventf(isvc, nil, corev1.EventTypeWarning, EventRoutingPolicyRefused, actionResolvePolicy, "%s", err.Error())
 	return writeErr
-}
-
-// announceRefusedEndpoints tells the service's owner which homes are left out because of
-// their copy's status.url, without quoting it: it may hold a credential.
-func (r *Reconciler) announceRefusedEndpoints(ctx context.Context, isvc *omev1beta1.InferenceService, refused []refusedEndpoint) {
-	for _, re := range refused {
-		ctrl.LoggerFrom(ctx).Info("Leaving a home out: its status.url is refused", "InferenceService", klog.KObj(isvc),
-			"cluster", re.cluster, "reason", re.reason.Error())
-		r.Recorder.Eventf(isvc, related.WorkloadCluster(re.cluster), corev1.EventTypeWarning, EventEndpointRefused, actionRoute,
-			"Cluster %s left out: the status.url of its copy is refused because %v; it is neither probed nor routed to", re.cluster, re.reason)
-	}
-}
-
-// attachProbes hands the homes to the prober under the resolved policy and puts each
-// home's current probe record on it. Without a probe, homes carry no record.
-func (r *Reconciler) attachProbes(key types.NamespacedName, uid types.UID, policy probe.Resolution, homes []trafficmap.Home, current *omev1beta1.TrafficMap) {
-	if policy.Mode != probe.ModePolicy {
-		r.Prober.Forget(key)
-		return
-	}
-	persisted := map[string]omev1beta1.TrafficMapEntry{}
-	if current != nil {
-		for _, e := range current.Spec.Entries {
-			persisted[e.Cluster] = e
-		}
-	}
-	departed := departedRecords(current, time.Now())
-	targets := make([]probing.ProbeTarget, 0, len(homes))
-	for _, h := range homes {
-		if h.Refused != "" {
-			// Outside its cluster's allowed domains: no request goes there.
-			continue
-		}
-		t := probing.ProbeTarget{Cluster: h.Cluster, Endpoint: h.Endpoint}
-		// A record made for another endpoint is not this one's. A home back from being
-		// away has its record in the annotation, kept there by whichever leader saw it go.
-		if e, ok := persisted[h.Cluster]; ok && e.Endpoint == h.Endpoint {
-			t.Persisted = e.Probe
-		} else if d, ok := departed[h.Cluster]; ok && d.Endpoint == h.Endpoint {
-			t.Persisted = d.Probe
-		}
-		targets = append(targets, t)
-	}
-	states := r.Prober.Sync(key, uid, policy.Policy, policy.Digest, targets)
-	for i := range homes {
-		if st, ok := states[homes[i].Cluster]; ok && homes[i].Refused == "" {
-			homes[i].Probe = st.RecordFor(policy.Policy)
-			// A probe the operator would not send leaves the home without traffic. A Shadow
-			// probe leaves every weight as it would be without a probe, so it only records
-			// the refusal; the publisher still checks every host it puts in the route.
-			if reason, refused := probe.Refusal(homes[i].Probe); refused && !policy.Policy.Shadow() {
-				homes[i].Refused = reason
-			}
-		}
-	}
 }
 
 // shadow reports whether the service's probe is in Shadow mode.

@@ -2,14 +2,11 @@ package routing
 
 import (
 	"fmt"
-	"strings"
 
-	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
-	"github.com/ome-routing/operator/controllers/internal/related"
 	"github.com/ome-routing/operator/pkg/drain"
 )
 
@@ -37,27 +34,4 @@ func drainAnnotationChanged() predicate.Predicate {
 		newValue, newPresent := e.ObjectNew.GetAnnotations()[drain.Annotation]
 		return oldPresent != newPresent || oldValue != newValue
 	}}
-}
-
-// announceDrains emits an event when a drain starts or stops holding a home, related to
-// the home's WorkloadCluster.
-func (r *Reconciler) announceDrains(isvc *omev1beta1.InferenceService, current *omev1beta1.TrafficMap, entries []omev1beta1.TrafficMapEntry) {
-	was := map[string]bool{}
-	if current != nil {
-		for _, e := range current.Spec.Entries {
-			was[e.Cluster] = len(e.DrainRefs) > 0
-		}
-	}
-	for _, e := range entries {
-		drained := len(e.DrainRefs) > 0
-		cluster := related.WorkloadCluster(e.Cluster)
-		switch {
-		case drained && !was[e.Cluster]:
-			r.Recorder.Eventf(isvc, cluster, corev1.EventTypeNormal, EventHomeDrained, actionRoute,
-				"Cluster %s held at weight 0 by %s override(s) %s", e.Cluster, drain.Annotation, strings.Join(e.DrainRefs, ","))
-		case !drained && was[e.Cluster]:
-			r.Recorder.Eventf(isvc, cluster, corev1.EventTypeNormal, EventHomeUndrained, actionRoute,
-				"Cluster %s released: no %s override names it any more", e.Cluster, drain.Annotation)
-		}
-	}
 }

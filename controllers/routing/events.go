@@ -59,3 +59,9 @@ const (
 	actionRoute         = "Route"
 	actionResolvePolicy = "ResolvePolicy"
 )
+
+// EventProbePortMismatch (Warning): a home's probe goes to another port than the one the
+// global route sends to (endpoint.backendPort), so its passing probes prove nothing about
+// the route's port; the note names both. Sent when the entry's warning starts or changes,
+// not every probe round.
+const EventProbePortMismatch = "ProbePortMismatch"

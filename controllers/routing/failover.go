@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 
-	corev1 "k8s.io/api/core/v1"
-
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/pkg/drain"
 	"github.com/ome-routing/operator/pkg/failover"
@@ -55,32 +53,4 @@ func drainedClusters(overrides []drain.Override) []string {
 		out = append(out, o.Cluster)
 	}
 	return out
-}
-
-// announceFailover emits an event when a tier after the first starts to take traffic
-// (the tiers before it lost healthy capacity) and when it stops (they have it back). A
-// change of a spilled share between two positive values sends none: the map records it.
-func (r *Reconciler) announceFailover(isvc *omev1beta1.InferenceService, current *omev1beta1.TrafficMap, split *omev1beta1.TrafficMapFailover) {
-	was := map[string]int32{}
-	if current != nil && current.Spec.Failover != nil {
-		for _, t := range current.Spec.Failover.Tiers {
-			was[t.Name] = t.LoadPercent
-		}
-	}
-	if split == nil {
-		return
-	}
-	for i, t := range split.Tiers {
-		if i == 0 {
-			continue
-		}
-		switch {
-		case t.LoadPercent > 0 && was[t.Name] == 0:
-			r.Recorder.Eventf(isvc, nil, corev1.EventTypeNormal, EventTrafficSpilled, actionRoute,
-				"Traffic spills to tier %s, which now takes %d%%: %s", t.Name, t.LoadPercent, trafficmap.TierHealthList(split.Tiers[:i]))
-		case t.LoadPercent == 0 && was[t.Name] > 0:
-			r.Recorder.Eventf(isvc, nil, corev1.EventTypeNormal, EventTrafficReturned, actionRoute,
-				"Tier %s takes no traffic again: the tiers before it take all of it (%s)", t.Name, trafficmap.TierHealthList(split.Tiers[:i]))
-		}
-	}
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
-	"strings"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -97,58 +95,6 @@ func (r *Reconciler) gather(ctx context.Context, isvc *omev1beta1.InferenceServi
 	}
 	g.placement.Phase = placement.Phase(addressable(g.homes))
 	return g, nil
-}
-
-// held are the entries of the current map on members that are Ready but not connected,
-// as last written: endpoint, replicas and probe record, gate included. A member that
-// cannot be reached (as after a restart, while its API server is down) thus neither
-// loses its homes' gates nor holds up the homes on the other members. A held home is not
-// probed: the prober picks it up again from its record once the member is connected.
-// The held homes are added to the placement too, so that it does not flap.
-func (g *gathered) held(current *omev1beta1.TrafficMap) []trafficmap.Home {
-	if len(g.pending) == 0 {
-		return nil
-	}
-	var held []trafficmap.Home
-	for _, name := range g.pending {
-		cand := omev1beta1.PlacementCandidate{Cluster: name}
-		kept := false
-		if current != nil {
-			for _, e := range current.Spec.Entries {
-				if e.Cluster != name {
-					continue
-				}
-				home := recheckHeld(trafficmap.Home{Cluster: name, Endpoint: e.Endpoint,
-					Allocated: e.Capacity.Allocated, Ready: e.Capacity.Ready, Probe: e.Probe.DeepCopy(), Refused: e.Refused}, g.domains[name])
-				held = append(held, home)
-				cand.Endpoint, cand.AdmittedReplicas, cand.ReadyReplicas = home.Endpoint, e.Capacity.Allocated, e.Capacity.Ready
-				kept = true
-			}
-		}
-		if !kept {
-			g.excluded = append(g.excluded, placement.NotConnected(name))
-		}
-		g.placement.Candidates = append(g.placement.Candidates, cand)
-	}
-	slices.SortFunc(g.placement.Candidates, func(a, b omev1beta1.PlacementCandidate) int { return strings.Compare(a.Cluster, b.Cluster) })
-	g.placement.Phase = placement.Phase(addressable(g.homes) + addressable(held))
-	return held
-}
-
-// recheckHeld refuses a held home whose endpoint a copy could not have given it: the map
-// is an object that others than the routing reconciler may be able to write, so what it
-// holds for an unconnected member goes through the same checks as a copy's status.url,
-// CheckEndpoint and the member's allowedEndpointDomains, before it is written again.
-func recheckHeld(home trafficmap.Home, domains []omev1beta1.EndpointDomain) trafficmap.Home {
-	if home.Refused != "" || home.Endpoint == "" {
-		return home
-	}
-	if err := placement.CheckEndpoint(home.Endpoint); err != nil {
-		home.Endpoint, home.Refused = "", endpointRefusal(err)
-	} else if err := placement.CheckEndpointDomain(home.Endpoint, domains); err != nil {
-		home.Refused = err.Error()
-	}
-	return home
 }
 
 // endpointRefusal is the refused field of a home whose endpoint CheckEndpoint refuses.

@@ -6,10 +6,7 @@ import (
 	"strings"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
-	"github.com/ome-routing/operator/controllers/internal/related"
 	"github.com/ome-routing/operator/pkg/placement"
 	"github.com/ome-routing/operator/pkg/text"
 	"github.com/ome-routing/operator/pkg/trafficmap"
@@ -92,29 +89,6 @@ func unobservedSince(e omev1beta1.TrafficMapEntry, u placement.Unobserved, now t
 		return u.Since.Truncate(time.Second)
 	}
 	return now.Truncate(time.Second)
-}
-
-// announceUnobserved tells when a home becomes unobserved, and when it is observed again.
-// A home that leaves the map past its grace is told by announceMembership, with why.
-func (r *Reconciler) announceUnobserved(isvc *omev1beta1.InferenceService, current *omev1beta1.TrafficMap,
-	entries []omev1beta1.TrafficMapEntry, grace time.Duration) {
-	was := map[string]bool{}
-	if current != nil {
-		for _, e := range current.Spec.Entries {
-			was[e.Cluster] = e.UnobservedSince != nil
-		}
-	}
-	for _, e := range entries {
-		switch unobserved := e.UnobservedSince != nil; {
-		case unobserved && !was[e.Cluster]:
-			r.Recorder.Eventf(isvc, related.WorkloadCluster(e.Cluster), corev1.EventTypeWarning, EventHomeUnobserved, actionRoute,
-				"Cluster %s is %s; it keeps its entry for up to placement.observationGrace (%s), longer while no observed home takes traffic: weight %d",
-				e.Cluster, trafficmap.UnobservedWording(e.UnobservedSince.Time), grace, e.Weight)
-		case !unobserved && was[e.Cluster]:
-			r.Recorder.Eventf(isvc, related.WorkloadCluster(e.Cluster), corev1.EventTypeNormal, EventHomeObserved, actionRoute,
-				"Cluster %s is observed again: its entry follows its copy, weight %d", e.Cluster, e.Weight)
-		}
-	}
 }
 
 // earliest is the earlier of two times, zero meaning none.

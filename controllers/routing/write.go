@@ -6,10 +6,8 @@ import (
 	"fmt"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -17,7 +15,6 @@ import (
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/controllers/internal/mapstatus"
-	"github.com/ome-routing/operator/controllers/internal/related"
 	"github.com/ome-routing/operator/pkg/capacity"
 	"github.com/ome-routing/operator/pkg/trafficmap"
 	"github.com/ome-routing/operator/pkg/version"
@@ -110,20 +107,6 @@ func (r *Reconciler) writeMap(ctx context.Context, isvc *omev1beta1.InferenceSer
 	}
 	r.bindMap(isvc, tm)
 	return tm, nil
-}
-
-// announceAll emits the events for what the new entries change against the map as it
-// was: gates and lifts, drains, refusals, homes leaving or joining, capacity caps.
-func (r *Reconciler) announceAll(isvc *omev1beta1.InferenceService, current *omev1beta1.TrafficMap,
-	result trafficmap.Result, policy omev1beta1.AllFailedPolicy, excluded []omev1beta1.ExcludedCluster) {
-	r.announce(isvc, current, result, policy)
-	r.announceDrains(isvc, current, result.Entries)
-	r.announceRefusals(isvc, current, result.Entries)
-	r.announceMembership(isvc, current, result.Entries, excluded)
-	r.announceCapacityCaps(isvc, current, result.Entries)
-	r.announceUnobserved(isvc, current, result.Entries, r.ObservationGrace)
-	r.announcePortWarnings(isvc, current, result.Entries)
-	r.announceFailover(isvc, current, result.Failover)
 }
 
 // setMapGauges sets the map's gated, refused, would-gate, unobserved and capacity-fallback
@@ -220,82 +203,19 @@ func mapCondition(tm *omev1beta1.TrafficMap, t string, c trafficmap.Condition) m
 	return metav1.Condition{Type: t, Status: c.Status, Reason: c.Reason, Message: c.Message, ObservedGeneration: tm.Generation}
 }
 
-// announce emits events for the gate transitions between the current map and the new
-// entries, real and (under a Shadow probe) would-be, and when every home has just failed.
-func (r *Reconciler) announce(isvc *omev1beta1.InferenceService, current *omev1beta1.TrafficMap,
-	result trafficmap.Result, policy omev1beta1.AllFailedPolicy) {
-	was := map[string]gateState{}
-	before := map[string]omev1beta1.TrafficMapEntry{}
-	wasAllFailed := false
-	if current != nil {
-		for _, e := range current.Spec.Entries {
-			was[e.Cluster] = gateStateOf(e.Probe)
-			before[e.Cluster] = e
-		}
-		c := meta.FindStatusCondition(current.Status.Conditions, omev1beta1.TrafficMapRoutable)
-		wasAllFailed = c != nil && c.Reason == omev1beta1.ReasonAllHomesProbeFailed
+// owner is the field manager of the reconciler's writes: FieldManager unless set.
+// statusManager names the routing reconciler's status applies: mapstatus.RoutingStatusManager, or
+// FieldManager when one is set (a test that tells two managers' writes apart).
+func (r *Reconciler) statusManager() string {
+	if r.FieldManager != "" {
+		return r.FieldManager
 	}
-	for _, e := range result.Entries {
-		r.announceGate(isvc, before[e.Cluster], e, was[e.Cluster], gateStateOf(e.Probe), policy != "")
-	}
-	if result.Routable.Reason == omev1beta1.ReasonAllHomesProbeFailed && !wasAllFailed {
-		r.Recorder.Eventf(isvc, nil, corev1.EventTypeWarning, EventAllHomesProbeFailed, actionRoute, "allFailedPolicy %s applied: %s",
-			policy, result.Routable.Message)
-	}
+	return mapstatus.RoutingStatusManager
 }
 
-// gateState is what an entry's probe record says of its gate: set (gated) or, under a
-// Shadow probe, only recorded (would).
-type gateState struct{ gated, would bool }
-
-func gateStateOf(p *omev1beta1.TrafficMapProbe) gateState {
-	if p == nil {
-		return gateState{}
+func (r *Reconciler) owner() client.FieldOwner {
+	if r.FieldManager != "" {
+		return client.FieldOwner(r.FieldManager)
 	}
-	return gateState{gated: p.Gated, would: p.WouldGate}
-}
-
-// announceGate emits the event for one entry's gate transition, if it had one. before is
-// the entry as the map held it, for the cause of a lift (trafficmap.LiftCause); probing
-// says whether a probe applies to the service now.
-func (r *Reconciler) announceGate(isvc *omev1beta1.InferenceService, before, e omev1beta1.TrafficMapEntry, was, now gateState, probing bool) {
-	related := related.WorkloadCluster(e.Cluster)
-	switch {
-	case now.gated && !was.gated:
-		r.Recorder.Eventf(isvc, related, corev1.EventTypeWarning, EventHomeGated, actionProbe, "Cluster %s gated after %d probe failures in a row: %s",
-			e.Cluster, e.Probe.ConsecutiveFailures, e.Probe.Message)
-	case was.gated && now.would:
-		r.Recorder.Eventf(isvc, related, corev1.EventTypeNormal, EventHomeUngated, actionProbe,
-			"Cluster %s gate lifted: the probe is in Shadow mode, which records its gates without moving traffic", e.Cluster)
-	case !now.gated && was.gated:
-		r.Recorder.Eventf(isvc, related, corev1.EventTypeNormal, EventHomeUngated, actionProbe, "Cluster %s gate lifted: %s",
-			e.Cluster, trafficmap.LiftCause(before, e, probing))
-	case now.would && !was.would:
-		r.Recorder.Eventf(isvc, related, corev1.EventTypeNormal, EventHomeWouldGate, actionProbe,
-			"Cluster %s would be gated after %d probe failures in a row: %s (Shadow mode: its weight is unchanged)",
-			e.Cluster, e.Probe.ConsecutiveFailures, e.Probe.Message)
-	case was.would && !now.would && !now.gated:
-		r.Recorder.Eventf(isvc, related, corev1.EventTypeNormal, EventHomeWouldUngate, actionProbe,
-			"Cluster %s would have its gate lifted: %s (Shadow mode)", e.Cluster, trafficmap.LiftCause(before, e, probing))
-	}
-}
-
-// countWouldGate counts the entries a Shadow probe would gate.
-func countWouldGate(entries []omev1beta1.TrafficMapEntry) int {
-	return countProbes(entries, func(p *omev1beta1.TrafficMapProbe) bool { return p.WouldGate })
-}
-
-func countGated(entries []omev1beta1.TrafficMapEntry) int {
-	return countProbes(entries, func(p *omev1beta1.TrafficMapProbe) bool { return p.Gated })
-}
-
-// countProbes counts the entries with a probe record that has the property.
-func countProbes(entries []omev1beta1.TrafficMapEntry, has func(*omev1beta1.TrafficMapProbe) bool) int {
-	n := 0
-	for _, e := range entries {
-		if e.Probe != nil && has(e.Probe) {
-			n++
-		}
-	}
-	return n
+	return client.FieldOwner(FieldManager)
 }

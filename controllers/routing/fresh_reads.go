@@ -52,20 +52,3 @@ func (r *Reconciler) gone(ctx context.Context, key types.NamespacedName) (ctrl.R
 	r.forgetService(key)
 	return ctrl.Result{}, nil
 }
-
-// owner is the field manager of the reconciler's writes: FieldManager unless set.
-// statusManager names the routing reconciler's status applies: mapstatus.RoutingStatusManager, or
-// FieldManager when one is set (a test that tells two managers' writes apart).
-func (r *Reconciler) statusManager() string {
-	if r.FieldManager != "" {
-		return r.FieldManager
-	}
-	return mapstatus.RoutingStatusManager
-}
-
-func (r *Reconciler) owner() client.FieldOwner {
-	if r.FieldManager != "" {
-		return client.FieldOwner(r.FieldManager)
-	}
-	return client.FieldOwner(FieldManager)
-}
