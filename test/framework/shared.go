@@ -119,7 +119,8 @@ var (
 // EnvoyView is egtranslate.EnvoyView: the weights Envoy Gateway's translator would program.
 type EnvoyView = egtranslate.EnvoyView
 
-// Envoy Gateway's offline translator (internal/egtranslate).
+// GatewayClassController is egtranslate.GatewayClassController: the controllerName Envoy
+// Gateway's translator accepts.
 const GatewayClassController = egtranslate.GatewayClassController
 
 // Translate is egtranslate.Translate: egctl x translate on the objects, read for one route.

@@ -1,3 +1,3 @@
-// Package layout checks the import rules of docs/development/layout.md that the compiler
-// does not: the binaries under cmd/ never depend on test code.
+// Package layout checks an import rule of docs/development/layout.md that the compiler
+// would not enforce: the binaries under cmd/ never depend on test code.
 package layout
