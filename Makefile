@@ -84,11 +84,21 @@ lint: $(GOLANGCI_LINT) ## Run golangci-lint with .golangci.yml.
 # must never stand in for a suite that was not run.
 UNIT_PKGS := ./pkg/... ./controllers/...
 
+# The manager and the plugin, built once for every suite and test that runs them as child
+# processes (test/framework's ManagerBinary and PluginBinary read OME_MANAGER_BIN and
+# OME_PLUGIN_BIN), into _out/test/ so that a test run never replaces bin/'s. They are
+# stamped with the build test/framework's TestVersion and TestRevision name.
+TEST_BIN := $(CURDIR)/_out/test
+TEST_LDFLAGS = -X $(VERSION_PKG).version=v9.9.9-test -X $(VERSION_PKG).revision=0123456789abcdef
+
 .PHONY: test
 test: envtest helm image egctl haproxy-ingress haproxy $(PROMQL) $(PROMETHEUS_OPERATOR_CRDS) vet ## Run the unit tests (with -race) and the envtest suites (builds the toolchain on first run).
 	$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) $(TEST_FLAGS) $(UNIT_PKGS)
+	$(GO) build -ldflags="$(TEST_LDFLAGS)" -o $(TEST_BIN)/manager ./cmd/manager
+	$(GO) build -ldflags="$(TEST_LDFLAGS)" -o $(TEST_BIN)/kubectl-ome ./cmd/kubectl-ome
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" HELM="$(HELM)" KUBECTL="$(ENVTEST_ASSETS)/kubectl" OME_IMAGE_LAYOUT="$(IMAGE_OUT)/oci" EGCTL="$(EGCTL)" PROMQL="$(PROMQL)" \
 		PROMETHEUS_OPERATOR_CRDS="$(PROMETHEUS_OPERATOR_CRDS)" HAPROXY_INGRESS="$(HAPROXY_INGRESS)" \
+		OME_MANAGER_BIN="$(TEST_BIN)/manager" OME_PLUGIN_BIN="$(TEST_BIN)/kubectl-ome" \
 		$(GO) test -count=1 -timeout $(TEST_TIMEOUT) $(TEST_FLAGS) $$($(GO) list ./... | grep -v -e '/pkg/' -e '/controllers$$' -e '/controllers/')
 
 .PHONY: verify
@@ -327,6 +337,6 @@ soak: envtest helm ## 200 services on 3 clusters for 30 minutes with flapping ho
 	@rm -rf $(SOAK_OUT); mkdir -p $(SOAK_OUT); $(call BENCH_LOAD,soak)
 	$(GO) build -ldflags="$(VERSION_LDFLAGS)" -o $(SOAK_OUT)/manager ./cmd/manager
 	@OME_SOAK=1 OME_SOAK_DURATION=$(SOAK_DURATION) OME_SOAK_SERVICES=$(SOAK_SERVICES) OME_SOAK_OUT=$(SOAK_OUT) \
-		OME_SOAK_MANAGER=$(SOAK_OUT)/manager KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" HELM="$(HELM)" \
+		OME_MANAGER_BIN=$(SOAK_OUT)/manager KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" HELM="$(HELM)" \
 		$(GO) test -count=1 -v -run '^TestSoak$$' -timeout $(SOAK_TIMEOUT) ./test/soak/ \
 		| tee $(SOAK_OUT)/soak.log | awk '/^soak /{print; fflush()} /^(--- FAIL|FAIL|panic:|    [a-z_]+_test\.go:[0-9]+:)/{print; bad=1} END{exit bad}'

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -27,9 +26,9 @@ var testTiming = Timing{Period: time.Second, Timeout: 500 * time.Millisecond, St
 // rot: each step must reach its state, and the test then checks that state itself, field
 // by field, rather than trusting the story's own wait.
 //
-// It runs the manager binary, built from this checkout into a temporary folder (a
-// bin/manager left from an older `make build` could be stale). DEMO_MANAGER names another
-// binary; DEMO_IN_PROCESS=1 runs the controllers in the test's process instead.
+// It runs the manager binary make test built (OME_MANAGER_BIN), or one built from this
+// checkout for the test (a bin/manager left from an older `make build` could be stale);
+// DEMO_IN_PROCESS=1 runs the controllers in the test's process instead.
 func TestDemoStory(t *testing.T) {
 	assets := os.Getenv("KUBEBUILDER_ASSETS")
 	if assets == "" {
@@ -129,13 +128,12 @@ func TestDemoStory(t *testing.T) {
 	checkYourTurn(t, d, transcript)
 }
 
-// pluginBinary builds kubectl-ome from this checkout into a folder of its own, under the
-// name kubectl looks for on PATH.
+// pluginBinary is kubectl-ome: make test's, or one built from this checkout once per test
+// run. Its folder goes on kubectl's PATH.
 func pluginBinary(t *testing.T) string {
-	bin := filepath.Join(t.TempDir(), "kubectl-ome")
-	out, err := exec.CommandContext(t.Context(), "go", "build", "-o", bin, "github.com/ome-routing/operator/cmd/kubectl-ome").CombinedOutput()
+	bin, err := framework.PluginBinary()
 	if err != nil {
-		t.Fatalf("build kubectl-ome: %v\n%s", err, out)
+		t.Fatal(err)
 	}
 	return bin
 }
@@ -145,19 +143,17 @@ func managerBinary(t *testing.T) string {
 	if os.Getenv("DEMO_IN_PROCESS") == "1" {
 		return ""
 	}
-	if bin := os.Getenv("DEMO_MANAGER"); bin != "" {
-		return bin
-	}
-	goTool, err := exec.LookPath("go")
+	bin, err := framework.ManagerBinary()
 	if err != nil {
-		t.Fatalf("no go command to build the manager with: %v (set DEMO_MANAGER or DEMO_IN_PROCESS=1)", err)
-	}
-	bin := filepath.Join(t.TempDir(), "manager")
-	out, err := exec.CommandContext(t.Context(), goTool, "build", "-o", bin, "github.com/ome-routing/operator/cmd/manager").CombinedOutput()
-	if err != nil {
-		t.Fatalf("build the manager: %v\n%s", err, out)
+		t.Fatal(err)
 	}
 	return bin
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	framework.RemoveBuiltBinaries()
+	os.Exit(code)
 }
 
 // entryState is what the test expects of one cluster's entry after a step.

@@ -13,8 +13,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
+	"github.com/ome-routing/operator/internal/egtranslate"
+	"github.com/ome-routing/operator/internal/haproxyingress"
+	"github.com/ome-routing/operator/internal/traffic"
 	"github.com/ome-routing/operator/pkg/publish"
-	"github.com/ome-routing/operator/test/framework"
 )
 
 // The global gateway of the demo: the Gateway the publisher attaches routes to, run by
@@ -46,10 +48,10 @@ func (d *Demo) setupGateway(ctx context.Context) error {
 	if err := cp.ServeGatewayV1alpha2(ctx); err != nil {
 		return err
 	}
-	if err := framework.InstallHAProxyGateway(ctx, cp.Client, haproxyClass, gatewayNS, gatewayName); err != nil {
+	if err := haproxyingress.InstallHAProxyGateway(ctx, cp.Client, haproxyClass, gatewayNS, gatewayName); err != nil {
 		return err
 	}
-	d.out.Event("Gateway %s/%s (class %s, controller %s)", gatewayNS, gatewayName, haproxyClass, framework.HAProxyController)
+	d.out.Event("Gateway %s/%s (class %s, controller %s)", gatewayNS, gatewayName, haproxyClass, haproxyingress.HAProxyController)
 	if err := d.startHAProxy(ctx); err != nil {
 		return err
 	}
@@ -65,7 +67,7 @@ func (d *Demo) setupGateway(ctx context.Context) error {
 
 // startHAProxy starts HAProxy Ingress and haproxy, on 127.0.0.1, or says why it cannot.
 func (d *Demo) startHAProxy(ctx context.Context) error {
-	if err := framework.DataPlaneMissing(); err != nil {
+	if err := haproxyingress.DataPlaneMissing(); err != nil {
 		d.out.Say("No real gateway here, so no request is sent: %v", err)
 		return nil
 	}
@@ -77,14 +79,14 @@ func (d *Demo) startHAProxy(ctx context.Context) error {
 	for name, addr := range d.servers.Hosts() {
 		hosts[name] = addr.String()
 	}
-	gw, err := framework.StartHAProxyIngress(ctx, d.fleet.ControlPlane, framework.HAProxyOptions{Namespace: "haproxy-ingress", Hosts: hosts, Log: log})
+	gw, err := haproxyingress.StartHAProxyIngress(ctx, d.fleet.ControlPlane, haproxyingress.HAProxyOptions{Namespace: "haproxy-ingress", Hosts: hosts, Log: log})
 	if err != nil {
 		log.Close()
 		return fmt.Errorf("start HAProxy Ingress (its log is %s): %w", rel(log.Name()), err)
 	}
 	d.onClose("HAProxy Ingress and haproxy", func() error { defer log.Close(); return gw.Stop() })
 	host := serviceName + "." + serviceNS + ".global.example.com"
-	d.traffic = framework.NewTraffic(gw.HTTPAddr, host)
+	d.traffic = traffic.NewTraffic(gw.HTTPAddr, host)
 	d.gatewayAddr, d.globalHost = gw.HTTPAddr, host
 	d.onClose("the requests' connections to haproxy", func() error { d.traffic.Close(); return nil })
 	d.out.Event("HAProxy Ingress runs haproxy on %s; its log is %s", gw.HTTPAddr, rel(log.Name()))
@@ -136,7 +138,7 @@ func (d *Demo) showGateway(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		view, err := framework.Translate(ctx, d.cfg.Egctl, objs, key)
+		view, err := egtranslate.Translate(ctx, d.cfg.Egctl, objs, key)
 		if err != nil {
 			return err
 		}
@@ -156,7 +158,7 @@ func (d *Demo) gatewayObjects(ctx context.Context, route *gatewayv1.HTTPRoute) (
 	}
 	gw.Spec.GatewayClassName = envoyClass
 	class := &gatewayv1.GatewayClass{ObjectMeta: metav1.ObjectMeta{Name: envoyClass},
-		Spec: gatewayv1.GatewayClassSpec{ControllerName: framework.GatewayClassController}}
+		Spec: gatewayv1.GatewayClassSpec{ControllerName: egtranslate.GatewayClassController}}
 	services := &corev1.ServiceList{}
 	if err := cp.List(ctx, services, client.InNamespace(route.Namespace), client.MatchingLabels(publish.Labels(serviceNS, serviceName))); err != nil {
 		return nil, err
@@ -181,7 +183,7 @@ func (d *Demo) gatewayObjects(ctx context.Context, route *gatewayv1.HTTPRoute) (
 }
 
 // shares prints each worker's share of the route's traffic in the translator's view.
-func shares(view framework.EnvoyView) string {
+func shares(view egtranslate.EnvoyView) string {
 	if view.DirectStatus != 0 {
 		return fmt.Sprintf("no backend left; the route answers %d itself", view.DirectStatus)
 	}

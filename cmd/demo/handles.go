@@ -18,13 +18,13 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ome-routing/operator/test/framework"
+	"github.com/ome-routing/operator/internal/modelserver"
 )
 
 // answerModes are the ways a model server can be made to answer, by the word a handle takes.
-var answerModes = map[string]framework.Mode{
-	"200": framework.Serve, "503": framework.Unavailable, "404": framework.NotFound, "502": framework.BadGateway,
-	"hang": framework.Hang, "refuse": framework.Refuse,
+var answerModes = map[string]modelserver.Mode{
+	"200": modelserver.Serve, "503": modelserver.Unavailable, "404": modelserver.NotFound, "502": modelserver.BadGateway,
+	"hang": modelserver.Hang, "refuse": modelserver.Refuse,
 }
 
 // handleBodyLimit bounds what a handle reads: every valid body is a short word.
@@ -188,8 +188,8 @@ func (d *Demo) printHandles(kubectl string) {
 		d.out.Command(fmt.Sprintf("curl -X PUT %s/apiserver -d stop    # or start: the control plane cannot read it", b))
 	}
 	if d.gatewayAddr != "" {
-		d.out.Say("Send a request through haproxy; the %s header names the model server that answered:", framework.ServedByHeader)
-		d.out.Command(fmt.Sprintf("curl -si -H 'Host: %s' http://%s%s", d.globalHost, d.gatewayAddr, framework.ProbePath))
+		d.out.Say("Send a request through haproxy; the %s header names the model server that answered:", modelserver.ServedByHeader)
+		d.out.Command(fmt.Sprintf("curl -si -H 'Host: %s' http://%s%s", d.globalHost, d.gatewayAddr, modelserver.ProbePath))
 	}
 	if d.metricsAddr != "" {
 		d.out.Say("The manager's metrics:")

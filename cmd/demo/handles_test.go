@@ -13,7 +13,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
-	"github.com/ome-routing/operator/test/framework"
+	"github.com/ome-routing/operator/internal/envfleet"
+	"github.com/ome-routing/operator/internal/modelserver"
 )
 
 // checkYourTurn checks, after the story, what "Your turn" hands the reader: the worker
@@ -34,7 +35,7 @@ func checkYourTurn(t *testing.T, d *Demo, transcript fmt.Stringer) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c, err := client.New(rest, client.Options{Scheme: framework.Scheme})
+		c, err := client.New(rest, client.Options{Scheme: envfleet.Scheme})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -65,7 +66,7 @@ func checkYourTurn(t *testing.T, d *Demo, transcript fmt.Stringer) {
 	if code, body := put(t, d.handles.URL()+"/worker-b/answer", "503"); code != http.StatusOK || !strings.Contains(body, "answer=503") {
 		t.Fatalf("answer 503: HTTP %d %q", code, body)
 	}
-	direct := fmt.Sprintf("http://%s:%d%s", d.servers.Addrs["worker-b"], d.servers.Port, framework.ProbePath)
+	direct := fmt.Sprintf("http://%s:%d%s", d.servers.Addrs["worker-b"], d.servers.Port, modelserver.ProbePath)
 	if code, _ := do(t, http.MethodGet, direct, ""); code != http.StatusServiceUnavailable {
 		t.Errorf("worker-b's model server after the handle: HTTP %d, want 503", code)
 	}

@@ -10,9 +10,9 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/ome-routing/operator/controllers"
+	"github.com/ome-routing/operator/internal/envfleet"
 	"github.com/ome-routing/operator/pkg/config"
 	"github.com/ome-routing/operator/pkg/observer"
-	"github.com/ome-routing/operator/test/framework"
 )
 
 // startInProcess runs the controllers in this process, from the same settings file the
@@ -35,8 +35,8 @@ func (d *Demo) startInProcess(settings, logPath string) (<-chan error, error) {
 		return nil, err
 	}
 	mgr, err := ctrl.NewManager(d.fleet.ControlPlane.Config, ctrl.Options{
-		Scheme:                 framework.Scheme,
-		Cache:                  controllers.CacheOptions(framework.SecretNamespace),
+		Scheme:                 envfleet.Scheme,
+		Cache:                  controllers.CacheOptions(envfleet.SecretNamespace),
 		Logger:                 zap.New(zap.WriteTo(logFile)),
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
@@ -46,7 +46,7 @@ func (d *Demo) startInProcess(settings, logPath string) (<-chan error, error) {
 		obs.Close()
 		return nil, err
 	}
-	if err := controllers.Setup(mgr, controllers.OptionsFor(cfg, framework.SecretNamespace, obs)); err != nil {
+	if err := controllers.Setup(mgr, controllers.OptionsFor(cfg, envfleet.SecretNamespace, obs)); err != nil {
 		logFile.Close()
 		obs.Close()
 		return nil, err

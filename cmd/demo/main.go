@@ -15,7 +15,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
-	"github.com/ome-routing/operator/test/framework"
+	"github.com/ome-routing/operator/internal/haproxyingress"
 )
 
 // Exit codes.
@@ -48,8 +48,8 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 	fs.BoolVar(&o.keep, "keep", os.Getenv("DEMO_KEEP") == "1", "Keep everything running at the end until Ctrl-C (or set DEMO_KEEP=1).")
 	fs.BoolVar(&o.inProcess, "in-process", false, "Run the controllers in this process instead of the manager binary.")
 	fs.StringVar(&o.cfg.Egctl, "egctl", os.Getenv("EGCTL"), "Envoy Gateway's egctl, for the translator's view of the route (default $EGCTL; empty leaves it out).")
-	haproxyIngress := fs.String("haproxy-ingress", os.Getenv(framework.HAProxyIngressEnv),
-		"HAProxy Ingress's binary, which runs haproxy for the real requests (default $"+framework.HAProxyIngressEnv+"; empty sends none).")
+	haproxyIngress := fs.String("haproxy-ingress", os.Getenv(haproxyingress.HAProxyIngressEnv),
+		"HAProxy Ingress's binary, which runs haproxy for the real requests (default $"+haproxyingress.HAProxyIngressEnv+"; empty sends none).")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -57,7 +57,7 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 		return nil, fmt.Errorf("unexpected arguments: %q", fs.Args())
 	}
 	// The data plane's helpers read the binary from the environment.
-	os.Setenv(framework.HAProxyIngressEnv, *haproxyIngress)
+	os.Setenv(haproxyingress.HAProxyIngressEnv, *haproxyIngress)
 	if err := findAssets(); err != nil {
 		return nil, err
 	}

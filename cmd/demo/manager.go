@@ -18,7 +18,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
-	"github.com/ome-routing/operator/test/framework"
+	"github.com/ome-routing/operator/internal/envfleet"
 )
 
 // managerStopTimeout is how long the manager may take to shut down after SIGTERM before
@@ -63,7 +63,7 @@ func managerArgs(settings, metricsAddr string, hosts map[string]netip.Addr) []st
 		"--multicluster-config=" + settings,
 		"--enable-multicluster",
 		"--multicluster-role=control-plane",
-		"--operator-namespace=" + framework.SecretNamespace,
+		"--operator-namespace=" + envfleet.SecretNamespace,
 		"--metrics-bind-address=" + metricsAddr,
 		"--metrics-secure=false",
 		"--health-probe-bind-address=0",

@@ -8,7 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ome-routing/operator/test/framework"
+	"github.com/ome-routing/operator/internal/modelserver"
+	"github.com/ome-routing/operator/internal/traffic"
 )
 
 // requestBatch is how many requests the story sends through haproxy at each step.
@@ -39,7 +40,7 @@ func (d *Demo) showRequests(ctx context.Context, weights map[string]int32) error
 	for {
 		before := d.servers.Received()
 		d.traffic.Batch(ctx, followBatch)
-		if framework.SplitMatches(d.servers.Delta(before), weights, followBatch, followTolerance) {
+		if modelserver.SplitMatches(d.servers.Delta(before), weights, followBatch, followTolerance) {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -60,7 +61,7 @@ func (d *Demo) showRequests(ctx context.Context, weights map[string]int32) error
 
 // requestsLine is "requests: worker-a 50  worker-b 50", each count followed by the status
 // when the server answered with an error itself, and then what haproxy answered itself.
-func requestsLine(t framework.Tally, received map[string]int64) string {
+func requestsLine(t traffic.Tally, received map[string]int64) string {
 	parts := []string{}
 	for _, w := range workers {
 		p := fmt.Sprintf("%s %d", w, received[w])

@@ -10,7 +10,9 @@ import (
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/ome-routing/operator/test/framework"
+	"github.com/ome-routing/operator/internal/envfleet"
+	"github.com/ome-routing/operator/internal/modelserver"
+	"github.com/ome-routing/operator/internal/traffic"
 )
 
 // Config is what a run of the demo needs from its caller: main fills it from the command
@@ -37,11 +39,11 @@ type Config struct {
 type Demo struct {
 	cfg   Config
 	out   *Printer
-	fleet *framework.Fleet
+	fleet *envfleet.Fleet
 	// servers are the model servers, one per worker on its own loopback address.
-	servers *framework.Servers
+	servers *modelserver.Servers
 	// traffic sends real requests through haproxy; nil when the data plane cannot run here.
-	traffic *framework.Traffic
+	traffic *traffic.Traffic
 	// gatewayAddr and globalHost are haproxy's address and the service's global hostname,
 	// for the reader's own requests; empty without a gateway.
 	gatewayAddr, globalHost string
@@ -119,7 +121,7 @@ func (d *Demo) startFleet(ctx context.Context) error {
 	d.out.Heading("Starting three Kubernetes API servers: a control plane, worker-a and worker-b")
 	d.out.Say("Each is a real kube-apiserver with its own etcd (from %s),", rel(os.Getenv("KUBEBUILDER_ASSETS")))
 	d.out.Say("started in parallel, with this repository's CRDs installed. This takes 10-30s.")
-	fleet, err := framework.StartFleet(ctx, workers...)
+	fleet, err := envfleet.StartFleet(ctx, workers...)
 	if err != nil {
 		return fmt.Errorf("start the API servers: %w", err)
 	}
@@ -130,7 +132,7 @@ func (d *Demo) startFleet(ctx context.Context) error {
 		d.out.Event("%s API server at %s", w, fleet.Workers[w].Config.Host)
 	}
 	d.out.Say("worker-a and worker-b are registered on the control plane as WorkloadClusters,")
-	d.out.Say("each through a kubeconfig Secret in namespace %s.", framework.SecretNamespace)
+	d.out.Say("each through a kubeconfig Secret in namespace %s.", envfleet.SecretNamespace)
 
 	// The control plane's kubeconfig has its CA, client certificate and key inline, so the
 	// file works from any folder, for kubectl and for the manager alike.
@@ -151,7 +153,7 @@ func (d *Demo) startFleet(ctx context.Context) error {
 
 func (d *Demo) startModelServers() error {
 	d.out.Heading("Starting two stand-ins for the model servers, one per workload cluster")
-	servers, err := framework.StartServers(hostDomain, workers)
+	servers, err := modelserver.StartServers(hostDomain, workers)
 	if err != nil {
 		return fmt.Errorf("start the model servers: %w", err)
 	}
@@ -161,7 +163,7 @@ func (d *Demo) startModelServers() error {
 		// A reporter beside the model server, as an operator adds with its own route.
 		servers.Endpoints[w].SetServable(1)
 		d.out.Event("%s's model server at %s:%d (%s) answers 200 on /v1/models, and {\"servable\": 1} on %s",
-			w, servers.Addrs[w], servers.Port, servers.Host(w), framework.ReportPath)
+			w, servers.Addrs[w], servers.Port, servers.Host(w), modelserver.ReportPath)
 	}
 	d.out.Say("Each listens on a loopback address of its own, all on port %d: the publisher's backendPort,", servers.Port)
 	d.out.Say("which every backend of a route shares, so the names must lead to different addresses.")
@@ -177,7 +179,7 @@ func (d *Demo) placeCopies(ctx context.Context) error {
 		// The URL names the worker's host, which the manager and the gateway resolve to
 		// its server's loopback address.
 		url := d.servers.URL(w)
-		if err := framework.PlaceCopy(ctx, d.fleet.Workers[w].Client, client.ObjectKey{Namespace: serviceNS, Name: serviceName}, url, 1, 1); err != nil {
+		if err := envfleet.PlaceCopy(ctx, d.fleet.Workers[w].Client, client.ObjectKey{Namespace: serviceNS, Name: serviceName}, url, 1, 1); err != nil {
 			return fmt.Errorf("place the copy on %s: %w", w, err)
 		}
 		d.out.Event("%s: status.url %s, IngressReady, 1 of 1 replica ready", w, url)

@@ -9,7 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
-	"github.com/ome-routing/operator/test/framework"
+	"github.com/ome-routing/operator/internal/modelserver"
 )
 
 // Step is one scene of the story: a change a user or a failure makes, then the state the
@@ -54,7 +54,7 @@ func (d *Demo) Steps() []Step {
 		},
 	}, {
 		Title: "worker-b's model server starts answering 503",
-		Do:    func(context.Context) error { return d.setModelServer(b, framework.Unavailable) },
+		Do:    func(context.Context) error { return d.setModelServer(b, modelserver.Unavailable) },
 		Want:  "worker-b gated with weight 0, worker-a passing",
 		Reached: func(_, v View) bool {
 			eb := v.Entries[b]
@@ -67,7 +67,7 @@ func (d *Demo) Steps() []Step {
 		},
 	}, {
 		Title: "worker-b recovers",
-		Do:    func(context.Context) error { return d.setModelServer(b, framework.Serve) },
+		Do:    func(context.Context) error { return d.setModelServer(b, modelserver.Serve) },
 		Want:  "worker-b's gate lifted, both clusters passing",
 		Reached: func(_, v View) bool {
 			return passing(v.Entries[a]) && passing(v.Entries[b])
@@ -100,10 +100,10 @@ func (d *Demo) Steps() []Step {
 		Do: func(context.Context) error {
 			// worker-b can serve again; the gates below would otherwise keep its 0.
 			d.setServable(b, 1)
-			if err := d.setModelServer(a, framework.Unavailable); err != nil {
+			if err := d.setModelServer(a, modelserver.Unavailable); err != nil {
 				return err
 			}
-			return d.setModelServer(b, framework.Unavailable)
+			return d.setModelServer(b, modelserver.Unavailable)
 		},
 		Want: "both clusters gated with their weights kept, Routable True AllHomesProbeFailed",
 		Reached: func(_, v View) bool {
@@ -203,8 +203,8 @@ func (d *Demo) applyService(ctx context.Context, policy omev1beta1.AllFailedPoli
 }
 
 // setModelServer switches how a worker's model server answers /v1/models.
-func (d *Demo) setModelServer(worker string, mode framework.Mode) error {
-	what := map[framework.Mode]string{framework.Serve: "200", framework.Unavailable: "503"}[mode]
+func (d *Demo) setModelServer(worker string, mode modelserver.Mode) error {
+	what := map[modelserver.Mode]string{modelserver.Serve: "200", modelserver.Unavailable: "503"}[mode]
 	d.out.Event("%s's model server now answers %s", worker, what)
 	return d.servers.Set(worker, mode)
 }

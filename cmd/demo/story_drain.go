@@ -8,7 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
-	"github.com/ome-routing/operator/test/framework"
+	"github.com/ome-routing/operator/internal/modelserver"
 )
 
 // drainID and drainReason are the maintenance drain the story sets with kubectl ome.
@@ -25,7 +25,7 @@ func (d *Demo) drainSteps() []Step {
 		Title: "Both model servers are fixed; drain worker-a for maintenance with kubectl ome",
 		Do: func(ctx context.Context) error {
 			for _, w := range workers {
-				if err := d.setModelServer(w, framework.Serve); err != nil {
+				if err := d.setModelServer(w, modelserver.Serve); err != nil {
 					return err
 				}
 			}

@@ -7,7 +7,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
-	"github.com/ome-routing/operator/test/framework"
+	"github.com/ome-routing/operator/internal/modelserver"
 )
 
 // rampRounds is the story's rampUp in probe periods.
@@ -33,7 +33,7 @@ func (d *Demo) rampSteps() []Step {
 			if err := d.kubectl.Show(ctx, "apply", "-f", rel(path)); err != nil {
 				return err
 			}
-			return d.setModelServer(b, framework.Unavailable)
+			return d.setModelServer(b, modelserver.Unavailable)
 		},
 		Want: "worker-b gated under the probe with rampUp, worker-a passing",
 		Reached: func(before, v View) bool {
@@ -46,7 +46,7 @@ func (d *Demo) rampSteps() []Step {
 		},
 	}, {
 		Title: "worker-b recovers: its weight climbs back over rampUp",
-		Do:    func(context.Context) error { return d.setModelServer(b, framework.Serve) },
+		Do:    func(context.Context) error { return d.setModelServer(b, modelserver.Serve) },
 		Want:  "worker-b back at its full weight after ramping up",
 		Reached: func(_, v View) bool {
 			ea, eb := v.Entries[a], v.Entries[b]

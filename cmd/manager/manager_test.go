@@ -9,9 +9,10 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/ome-routing/operator/test/framework"
 )
 
 // step1Config is the user guide's Step 1 with the chart's observer defaults.
@@ -28,54 +29,25 @@ const (
 	noAPIServer    = "Unable to find the API server"
 )
 
-// The build the test binary is stamped with.
+// The build the test binary is stamped with (framework.ManagerBinary's).
 const (
-	testVersion  = "v9.9.9-test"
-	testRevision = "0123456789abcdef"
-	testLDFlags  = "-X github.com/ome-routing/operator/pkg/version.version=" + testVersion +
-		" -X github.com/ome-routing/operator/pkg/version.revision=" + testRevision
+	testVersion  = framework.TestVersion
+	testRevision = framework.TestRevision
 )
 
-var (
-	buildOnce sync.Once
-	binary    string
-	buildErr  error
-)
-
-// managerBinary builds the manager once per test run.
+// managerBinary is the manager's binary: make test's, or one built once per test run.
 func managerBinary(t *testing.T) string {
 	t.Helper()
-	buildOnce.Do(func() {
-		var gomod []byte
-		gomod, buildErr = exec.Command("go", "env", "GOMOD").Output()
-		if buildErr != nil {
-			return
-		}
-		root := filepath.Dir(strings.TrimSpace(string(gomod)))
-		dir, err := os.MkdirTemp("", "manager-test-")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		binary = filepath.Join(dir, "manager")
-		// Stamped as the Makefile stamps it, with values of the test's own.
-		cmd := exec.Command("go", "build", "-ldflags", testLDFlags, "-o", binary, "./cmd/manager")
-		cmd.Dir = root
-		if out, err := cmd.CombinedOutput(); err != nil {
-			buildErr = errors.New(string(out))
-		}
-	})
-	if buildErr != nil {
-		t.Fatalf("build the manager: %v", buildErr)
+	bin, err := framework.ManagerBinary()
+	if err != nil {
+		t.Fatalf("the manager's binary: %v", err)
 	}
-	return binary
+	return bin
 }
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if binary != "" {
-		os.RemoveAll(filepath.Dir(binary))
-	}
+	framework.RemoveBuiltBinaries()
 	os.Exit(code)
 }
 

@@ -46,7 +46,7 @@ type Options struct {
 	Probe   *omev1beta1.RoutingProbe
 	// Timing is the installation's probe and capacity poll.
 	Timing Timing
-	// Dir receives the binaries, the logs and the processes' files.
+	// Dir receives the logs and the processes' files.
 	Dir string
 }
 
@@ -73,11 +73,13 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 			err = errors.Join(err, e.Stop())
 		}
 	}()
-	managerBin, plugin, err := BuildBinaries(ctx, opts.Dir)
+	managerBin, err := framework.ManagerBinary()
 	if err != nil {
 		return nil, err
 	}
-	e.Plugin = plugin
+	if e.Plugin, err = framework.PluginBinary(); err != nil {
+		return nil, err
+	}
 	if e.Servers, err = framework.StartServers(hostDomain, opts.Workers); err != nil {
 		return nil, err
 	}

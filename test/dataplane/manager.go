@@ -1,7 +1,6 @@
 package dataplane
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -11,21 +10,6 @@ import (
 
 	"github.com/ome-routing/operator/test/framework"
 )
-
-// BuildBinaries builds the manager and the kubectl-ome plugin from this checkout into dir,
-// as `make build` does, and returns their paths: a bin/manager left from an older build
-// could be stale.
-func BuildBinaries(ctx context.Context, dir string) (manager, plugin string, err error) {
-	manager, plugin = filepath.Join(dir, "manager"), filepath.Join(dir, "kubectl-ome")
-	for out, pkg := range map[string]string{manager: "./cmd/manager", plugin: "./cmd/kubectl-ome"} {
-		cmd := exec.CommandContext(ctx, "go", "build", "-o", out, pkg)
-		cmd.Dir = framework.RepoRoot()
-		if b, err := cmd.CombinedOutput(); err != nil {
-			return "", "", fmt.Errorf("go build %s: %w\n%s", pkg, err, b)
-		}
-	}
-	return manager, plugin, nil
-}
 
 // Manager is the manager's binary running as a child process, as it runs in a cluster.
 type Manager struct {

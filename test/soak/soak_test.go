@@ -29,12 +29,14 @@ const leaseDuration = 15 * time.Second
 // times it reports are for reading.
 func TestSoak(t *testing.T) {
 	if os.Getenv("OME_SOAK") == "" {
-		t.Skip("soak: set OME_SOAK=1 (with KUBEBUILDER_ASSETS, HELM and OME_SOAK_MANAGER); `make soak` does")
+		t.Skip("soak: set OME_SOAK=1 (with KUBEBUILDER_ASSETS and HELM); `make soak` does")
 	}
-	bin := os.Getenv("OME_SOAK_MANAGER")
-	if bin == "" {
-		t.Fatal("OME_SOAK_MANAGER must name the manager binary (make build writes bin/manager)")
+	// make soak names a binary stamped as `make build` stamps one (OME_MANAGER_BIN).
+	bin, err := framework.ManagerBinary()
+	if err != nil {
+		t.Fatal(err)
 	}
+	t.Cleanup(framework.RemoveBuiltBinaries)
 	duration := envDuration(t, "OME_SOAK_DURATION", 30*time.Minute)
 	services := framework.EnvInt(t, "OME_SOAK_SERVICES", 200)
 	sched := newSchedule(duration)

@@ -89,6 +89,7 @@ func TestFailover(t *testing.T) {
 		}
 		dir = keep
 	}
+	t.Cleanup(framework.RemoveBuiltBinaries)
 	env, err := dataplane.Start(ctx, dataplane.Options{
 		Workers: []string{"worker-a", "worker-b"}, Ready: map[string]int32{"worker-a": 1, "worker-b": 1},
 		Service: service, Timing: dataplane.DefaultTiming, Dir: dir,

@@ -52,13 +52,15 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(os.RemoveAll, workDir)
 
-	// The binary as `make build` builds it: stamped with a version (values of the test's
-	// own), and with the completion helper next to it.
+	// The binary as `make build` installs it: stamped with a version (values of the test's
+	// own), and with the completion helper next to it, in a folder of the suite's own (a
+	// link to the one binary of the test run).
+	built, err := framework.PluginBinary()
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(framework.RemoveBuiltBinaries)
 	plugin = filepath.Join(workDir, "bin", "kubectl-ome")
-	build := exec.Command("go", "build", "-ldflags", testLDFlags, "-o", plugin, "./cmd/kubectl-ome")
-	build.Dir = framework.RepoRoot()
-	out, err := build.CombinedOutput()
-	Expect(err).NotTo(HaveOccurred(), string(out))
+	Expect(os.MkdirAll(filepath.Dir(plugin), 0o755)).To(Succeed())
+	Expect(os.Symlink(built, plugin)).To(Succeed())
 	helper, err := os.ReadFile(filepath.Join(framework.RepoRoot(), "cmd", "kubectl-ome", "kubectl_complete-ome"))
 	Expect(err).NotTo(HaveOccurred())
 	Expect(os.WriteFile(filepath.Join(workDir, "bin", "kubectl_complete-ome"), helper, 0o755)).To(Succeed())
@@ -92,12 +94,10 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	}
 }, NodeTimeout(3*time.Minute))
 
-// The build the test binary is stamped with, as the Makefile stamps it.
+// The build the test binary is stamped with (framework.PluginBinary's).
 const (
-	testVersion  = "v9.9.9-test"
-	testRevision = "0123456789abcdef"
-	testLDFlags  = "-X github.com/ome-routing/operator/pkg/version.version=" + testVersion +
-		" -X github.com/ome-routing/operator/pkg/version.revision=" + testRevision
+	testVersion  = framework.TestVersion
+	testRevision = framework.TestRevision
 )
 
 // result is one run of the plugin.

@@ -47,6 +47,8 @@ func TestDataPlane(t *testing.T) {
 
 var _ = BeforeSuite(func(ctx context.Context) {
 	ctrl.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
+	// After env.Stop: the fixture's manager runs from a binary the suite may have built.
+	DeferCleanup(framework.RemoveBuiltBinaries)
 	var err error
 	env, err = dataplane.Start(ctx, dataplane.Options{
 		Workers: workers, Ready: ready, Service: service, Probe: probeSpec(omev1beta1.AllFailedPreserveTraffic),

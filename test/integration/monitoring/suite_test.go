@@ -71,7 +71,10 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	metricsURL = "http://" + addr + "/metrics"
 	// Plain HTTP: this suite reads which metrics exist; cmd/manager's tests cover the
 	// authenticated HTTPS endpoint the chart serves by default.
-	startManager(buildManager(dir), kubeconfig,
+	bin, err := framework.ManagerBinary()
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(framework.RemoveBuiltBinaries)
+	startManager(bin, kubeconfig,
 		"--multicluster-config="+settings, "--enable-multicluster", "--multicluster-role=control-plane",
 		"--metrics-bind-address="+addr, "--metrics-secure=false", "--health-probe-bind-address=0")
 }, NodeTimeout(3*time.Minute))
@@ -83,17 +86,6 @@ const managerSettings = `{"routing": {"enabled": true,
     "period": "1s", "timeout": "500ms", "failureThreshold": 3, "successThreshold": 2, "allFailedPolicy": "PreserveTraffic"},
   "observer": {"maxConcurrentReconciles": 2, "maxConcurrentRequests": 4, "maxResponseBytes": 65536, "minPeriod": "1s",
     "maxSamples": 10, "allowLoopback": true, "allowPrivateNetworks": false}}}`
-
-// buildManager builds the manager binary from this checkout into dir.
-func buildManager(dir string) string {
-	GinkgoHelper()
-	bin := filepath.Join(dir, "manager")
-	cmd := exec.Command("go", "build", "-o", bin, "./cmd/manager")
-	cmd.Dir = framework.RepoRoot()
-	out, err := cmd.CombinedOutput()
-	Expect(err).NotTo(HaveOccurred(), "go build ./cmd/manager:\n%s", out)
-	return bin
-}
 
 // startManager runs the manager binary against the control plane, the way it runs in a
 // pod, and stops it with SIGTERM when the suite ends.

@@ -1,4 +1,4 @@
-package framework
+package traffic
 
 import (
 	"context"
@@ -9,28 +9,30 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/ome-routing/operator/internal/modelserver"
 )
 
 // Traffic sends requests through a gateway to one route, as a user of the global endpoint
 // does: to the gateway's address, with the route's hostname as Host. Each request carries
-// TrafficHeader, so the servers count it apart from probes.
+// modelserver.TrafficHeader, so the servers count it apart from probes.
 type Traffic struct {
 	// Addr is the gateway's host:port.
 	Addr string
 	// Host is the route's hostname.
 	Host string
-	// Path is the path requested: the model servers answer on ProbePath.
+	// Path is the path requested: the model servers answer on modelserver.ProbePath.
 	Path   string
 	client *http.Client
 }
 
 // requestTimeout bounds one request: every server answers at once unless it is told to
-// hang, which these tests never do.
+// hang, which neither the suites nor the demo do.
 const requestTimeout = 5 * time.Second
 
 // NewTraffic is a sender to the route with hostname host on the gateway at addr.
 func NewTraffic(addr, host string) *Traffic {
-	return &Traffic{Addr: addr, Host: host, Path: ProbePath, client: &http.Client{
+	return &Traffic{Addr: addr, Host: host, Path: modelserver.ProbePath, client: &http.Client{
 		Timeout:   requestTimeout,
 		Transport: &http.Transport{MaxIdleConnsPerHost: 64, DisableCompression: true},
 	}}
@@ -42,8 +44,8 @@ type Result struct {
 	Sent, Done time.Time
 	// Status is the answer's status, 0 when none came.
 	Status int
-	// ServedBy names the server that answered, from ServedByHeader; empty when the gateway
-	// answered itself or no answer came.
+	// ServedBy names the server that answered, from modelserver.ServedByHeader; empty when
+	// the gateway answered itself or no answer came.
 	ServedBy string
 	// Err is why no answer came.
 	Err error
@@ -61,7 +63,7 @@ func (t *Traffic) Do(ctx context.Context) Result {
 		return r
 	}
 	req.Host = t.Host
-	req.Header.Set(TrafficHeader, "1")
+	req.Header.Set(modelserver.TrafficHeader, "1")
 	resp, err := t.client.Do(req)
 	r.Done = time.Now()
 	if err != nil {
@@ -69,7 +71,7 @@ func (t *Traffic) Do(ctx context.Context) Result {
 		return r
 	}
 	_ = resp.Body.Close()
-	r.Status, r.ServedBy = resp.StatusCode, resp.Header.Get(ServedByHeader)
+	r.Status, r.ServedBy = resp.StatusCode, resp.Header.Get(modelserver.ServedByHeader)
 	return r
 }
 

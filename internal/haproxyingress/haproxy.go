@@ -1,4 +1,4 @@
-package framework
+package haproxyingress
 
 import (
 	"context"
@@ -21,11 +21,14 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/ome-routing/operator/internal/envfleet"
 )
 
-// HAProxy Ingress is the data plane of the tests that send requests: a Gateway API
-// controller (github.com/jcmoraisjr/haproxy-ingress, pinned in hack/haproxy-ingress) that
-// writes the configuration of a real haproxy from the HTTPRoutes it reads.
+// HAProxy Ingress is the data plane of the suites and the demo that send requests: a
+// Gateway API controller (github.com/jcmoraisjr/haproxy-ingress, pinned in
+// hack/haproxy-ingress) that writes the configuration of a real haproxy from the
+// HTTPRoutes it reads.
 const (
 	// HAProxyIngressEnv names the controller's binary; make sets it to the one it built.
 	HAProxyIngressEnv = "HAPROXY_INGRESS"
@@ -131,9 +134,9 @@ const haproxyStopTimeout = 10 * time.Second
 
 // StartHAProxyIngress starts HAProxy Ingress against the cluster, with every listener of it
 // and of its haproxy on 127.0.0.1, and waits until haproxy answers HTTP. Call Stop.
-func StartHAProxyIngress(ctx context.Context, c *Cluster, opts HAProxyOptions) (*HAProxyIngress, error) {
+func StartHAProxyIngress(ctx context.Context, c *envfleet.Cluster, opts HAProxyOptions) (*HAProxyIngress, error) {
 	bin := os.Getenv(HAProxyIngressEnv)
-	mod, err := moduleDir("hack/haproxy-ingress", haproxyModule)
+	mod, err := envfleet.ModuleDir("hack/haproxy-ingress", haproxyModule)
 	if err != nil {
 		return nil, err
 	}
@@ -190,7 +193,7 @@ func StartHAProxyIngress(ctx context.Context, c *Cluster, opts HAProxyOptions) (
 
 // prepare writes the controller's files (templates, Lua scripts, hosts, kubeconfig) and
 // creates its ConfigMap, choosing free loopback ports for haproxy's listeners.
-func (h *HAProxyIngress) prepare(ctx context.Context, c *Cluster, mod string, opts HAProxyOptions) error {
+func (h *HAProxyIngress) prepare(ctx context.Context, c *envfleet.Cluster, mod string, opts HAProxyOptions) error {
 	prefix := filepath.Join(h.dir, "prefix")
 	for _, d := range []string{"etc/haproxy/lua", "etc/haproxy/maps", "etc/haproxy/errorfiles", "var/run/haproxy", "var/lib/haproxy/crt"} {
 		if err := os.MkdirAll(filepath.Join(prefix, d), 0o755); err != nil {
@@ -246,7 +249,7 @@ func writeHosts(path string, hosts map[string]string) error {
 	}
 	var b strings.Builder
 	b.Write(base)
-	b.WriteString("\n# Added for HAProxy Ingress by test/framework.\n")
+	b.WriteString("\n# Added for HAProxy Ingress by internal/haproxyingress.\n")
 	for _, name := range slices.Sorted(maps.Keys(hosts)) {
 		fmt.Fprintf(&b, "%s %s\n", hosts[name], name)
 	}
@@ -312,7 +315,7 @@ func (h *HAProxyIngress) Stop() error {
 		}
 		_ = syscall.Kill(-pid, syscall.SIGKILL)
 		<-h.done
-		fmt.Fprintf(h.log, "test/framework: HAProxy Ingress did not stop within %s of SIGTERM, so it was killed "+
+		fmt.Fprintf(h.log, "haproxyingress: HAProxy Ingress did not stop within %s of SIGTERM, so it was killed "+
 			"(stopped during a reload, v0.14.0 waits for a haproxy worker that never comes; see the goroutines above)\n", haproxyStopTimeout)
 	}
 	// haproxy's workers may outlive the controller by a moment; they are in its group.

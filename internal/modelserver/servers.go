@@ -1,4 +1,4 @@
-package framework
+package modelserver
 
 import (
 	"errors"

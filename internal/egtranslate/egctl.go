@@ -1,4 +1,4 @@
-package framework
+package egtranslate
 
 import (
 	"bytes"
@@ -16,6 +16,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 	"sigs.k8s.io/yaml"
+
+	"github.com/ome-routing/operator/internal/envfleet"
 )
 
 // GatewayClassController is the controllerName of Envoy Gateway's GatewayClasses, which
@@ -133,7 +135,7 @@ func manifest(obj client.Object) ([]byte, error) {
 	if uo, ok := obj.(*unstructured.Unstructured); ok {
 		u = uo.DeepCopy()
 	} else {
-		gvk, err := apiutil.GVKForObject(obj, Scheme)
+		gvk, err := apiutil.GVKForObject(obj, envfleet.Scheme)
 		if err != nil {
 			return nil, err
 		}

@@ -1,4 +1,4 @@
-package framework
+package envfleet
 
 import (
 	"errors"
@@ -39,8 +39,8 @@ type Cluster struct {
 	stopped bool
 }
 
-// RepoRoot is the repository's top folder, found from this file's location so that tests
-// work from any package directory.
+// RepoRoot is the repository's top folder, found from this file's location so that the
+// suites work from any package directory and the demo from any working directory.
 func RepoRoot() string {
 	_, file, _, _ := runtime.Caller(0)
 	return filepath.Join(filepath.Dir(file), "..", "..")

@@ -1,4 +1,4 @@
-package framework
+package envfleet
 
 import (
 	"context"
@@ -18,10 +18,10 @@ import (
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
 
-// moduleDir is where the Go module path is in the module cache, as the module in dir
+// ModuleDir is where the Go module path is in the module cache, as the module in dir
 // (relative to the repository) requires it: the CRDs are read from the very module
 // version the code is built with, never from a copy.
-func moduleDir(dir, path string) (string, error) {
+func ModuleDir(dir, path string) (string, error) {
 	// go mod download prints where the module is, fetching it first if it is missing.
 	cmd := exec.Command("go", "mod", "download", "-json", path)
 	cmd.Dir = filepath.Join(RepoRoot(), dir)
@@ -40,11 +40,11 @@ func moduleDir(dir, path string) (string, error) {
 // at the version the operator's go.mod requires, and Envoy Gateway's Backend CRD, from
 // the github.com/envoyproxy/gateway version hack/egctl pins.
 func GatewayCRDPaths() ([]string, error) {
-	gw, err := moduleDir(".", "sigs.k8s.io/gateway-api")
+	gw, err := ModuleDir(".", "sigs.k8s.io/gateway-api")
 	if err != nil {
 		return nil, err
 	}
-	eg, err := moduleDir("hack/egctl", "github.com/envoyproxy/gateway")
+	eg, err := ModuleDir("hack/egctl", "github.com/envoyproxy/gateway")
 	if err != nil {
 		return nil, err
 	}
