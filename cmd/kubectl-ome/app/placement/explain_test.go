@@ -254,8 +254,8 @@ Fleet Truncated      false
 Hint                 WLC Ready is reachability, not capacity
 Hint                 Partial fleet: no global eligibility verdict
 `},
-		"timeout":         {fleetRead{Err: context.DeadlineExceeded}, "Fleet reason         Timeout\n"},
-		"no such API":     {fleetRead{Err: &meta.NoKindMatchError{GroupKind: schema.GroupKind{Group: "ome.io", Kind: "WorkloadCluster"}}}, "Fleet reason         UnsupportedAPI\n"},
+		"timeout":     {fleetRead{Err: context.DeadlineExceeded}, "Fleet reason         Timeout\n"},
+		"no such API": {fleetRead{Err: &meta.NoKindMatchError{GroupKind: schema.GroupKind{Group: "ome.io", Kind: "WorkloadCluster"}}}, "Fleet reason         UnsupportedAPI\n"},
 		"second page lost": {fleetRead{Pages: 1, Items: twoWorkers().Items, Err: apierrors.NewTimeoutError("slow", 1)}, `Fleet state          Partial
 Fleet reason         Timeout
 Fleet Returned       2

@@ -103,12 +103,16 @@ func TestStatusHeadStates(t *testing.T) {
 			s.Status.Placement.Candidates = s.Status.Placement.Candidates[1:]
 			s.Spec.Placement.Mode = omev1beta1.PlacementModeSingle
 		}, "Reported cluster     worker-a\n"},
-		"mode left out":    {func(s *omev1beta1.InferenceService) { s.Spec.Placement.Mode = "" }, "Mode                 NotRecorded\n"},
-		"unknown mode":     {func(s *omev1beta1.InferenceService) { s.Spec.Placement.Mode = "Spread" }, "Mode                 Unknown\n"},
-		"pending":          {func(s *omev1beta1.InferenceService) { s.Status.Placement.Phase = omev1beta1.PlacementPhasePending }, "Placement            Pending (reported)\n"},
-		"unknown phase":    {func(s *omev1beta1.InferenceService) { s.Status.Placement.Phase = "Failed" }, "Placement            Unknown\n"},
-		"no requirements":  {func(s *omev1beta1.InferenceService) { s.Spec.Placement.ClusterAffinity = []omev1beta1.ClusterAffinityTerm{{}} }, "Selectors            NoRequirements\n"},
-		"invalid selector": {func(s *omev1beta1.InferenceService) { s.Spec.Placement.ClusterAffinity[0].MatchFields[0].Key = "metadata.labels" }, "Selectors            InvalidSelector\n"},
+		"mode left out": {func(s *omev1beta1.InferenceService) { s.Spec.Placement.Mode = "" }, "Mode                 NotRecorded\n"},
+		"unknown mode":  {func(s *omev1beta1.InferenceService) { s.Spec.Placement.Mode = "Spread" }, "Mode                 Unknown\n"},
+		"pending":       {func(s *omev1beta1.InferenceService) { s.Status.Placement.Phase = omev1beta1.PlacementPhasePending }, "Placement            Pending (reported)\n"},
+		"unknown phase": {func(s *omev1beta1.InferenceService) { s.Status.Placement.Phase = "Failed" }, "Placement            Unknown\n"},
+		"no requirements": {func(s *omev1beta1.InferenceService) {
+			s.Spec.Placement.ClusterAffinity = []omev1beta1.ClusterAffinityTerm{{}}
+		}, "Selectors            NoRequirements\n"},
+		"invalid selector": {func(s *omev1beta1.InferenceService) {
+			s.Spec.Placement.ClusterAffinity[0].MatchFields[0].Key = "metadata.labels"
+		}, "Selectors            InvalidSelector\n"},
 		"too many terms": {func(s *omev1beta1.InferenceService) {
 			s.Spec.Placement.ClusterAffinity = make([]omev1beta1.ClusterAffinityTerm, maxTerms+1)
 		}, "Selectors            BudgetExceeded\n"},
