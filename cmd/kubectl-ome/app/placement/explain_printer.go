@@ -30,7 +30,7 @@ it is a home, its connection source and its Ready reason.`,
   # With the probe's and the poll's settings
   kubectl ome placement explain chat -n prod -o wide`,
 	}
-	return readOnly(cmd, getter, streams, func(ctx context.Context, t util.Target, name string, now time.Time) (runtime.Object, func(bool) []util.Row, error) {
+	return ReadOnly(cmd, getter, streams, func(ctx context.Context, t util.Target, name string, now time.Time) (runtime.Object, func(bool) []util.Row, error) {
 		isvc, tm, tmErr, err := Read(ctx, t, name)
 		if err != nil {
 			return nil, nil, err

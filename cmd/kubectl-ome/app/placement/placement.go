@@ -72,7 +72,7 @@ health) and each route home's tier.`,
   # Everything, uncut, for a script
   kubectl ome placement endpoint chat -n prod -o json`,
 	}
-	return readOnly(cmd, getter, streams, func(ctx context.Context, t util.Target, name string, now time.Time) (runtime.Object, func(bool) []util.Row, error) {
+	return ReadOnly(cmd, getter, streams, func(ctx context.Context, t util.Target, name string, now time.Time) (runtime.Object, func(bool) []util.Row, error) {
 		report, err := collect(ctx, t, name, now)
 		if err != nil {
 			return nil, nil, err
@@ -81,14 +81,14 @@ health) and each route home's tier.`,
 	})
 }
 
-// view builds one read-only view of a service: the report that -o json|yaml prints, and
+// View builds one read-only view of a service: the report that -o json|yaml prints, and
 // its rows for the table (wide or not).
-type view func(ctx context.Context, t util.Target, name string, now time.Time) (runtime.Object, func(wide bool) []util.Row, error)
+type View func(ctx context.Context, t util.Target, name string, now time.Time) (runtime.Object, func(wide bool) []util.Row, error)
 
-// readOnly gives cmd what every `placement` subcommand shares: one service name, checked
+// ReadOnly gives cmd what every read-only view of a service shares (the `placement` subcommands and `traffic status`): one service name, checked
 // before any request, -o table|wide|json|yaml with its completion, completion of the name,
 // and the exit codes (1 only for a bad argument or an unreadable service).
-func readOnly(cmd *cobra.Command, getter *util.ClientGetter, streams genericiooptions.IOStreams, build view) *cobra.Command {
+func ReadOnly(cmd *cobra.Command, getter *util.ClientGetter, streams genericiooptions.IOStreams, build View) *cobra.Command {
 	var output string
 	cmd.Args = cobra.ArbitraryArgs
 	cmd.ValidArgsFunction = util.CompleteServices(getter)

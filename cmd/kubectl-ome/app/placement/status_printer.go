@@ -29,7 +29,7 @@ as many replicas as it asks for.`,
   # Every home, with its replicas
   kubectl ome placement status chat -n prod -o wide`,
 	}
-	return readOnly(cmd, getter, streams, func(ctx context.Context, t util.Target, name string, now time.Time) (runtime.Object, func(bool) []util.Row, error) {
+	return ReadOnly(cmd, getter, streams, func(ctx context.Context, t util.Target, name string, now time.Time) (runtime.Object, func(bool) []util.Row, error) {
 		isvc, tm, tmErr, err := Read(ctx, t, name)
 		if err != nil {
 			return nil, nil, err
