@@ -2,7 +2,6 @@ package placement
 
 import (
 	"context"
-	"errors"
 	"slices"
 	"strings"
 
@@ -135,9 +134,6 @@ func fleetView(f fleetRead, isvc *omev1beta1.InferenceService, homes []HomeView)
 func fleetReason(err error) string {
 	if meta.IsNoMatchError(err) || apierrors.IsNotFound(err) {
 		return UnsupportedAPI
-	}
-	if errors.Is(err, context.Canceled) {
-		return "Cancelled"
 	}
 	return readReason(err)
 }
