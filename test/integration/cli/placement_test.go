@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"time"
 
@@ -33,6 +34,15 @@ func placeOn(ctx context.Context, isvc *omev1beta1.InferenceService) {
 // have written for its generation, and removes it after the spec, so that the other
 // specs see the suite's clusters only.
 func registerCluster(ctx context.Context, name string, ready metav1.ConditionStatus, reason string) {
+	wc := temporaryCluster(ctx, name)
+	wc.Status.ObservedGeneration = wc.Generation
+	wc.Status.Conditions = []metav1.Condition{{Type: omev1beta1.WorkloadClusterReady, Status: ready, Reason: reason, Message: "as written by the test",
+		ObservedGeneration: wc.Generation, LastTransitionTime: metav1.Now()}}
+	Expect(k8s.Status().Update(ctx, wc)).To(Succeed())
+}
+
+// temporaryCluster registers a WorkloadCluster without a status for the spec.
+func temporaryCluster(ctx context.Context, name string) *omev1beta1.WorkloadCluster {
 	wc := &omev1beta1.WorkloadCluster{ObjectMeta: metav1.ObjectMeta{Name: name},
 		Spec: omev1beta1.WorkloadClusterSpec{ClusterSource: omev1beta1.ClusterSource{KubeConfig: omev1beta1.KubeConfigSource{
 			SecretRef: omev1beta1.SecretReference{Name: name, Namespace: "ome"}}}}}
@@ -43,10 +53,7 @@ func registerCluster(ctx context.Context, name string, ready metav1.ConditionSta
 			return apierrors.IsNotFound(k8s.Get(ctx, client.ObjectKeyFromObject(wc), &omev1beta1.WorkloadCluster{}))
 		}, timeout, interval).Should(BeTrue())
 	})
-	wc.Status.ObservedGeneration = wc.Generation
-	wc.Status.Conditions = []metav1.Condition{{Type: omev1beta1.WorkloadClusterReady, Status: ready, Reason: reason, Message: "as written by the test",
-		ObservedGeneration: wc.Generation, LastTransitionTime: metav1.Now()}}
-	Expect(k8s.Status().Update(ctx, wc)).To(Succeed())
+	return wc
 }
 
 // routedService creates a service placed on explain-down and explain-up with the given
@@ -370,5 +377,42 @@ Hint                 Partial fleet: no global eligibility verdict
 View                 Bounded cells; use -o json for complete identities
 `))
 		}, timeout, interval).Should(Succeed())
+	})
+
+	It("reads at most 64 WorkloadClusters, in two pages, and says the fleet is Partial past them", func(ctx context.Context) {
+		// The suite registers three; these make 65.
+		for i := range 62 {
+			temporaryCluster(ctx, fmt.Sprintf("bulk-%02d", i))
+		}
+		ns := newNamespace(ctx)
+		newSource(ctx, ns, "chat", "")
+		r := run(ctx, "placement", "explain", "chat", "-n", ns)
+		Expect(r.code).To(BeZero(), r.stderr)
+		Expect(r.stdout).To(ContainSubstring(`Issue                Fleet: Partial (PageBudgetExceeded)
+Fleet state          Partial
+Fleet reason         PageBudgetExceeded
+Fleet Returned       64
+Fleet Admitted       64
+Fleet Pages          2
+Fleet Complete       false
+Fleet Truncated      true
+Clusters             4/64; use -o wide or json
+Cluster              bulk-00
+`))
+		Expect(r.stdout).To(HaveSuffix("Hint                 WLC Ready is reachability, not capacity\n" +
+			"Hint                 Partial fleet: no global eligibility verdict\n" +
+			"View                 Bounded cells; use -o json for complete identities\n"))
+		r = run(ctx, "placement", "explain", "chat", "-n", ns, "-o", "json")
+		var report struct {
+			Content struct {
+				Fleet struct {
+					Clusters []struct {
+						Name string `json:"name"`
+					} `json:"clusters"`
+				} `json:"fleet"`
+			} `json:"content"`
+		}
+		Expect(json.Unmarshal([]byte(r.stdout), &report)).To(Succeed())
+		Expect(report.Content.Fleet.Clusters).To(HaveLen(64))
 	})
 })
