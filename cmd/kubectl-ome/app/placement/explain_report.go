@@ -88,8 +88,8 @@ func (r *ExplainReport) DeepCopyObject() runtime.Object {
 
 // buildExplain turns what Read and readFleet returned into the explain report.
 func buildExplain(isvc *omev1beta1.InferenceService, tm *omev1beta1.TrafficMap, tmErr error, fleet fleetRead, now time.Time) *ExplainReport {
-	st := buildStatus(isvc, tm, tmErr, now)
 	ep := buildReport(isvc, tm, tmErr, now)
+	st := statusFrom(isvc, ep)
 	r := &ExplainReport{CollectedAt: st.CollectedAt, Target: st.Target, Warnings: []string{}}
 	r.SetGroupVersionKind(reportGroupVersion.WithKind("PlacementExplainReport"))
 	c := &r.Content

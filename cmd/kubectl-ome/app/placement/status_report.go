@@ -93,7 +93,11 @@ func (r *StatusReport) DeepCopyObject() runtime.Object {
 
 // buildStatus turns what Read returned into the status report.
 func buildStatus(isvc *omev1beta1.InferenceService, tm *omev1beta1.TrafficMap, tmErr error, now time.Time) *StatusReport {
-	ep := buildReport(isvc, tm, tmErr, now)
+	return statusFrom(isvc, buildReport(isvc, tm, tmErr, now))
+}
+
+// statusFrom is the status report of the service whose endpoint report is ep.
+func statusFrom(isvc *omev1beta1.InferenceService, ep *EndpointReport) *StatusReport {
 	r := &StatusReport{CollectedAt: ep.CollectedAt, Target: ep.Target, Warnings: []string{}}
 	r.SetGroupVersionKind(reportGroupVersion.WithKind("PlacementStatusReport"))
 	c := &r.Content
