@@ -1,4 +1,5 @@
-// Package placement is `kubectl ome placement endpoint`: a read-only view of how a
-// service's TrafficMap routes it, built from what the operator recorded. It never probes an
-// endpoint itself.
+// Package placement is `kubectl ome placement`: read-only views of a service built from what
+// the operator and the control plane recorded. `status` is where the service is placed,
+// `explain` its routing settings and the registered workload clusters, and `endpoint` how
+// its TrafficMap routes it. None of them probes an endpoint or reads a workload cluster.
 package placement

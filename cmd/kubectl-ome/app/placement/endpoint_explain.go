@@ -1,8 +1,6 @@
 package placement
 
 import (
-	"fmt"
-
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/cmd/kubectl-ome/app/util"
 )
@@ -39,12 +37,8 @@ func weightRow(h RouteHome, wide bool) util.Row {
 // excludedRows list the clusters left out of the map, after the route homes: the table
 // shows the first previewHomes of them, -o wide every one.
 func excludedRows(excluded []ExcludedView, wide bool) []util.Row {
-	var rows []util.Row
-	if !wide && len(excluded) > previewHomes {
-		rows = append(rows, util.Row{Field: "Excluded clusters", Value: fmt.Sprintf("%d/%d; use -o wide or json", previewHomes, len(excluded))})
-		excluded = excluded[:previewHomes]
-	}
-	for _, x := range excluded {
+	rows, shown := preview("Excluded clusters", len(excluded), wide)
+	for _, x := range excluded[:shown] {
 		cause := x.Reason
 		if x.Message != "" {
 			cause += ": " + x.Message

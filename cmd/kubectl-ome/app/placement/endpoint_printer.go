@@ -27,11 +27,7 @@ var conditionRowNames = map[string]string{
 // lists every home.
 func endpointRows(r *EndpointReport, wide bool) []util.Row {
 	c := r.Content
-	rows := []util.Row{
-		{Field: "TrafficMap state", Value: c.TrafficMap.State},
-		{Field: "TrafficMap reason", Value: c.TrafficMap.Reason},
-		{Field: "Routing freshness", Value: routingFreshnessValue(c), Wrap: true, Whole: wide},
-	}
+	rows := mapHeadRows(c, wide)
 	for _, cond := range c.Conditions {
 		name := conditionRowNames[cond.Type]
 		if cond.Type != "Routable" {
@@ -51,19 +47,26 @@ func endpointRows(r *EndpointReport, wide bool) []util.Row {
 		rows = append(rows, util.Row{Field: "Issue", Value: issue})
 	}
 	rows = append(rows, failoverRows(c.Failover, wide)...)
-	homes := c.RouteHomes
-	if !wide && len(homes) > previewHomes {
-		rows = append(rows, util.Row{Field: "Route homes", Value: fmt.Sprintf("%d/%d; use -o wide or json", previewHomes, len(homes))})
-		homes = homes[:previewHomes]
-	}
-	for _, h := range homes {
+	more, shown := preview("Route homes", len(c.RouteHomes), wide)
+	rows = append(rows, more...)
+	for _, h := range c.RouteHomes[:shown] {
 		rows = append(rows, homeRows(h, c.Failover != nil, wide)...)
 	}
 	rows = append(rows, excludedRows(c.ExcludedClusters, wide)...)
 	return append(rows,
 		util.Row{Field: "Hint", Value: "Recorded probes only; no CLI network probe"},
-		util.Row{Field: "View", Value: "Bounded cells; use -o json for complete identities"},
+		viewRow,
 	)
+}
+
+// mapHeadRows say whether the TrafficMap was read and whether it shows the service as it
+// is now; `placement status` shows them too.
+func mapHeadRows(c EndpointContent, wide bool) []util.Row {
+	return []util.Row{
+		{Field: "TrafficMap state", Value: c.TrafficMap.State},
+		{Field: "TrafficMap reason", Value: c.TrafficMap.Reason},
+		{Field: "Routing freshness", Value: routingFreshnessValue(c), Wrap: true, Whole: wide},
+	}
 }
 
 // homeRows are one route home's rows; failover says the map has a tier split, which gives

@@ -35,5 +35,5 @@ func fallbackCode(reason string) string {
 		strings.HasPrefix(reason, "capacity report awaiting quorum after stale samples expired ("):
 		return "AwaitingQuorum"
 	}
-	return "OtherReportedReason"
+	return OtherReportedReason
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -31,16 +32,23 @@ func NewCommand(getter *util.ClientGetter, streams genericiooptions.IOStreams) *
 		Use:   "placement",
 		Short: "Read where a service is placed and how it is routed (read-only, alpha)",
 		Example: `  # The routing of the service chat: conditions, and per cluster its weight, probe, gate and drains
-  kubectl ome placement endpoint chat -n prod`,
+  kubectl ome placement endpoint chat -n prod
+
+  # Where the service is placed: each home, admitted or admitting, and its address
+  kubectl ome placement status chat -n prod
+
+  # Its routing settings and the registered workload clusters, with their readiness
+  kubectl ome placement explain chat -n prod`,
 	}
 	util.Group(cmd)
 	cmd.SetFlagErrorFunc(util.FlagErrors(errFlags.Error()))
+	cmd.AddCommand(newStatusCommand(getter, streams))
+	cmd.AddCommand(newExplainCommand(getter, streams))
 	cmd.AddCommand(newEndpointCommand(getter, streams))
 	return cmd
 }
 
 func newEndpointCommand(getter *util.ClientGetter, streams genericiooptions.IOStreams) *cobra.Command {
-	var output string
 	cmd := &cobra.Command{
 		Use:   "endpoint INFERENCESERVICE",
 		Short: "Show the TrafficMap's conditions and, per route home, its endpoint, weight, probe, gate and drains",
@@ -63,30 +71,48 @@ health) and each route home's tier.`,
 
   # Everything, uncut, for a script
   kubectl ome placement endpoint chat -n prod -o json`,
-		Args:              cobra.ArbitraryArgs,
-		ValidArgsFunction: util.CompleteServices(getter),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			switch {
-			case len(args) != 1:
-				return util.Explain(errOneService, "got %d arguments; pass the InferenceService's name once", len(args))
-			case util.CheckOutput(output) != nil:
-				return util.ErrOutput
-			case len(validateName(args[0])) > 0:
-				return errName
-			}
-			target, err := getter.Resolve()
-			if err != nil {
-				return err
-			}
-			report, err := collect(cmd.Context(), target, args[0], time.Now())
-			if err != nil {
-				return err
-			}
-			if output == util.OutputJSON || output == util.OutputYAML {
-				return util.PrintObject(output, report, streams.Out)
-			}
-			return util.PrintFixedRows(streams.Out, endpointRows(report, output == util.OutputWide))
-		},
+	}
+	return ReadOnly(cmd, getter, streams, func(ctx context.Context, t util.Target, name string, now time.Time) (runtime.Object, func(bool) []util.Row, error) {
+		report, err := collect(ctx, t, name, now)
+		if err != nil {
+			return nil, nil, err
+		}
+		return report, func(wide bool) []util.Row { return endpointRows(report, wide) }, nil
+	})
+}
+
+// View builds one read-only view of a service: the report that -o json|yaml prints, and
+// its rows for the table (wide or not).
+type View func(ctx context.Context, t util.Target, name string, now time.Time) (runtime.Object, func(wide bool) []util.Row, error)
+
+// ReadOnly gives cmd what every read-only view of a service shares (the `placement` subcommands and `traffic status`): one service name, checked
+// before any request, -o table|wide|json|yaml with its completion, completion of the name,
+// and the exit codes (1 only for a bad argument or an unreadable service).
+func ReadOnly(cmd *cobra.Command, getter *util.ClientGetter, streams genericiooptions.IOStreams, build View) *cobra.Command {
+	var output string
+	cmd.Args = cobra.ArbitraryArgs
+	cmd.ValidArgsFunction = util.CompleteServices(getter)
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		switch {
+		case len(args) != 1:
+			return util.Explain(errOneService, "got %d arguments; pass the InferenceService's name once", len(args))
+		case util.CheckOutput(output) != nil:
+			return util.ErrOutput
+		case !ValidName(args[0]):
+			return errName
+		}
+		target, err := getter.Resolve()
+		if err != nil {
+			return err
+		}
+		report, rows, err := build(cmd.Context(), target, args[0], time.Now())
+		if err != nil {
+			return err
+		}
+		if output == util.OutputJSON || output == util.OutputYAML {
+			return util.PrintObject(output, report, streams.Out)
+		}
+		return util.PrintFixedRows(streams.Out, rows(output == util.OutputWide))
 	}
 	cmd.Flags().StringVarP(&output, "output", "o", util.OutputTable, "Output: table, wide, json or yaml")
 	util.CompleteFlagValues(cmd, "output", util.OutputTable, util.OutputWide, util.OutputJSON, util.OutputYAML)

@@ -1,0 +1,206 @@
+package placement
+
+import (
+	"context"
+	"slices"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	pkgplacement "github.com/ome-routing/operator/pkg/placement"
+)
+
+// The fleet is read in at most fleetPages pages of fleetPageSize WorkloadClusters: past
+// fleetBudget (64) clusters the view is Partial, so that a large fleet cannot make one
+// explain slow or its table endless.
+const (
+	fleetPageSize = 32
+	fleetPages    = 2
+	fleetBudget   = fleetPageSize * fleetPages
+)
+
+// The states and reasons of the fleet read.
+const (
+	Partial            = "Partial"
+	PageBudgetExceeded = "PageBudgetExceeded"
+	UnsupportedAPI     = "UnsupportedAPI"
+)
+
+// fleetRead is what listing the WorkloadClusters returned: the clusters of the pages that
+// came back, how many pages, whether more were left, and the error that stopped it.
+type fleetRead struct {
+	Items []omev1beta1.WorkloadCluster
+	Pages int
+	More  bool
+	Err   error
+}
+
+// readFleet lists the WorkloadClusters within the page budget. An error is part of the
+// view, never the command's failure.
+func readFleet(ctx context.Context, c client.Client) fleetRead {
+	var out fleetRead
+	cont := ""
+	for out.Pages < fleetPages {
+		var list omev1beta1.WorkloadClusterList
+		rctx, cancel := context.WithTimeout(ctx, requestBudget)
+		err := c.List(rctx, &list, client.Limit(fleetPageSize), client.Continue(cont))
+		cancel()
+		if err != nil {
+			out.Err = err
+			return out
+		}
+		out.Pages++
+		out.Items = append(out.Items, list.Items...)
+		cont = list.Continue
+		if cont == "" {
+			return out
+		}
+	}
+	out.More = true
+	return out
+}
+
+// FleetView is the registered workload clusters as the explain report sees them.
+type FleetView struct {
+	// State is Observed (every cluster read), Partial (some pages read, then an error or
+	// the page budget) or Unavailable (nothing read).
+	State string `json:"state"`
+	// Reason says why the state is not Observed: Forbidden, Timeout, Cancelled,
+	// UnsupportedAPI (no WorkloadCluster API), Unreadable or PageBudgetExceeded.
+	Reason    string `json:"reason,omitempty"`
+	Returned  int    `json:"returned"`
+	Admitted  int    `json:"admitted"`
+	Pages     int    `json:"pages"`
+	Complete  bool   `json:"complete"`
+	Truncated bool   `json:"truncated"`
+	// Clusters are sorted by name.
+	Clusters []ClusterView `json:"clusters"`
+}
+
+// ClusterView is one WorkloadCluster.
+type ClusterView struct {
+	Name string `json:"name"`
+	// SelectorCompatible is True when spec.placement selects the cluster (Ready or not),
+	// False when it does not, Unknown without spec.placement.
+	SelectorCompatible string `json:"selectorCompatible"`
+	// Ready is the Ready condition's status when it is current, Unknown otherwise, and
+	// ReadyFreshness says which: Current, Stale, Unverifiable (no condition) or Invalid.
+	Ready          string `json:"ready"`
+	ReadyFreshness string `json:"readyFreshness"`
+	// ReadyReason is the condition's reason when the plugin knows it, OtherReportedReason
+	// when not, NotRecorded without a condition.
+	ReadyReason         string     `json:"readyReason"`
+	ConditionInspection Inspection `json:"conditionInspection"`
+	// ReportedHome is "<cluster> (Admitted|Admitting)" when status.placement lists the
+	// cluster as a home of the service, NotRecorded otherwise.
+	ReportedHome string `json:"reportedHome"`
+	// ConnectionSource is KubeConfigReferenceNotResolved: the cluster names a kubeconfig
+	// Secret, which the plugin does not read. Unknown when it names none.
+	ConnectionSource string `json:"connectionSource"`
+}
+
+// knownReadyReasons are the WorkloadCluster Ready reasons this project's manager writes.
+var knownReadyReasons = []string{omev1beta1.ReasonReachable, omev1beta1.ReasonProbeFailedRetrying, omev1beta1.ReasonConnectionFailed,
+	omev1beta1.ReasonSecretNotFound, omev1beta1.ReasonSecretNamespaceRefused, omev1beta1.ReasonBadKubeConfig}
+
+// fleetView judges what readFleet returned for the service.
+func fleetView(f fleetRead, isvc *omev1beta1.InferenceService, homes []HomeView) FleetView {
+	v := FleetView{State: Observed, Returned: len(f.Items), Pages: f.Pages, Complete: f.Err == nil && !f.More, Clusters: []ClusterView{}}
+	switch {
+	case f.Err != nil && f.Pages == 0:
+		v.State, v.Reason = Unavailable, fleetReason(f.Err)
+	case f.Err != nil:
+		v.State, v.Reason, v.Truncated = Partial, fleetReason(f.Err), true
+	case f.More:
+		v.State, v.Reason, v.Truncated = Partial, PageBudgetExceeded, true
+	}
+	for i := range f.Items {
+		wc := &f.Items[i]
+		if len(validation.IsDNS1123Subdomain(wc.Name)) > 0 {
+			continue
+		}
+		v.Clusters = append(v.Clusters, clusterView(wc, isvc.Spec.Placement, homes))
+	}
+	slices.SortFunc(v.Clusters, func(a, b ClusterView) int { return strings.Compare(a.Name, b.Name) })
+	v.Admitted = len(v.Clusters)
+	return v
+}
+
+func fleetReason(err error) string {
+	if meta.IsNoMatchError(err) || apierrors.IsNotFound(err) {
+		return UnsupportedAPI
+	}
+	return readReason(err)
+}
+
+func clusterView(wc *omev1beta1.WorkloadCluster, p *omev1beta1.Placement, homes []HomeView) ClusterView {
+	v := ClusterView{Name: wc.Name, SelectorCompatible: selectorCompatible(wc, p), ReportedHome: NotRecorded,
+		ConnectionSource: "KubeConfigReferenceNotResolved"}
+	if wc.Spec.ClusterSource.KubeConfig.SecretRef.Name == "" {
+		v.ConnectionSource = Unknown
+	}
+	for _, h := range homes {
+		if h.Cluster == wc.Name {
+			v.ReportedHome = h.Cluster + " (" + h.State + ")"
+		}
+	}
+	v.Ready, v.ReadyFreshness, v.ReadyReason, v.ConditionInspection = readyOf(wc)
+	return v
+}
+
+// selectorCompatible asks pkg/placement, the manager's own rule, whether the placement
+// selects the cluster whatever its readiness: it is asked about a copy that is Ready.
+func selectorCompatible(wc *omev1beta1.WorkloadCluster, p *omev1beta1.Placement) string {
+	if p == nil {
+		return Unknown
+	}
+	ready := wc.DeepCopy()
+	ready.Status.Conditions = []metav1.Condition{{Type: omev1beta1.WorkloadClusterReady, Status: metav1.ConditionTrue}}
+	if len(pkgplacement.Candidates(p, []omev1beta1.WorkloadCluster{*ready})) == 1 {
+		return "True"
+	}
+	return "False"
+}
+
+// readyOf reads the Ready condition: its status only while it was written for the
+// cluster's generation, its reason, and how much of the conditions it inspected.
+func readyOf(wc *omev1beta1.WorkloadCluster) (status, fresh, reason string, insp Inspection) {
+	insp = Inspection{State: Validated, Total: len(wc.Status.Conditions)}
+	var ready []metav1.Condition
+	for _, c := range wc.Status.Conditions {
+		if c.Type == omev1beta1.WorkloadClusterReady {
+			ready = append(ready, c)
+		}
+	}
+	switch {
+	case len(ready) == 0:
+		insp.State = NotRecorded
+		return Unknown, Unverifiable, NotRecorded, insp
+	case len(ready) > 1:
+		insp.State = ConflictingDuplicates
+		return Unknown, Invalid, OtherReportedReason, insp
+	}
+	c := ready[0]
+	insp.Kept = 1
+	reason = OtherReportedReason
+	if slices.Contains(knownReadyReasons, c.Reason) {
+		reason = c.Reason
+	}
+	switch {
+	case c.Status != metav1.ConditionTrue && c.Status != metav1.ConditionFalse && c.Status != metav1.ConditionUnknown:
+		insp.State = MalformedPayload
+		return Unknown, Invalid, reason, insp
+	case c.ObservedGeneration > wc.Generation:
+		return Unknown, Invalid, reason, insp
+	case c.ObservedGeneration == 0:
+		return Unknown, Unverifiable, reason, insp
+	case c.ObservedGeneration < wc.Generation:
+		return Unknown, Stale, reason, insp
+	}
+	return string(c.Status), Current, reason, insp
+}
