@@ -251,7 +251,10 @@ type InferenceServiceStatus struct {
 // +kubebuilder:printcolumn:name="PLACEMENT",type=string,JSONPath=`.status.placement.phase`
 // +kubebuilder:printcolumn:name="AGE",type=date,JSONPath=`.metadata.creationTimestamp`
 type InferenceService struct {
-	metav1.TypeMeta   `json:",inline"`
+	metav1.TypeMeta `json:",inline"`
+
+	// metadata is the object's standard metadata: name, namespace, labels, owners.
+	// +optional
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
 	// spec is the desired service.

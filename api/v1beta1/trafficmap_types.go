@@ -542,7 +542,10 @@ type TrafficMapStatus struct {
 // +kubebuilder:printcolumn:name="TIERS",type=string,JSONPath=`.spec.failover.summary`,priority=1
 // +kubebuilder:printcolumn:name="NO-TRAFFIC",type=string,JSONPath=`.status.noTraffic`,priority=1
 type TrafficMap struct {
-	metav1.TypeMeta   `json:",inline"`
+	metav1.TypeMeta `json:",inline"`
+
+	// metadata is the object's standard metadata: name, namespace, labels, owners.
+	// +optional
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
 	// spec is the routing table.

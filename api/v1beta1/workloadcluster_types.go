@@ -82,7 +82,7 @@ type WorkloadClusterSpec struct {
 	// +required
 	ClusterSource ClusterSource `json:"clusterSource"`
 
-	// allowedEndpointDomains, when set, are the only names under which the services on
+	// allowedEndpointDomains are, when set, the only names under which the services on
 	// this cluster are probed and published. An endpoint's host must be one of them or lie
 	// under one, matched on whole labels: worker-a.example.com allows
 	// llm.worker-a.example.com, not llm.evilworker-a.example.com. A home outside them
@@ -119,7 +119,10 @@ type WorkloadClusterStatus struct {
 // +kubebuilder:printcolumn:name="DOMAINS",type=string,JSONPath=`.spec.allowedEndpointDomains`,priority=1
 // +kubebuilder:printcolumn:name="MESSAGE",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].message`,priority=1
 type WorkloadCluster struct {
-	metav1.TypeMeta   `json:",inline"`
+	metav1.TypeMeta `json:",inline"`
+
+	// metadata is the object's standard metadata: name, namespace, labels, owners.
+	// +optional
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
 	// spec registers the member cluster.
