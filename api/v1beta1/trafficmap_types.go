@@ -25,100 +25,105 @@ const (
 	TrafficMapSettingsAccepted = "SettingsAccepted"
 )
 
+// TrafficMapConditionReason is the reason of a TrafficMap condition. The reasons are typed
+// per kind, as Gateway API types its routes' and gateways', so that a reason of one kind
+// cannot be set on another's condition by mistake; metav1.Condition holds it as a string.
+type TrafficMapConditionReason string
+
 // Reasons of the TrafficMap SettingsAccepted condition.
 const (
-	// ReasonSettingsAccepted (True): the service's routing settings are in force.
-	ReasonSettingsAccepted = "Accepted"
-	// ReasonRoutingPolicyRefused (False): the manager refuses a routing setting of the
+	// TrafficMapReasonSettingsAccepted (True): the service's routing settings are in force.
+	TrafficMapReasonSettingsAccepted TrafficMapConditionReason = "Accepted"
+	// TrafficMapReasonRoutingPolicyRefused (False): the manager refuses a routing setting of the
 	// service; the message names the setting and the rule it breaks. The publisher leaves
 	// Published as it was, and the route as it last carried the map.
-	ReasonRoutingPolicyRefused = "RoutingPolicyRefused"
+	TrafficMapReasonRoutingPolicyRefused TrafficMapConditionReason = "RoutingPolicyRefused"
 )
 
 // Reasons of the TrafficMap CapacityFallback condition.
 const (
-	// ReasonCapacityPollingDisabled (False): no capacity poll applies to the service.
-	ReasonCapacityPollingDisabled = "CapacityPollingDisabled"
-	// ReasonNoCapacityTargets (False): polling applies but the map has no home.
-	ReasonNoCapacityTargets = "NoCapacityTargets"
-	// ReasonEndpointCapacityAvailable (False): every home has a usable ceiling.
-	ReasonEndpointCapacityAvailable = "EndpointCapacityAvailable"
-	// ReasonEndpointCapacityUnavailable (True): some home has none; its entry's
+	// TrafficMapReasonCapacityPollingDisabled (False): no capacity poll applies to the service.
+	TrafficMapReasonCapacityPollingDisabled TrafficMapConditionReason = "CapacityPollingDisabled"
+	// TrafficMapReasonNoCapacityTargets (False): polling applies but the map has no home.
+	TrafficMapReasonNoCapacityTargets TrafficMapConditionReason = "NoCapacityTargets"
+	// TrafficMapReasonEndpointCapacityAvailable (False): every home has a usable ceiling.
+	TrafficMapReasonEndpointCapacityAvailable TrafficMapConditionReason = "EndpointCapacityAvailable"
+	// TrafficMapReasonEndpointCapacityUnavailable (True): some home has none; its entry's
 	// capacity.fallbackReason says why.
-	ReasonEndpointCapacityUnavailable = "EndpointCapacityUnavailable"
+	TrafficMapReasonEndpointCapacityUnavailable TrafficMapConditionReason = "EndpointCapacityUnavailable"
 )
 
 // Reasons of the TrafficMap OverrideActive condition.
 const (
-	// ReasonNoOverrides (False): the service has no ome.io/traffic-drain override.
-	ReasonNoOverrides = "NoOverrides"
-	// ReasonOverridesPending (False): overrides are set but none names a cluster in the map.
-	ReasonOverridesPending = "OverridesPending"
-	// ReasonOverridesApplied (True): at least one override holds an entry at weight 0.
-	ReasonOverridesApplied = "OverridesApplied"
+	// TrafficMapReasonNoOverrides (False): the service has no ome.io/traffic-drain override.
+	TrafficMapReasonNoOverrides TrafficMapConditionReason = "NoOverrides"
+	// TrafficMapReasonOverridesPending (False): overrides are set but none names a cluster in the map.
+	TrafficMapReasonOverridesPending TrafficMapConditionReason = "OverridesPending"
+	// TrafficMapReasonOverridesApplied (True): at least one override holds an entry at weight 0.
+	TrafficMapReasonOverridesApplied TrafficMapConditionReason = "OverridesApplied"
 )
 
 // Reasons of the TrafficMap Routable condition.
 const (
-	// ReasonRoutable (True): at least one entry has a positive weight.
-	ReasonRoutable = "Routable"
-	// ReasonAllHomesProbeFailed: every home is gated and some home could serve. True
+	// TrafficMapReasonRoutable (True): at least one entry has a positive weight.
+	TrafficMapReasonRoutable TrafficMapConditionReason = "Routable"
+	// TrafficMapReasonAllHomesProbeFailed: every home is gated and some home could serve. True
 	// under PreserveTraffic, False under Drain. Which reason wins is in
 	// docs/concepts/how-it-decides.md.
-	ReasonAllHomesProbeFailed = "AllHomesProbeFailed"
-	// ReasonNotPlaced (False): the service is not placed, so the map has no entries.
-	ReasonNotPlaced = "NotPlaced"
-	// ReasonNoAddressableHome (False): placed, but no cluster reports an endpoint.
-	ReasonNoAddressableHome = "NoAddressableHome"
-	// ReasonAllHomesUnready (False): no home has a ready replica.
-	ReasonAllHomesUnready = "AllHomesUnready"
-	// ReasonNoRoutableCapacity (False): no home the probe leaves open has both allocated
+	TrafficMapReasonAllHomesProbeFailed TrafficMapConditionReason = "AllHomesProbeFailed"
+	// TrafficMapReasonNotPlaced (False): the service is not placed, so the map has no entries.
+	TrafficMapReasonNotPlaced TrafficMapConditionReason = "NotPlaced"
+	// TrafficMapReasonNoAddressableHome (False): placed, but no cluster reports an endpoint.
+	TrafficMapReasonNoAddressableHome TrafficMapConditionReason = "NoAddressableHome"
+	// TrafficMapReasonAllHomesUnready (False): no home has a ready replica.
+	TrafficMapReasonAllHomesUnready TrafficMapConditionReason = "AllHomesUnready"
+	// TrafficMapReasonNoRoutableCapacity (False): no home the probe leaves open has both allocated
 	// and ready replicas.
-	ReasonNoRoutableCapacity = "NoRoutableCapacity"
-	// ReasonTrafficDrain (False): manual drains hold every home that had weight.
-	ReasonTrafficDrain = "TrafficDrain"
-	// ReasonEndpointRefused (False): no home takes traffic, and some home that could serve
+	TrafficMapReasonNoRoutableCapacity TrafficMapConditionReason = "NoRoutableCapacity"
+	// TrafficMapReasonTrafficDrain (False): manual drains hold every home that had weight.
+	TrafficMapReasonTrafficDrain TrafficMapConditionReason = "TrafficDrain"
+	// TrafficMapReasonEndpointRefused (False): no home takes traffic, and some home that could serve
 	// is refused by the operator itself (see an entry's refused).
-	ReasonEndpointRefused = "EndpointRefused"
+	TrafficMapReasonEndpointRefused TrafficMapConditionReason = "EndpointRefused"
 )
 
 // Reasons of the Published and PublicationFallback conditions, which the publisher writes.
 const (
-	// ReasonPublished (True): the route carries the map's current weights.
-	ReasonPublished = "Published"
-	// ReasonWithdrawn: no global gateway, backend port or hostname is set; nothing is
+	// TrafficMapReasonPublished (True): the route carries the map's current weights.
+	TrafficMapReasonPublished TrafficMapConditionReason = "Published"
+	// TrafficMapReasonWithdrawn: no global gateway, backend port or hostname is set; nothing is
 	// published.
-	ReasonWithdrawn = "Withdrawn"
-	// ReasonTransitioning: the publisher is writing the route for the first time.
-	ReasonTransitioning = "Transitioning"
-	// ReasonFinalizing: the map is going and the publisher is removing its objects.
-	ReasonFinalizing = "Finalizing"
-	// ReasonUnpublished: the service is deleting or left routing; nothing is published.
-	ReasonUnpublished = "Unpublished"
-	// ReasonInvalidOwner: the map's owner reference or source UID does not match its
+	TrafficMapReasonWithdrawn TrafficMapConditionReason = "Withdrawn"
+	// TrafficMapReasonTransitioning: the publisher is writing the route for the first time.
+	TrafficMapReasonTransitioning TrafficMapConditionReason = "Transitioning"
+	// TrafficMapReasonFinalizing: the map is going and the publisher is removing its objects.
+	TrafficMapReasonFinalizing TrafficMapConditionReason = "Finalizing"
+	// TrafficMapReasonUnpublished: the service is deleting or left routing; nothing is published.
+	TrafficMapReasonUnpublished TrafficMapConditionReason = "Unpublished"
+	// TrafficMapReasonInvalidOwner: the map's owner reference or source UID does not match its
 	// InferenceService.
-	ReasonInvalidOwner = "InvalidOwner"
-	// ReasonInvalidOptions: routing.publisher.options is set; the built-in publisher
+	TrafficMapReasonInvalidOwner TrafficMapConditionReason = "InvalidOwner"
+	// TrafficMapReasonInvalidOptions: routing.publisher.options is set; the built-in publisher
 	// accepts none.
-	ReasonInvalidOptions = "InvalidOptions"
-	// ReasonInvalidPlan: the map, the service or the endpoint settings break a rule of
+	TrafficMapReasonInvalidOptions TrafficMapConditionReason = "InvalidOptions"
+	// TrafficMapReasonInvalidPlan: the map, the service or the endpoint settings break a rule of
 	// the route.
-	ReasonInvalidPlan = "InvalidPlan"
-	// ReasonClaimRejected: the route, a backend or the hostname belongs to someone else.
-	ReasonClaimRejected = "ClaimRejected"
-	// ReasonGlobalHostRefused: the service's ome.io/global-host annotation names a
+	TrafficMapReasonInvalidPlan TrafficMapConditionReason = "InvalidPlan"
+	// TrafficMapReasonClaimRejected: the route, a backend or the hostname belongs to someone else.
+	TrafficMapReasonClaimRejected TrafficMapConditionReason = "ClaimRejected"
+	// TrafficMapReasonGlobalHostRefused: the service's ome.io/global-host annotation names a
 	// hostname the installation's endpoint.globalHostAnnotation refuses, or another
 	// service's template hostname; nothing is published for the service.
-	ReasonGlobalHostRefused = "GlobalHostRefused"
-	// ReasonApplyFailed: writing the route or a backend failed; retried with backoff.
-	ReasonApplyFailed = "ApplyFailed"
-	// ReasonLastPositiveRetained (Published False, PublicationFallback True): the current
+	TrafficMapReasonGlobalHostRefused TrafficMapConditionReason = "GlobalHostRefused"
+	// TrafficMapReasonApplyFailed: writing the route or a backend failed; retried with backoff.
+	TrafficMapReasonApplyFailed TrafficMapConditionReason = "ApplyFailed"
+	// TrafficMapReasonLastPositiveRetained (Published False, PublicationFallback True): the current
 	// plan would send nothing where the route sends traffic, and the map's allFailedPolicy
 	// is not Drain, so the route stays as last published; the message says why the plan
 	// sends nothing.
-	ReasonLastPositiveRetained = "LastPositiveRetained"
-	// ReasonUnsupported (PublicationFallback False): the publisher retains no plans.
-	ReasonUnsupported = "Unsupported"
+	TrafficMapReasonLastPositiveRetained TrafficMapConditionReason = "LastPositiveRetained"
+	// TrafficMapReasonUnsupported (PublicationFallback False): the publisher retains no plans.
+	TrafficMapReasonUnsupported TrafficMapConditionReason = "Unsupported"
 )
 
 // MaxWeight is the largest weight an entry can carry.

@@ -8,23 +8,27 @@ import (
 // the member cluster's API server with the registered kubeconfig.
 const WorkloadClusterReady = "Ready"
 
+// WorkloadClusterConditionReason is the reason of a WorkloadCluster condition (see
+// TrafficMapConditionReason).
+type WorkloadClusterConditionReason string
+
 // Reasons of the WorkloadCluster Ready condition.
 const (
-	// ReasonReachable (True): the kubeconfig is valid and the member's /version answered.
-	ReasonReachable = "Reachable"
-	// ReasonProbeFailedRetrying (True): a healthy connection is failing inside its grace
+	// WorkloadClusterReasonReachable (True): the kubeconfig is valid and the member's /version answered.
+	WorkloadClusterReasonReachable WorkloadClusterConditionReason = "Reachable"
+	// WorkloadClusterReasonProbeFailedRetrying (True): a healthy connection is failing inside its grace
 	// period; it turns ConnectionFailed if it does not recover.
-	ReasonProbeFailedRetrying = "ProbeFailedRetrying"
-	// ReasonConnectionFailed (False): the member's API server did not answer.
-	ReasonConnectionFailed = "ConnectionFailed"
-	// ReasonSecretNotFound (False): the kubeconfig Secret or its key is missing.
-	ReasonSecretNotFound = "SecretNotFound"
-	// ReasonSecretNamespaceRefused (False): the kubeconfig Secret is named in a namespace
+	WorkloadClusterReasonProbeFailedRetrying WorkloadClusterConditionReason = "ProbeFailedRetrying"
+	// WorkloadClusterReasonConnectionFailed (False): the member's API server did not answer.
+	WorkloadClusterReasonConnectionFailed WorkloadClusterConditionReason = "ConnectionFailed"
+	// WorkloadClusterReasonSecretNotFound (False): the kubeconfig Secret or its key is missing.
+	WorkloadClusterReasonSecretNotFound WorkloadClusterConditionReason = "SecretNotFound"
+	// WorkloadClusterReasonSecretNamespaceRefused (False): the kubeconfig Secret is named in a namespace
 	// other than the operator's own, the only one it reads Secrets from.
-	ReasonSecretNamespaceRefused = "SecretNamespaceRefused"
-	// ReasonBadKubeConfig (False): the kubeconfig does not parse or uses a refused form
+	WorkloadClusterReasonSecretNamespaceRefused WorkloadClusterConditionReason = "SecretNamespaceRefused"
+	// WorkloadClusterReasonBadKubeConfig (False): the kubeconfig does not parse or uses a refused form
 	// (insecure TLS, file paths, basic auth, auth-provider, exec).
-	ReasonBadKubeConfig = "BadKubeConfig"
+	WorkloadClusterReasonBadKubeConfig WorkloadClusterConditionReason = "BadKubeConfig"
 )
 
 // DefaultKubeConfigKey is the Secret key read when spec.clusterSource.kubeConfig.key is

@@ -211,15 +211,15 @@ var (
 
 // wantStates are the states of the spec the story's steps must reach, in order.
 var wantStates = []mapState{
-	{map[string]entryState{"worker-a": passingEntry, "worker-b": passingEntry}, metav1.ConditionTrue, omev1beta1.ReasonRoutable, "2 of 2"},
-	{map[string]entryState{"worker-a": passingEntry, "worker-b": gatedDrained}, metav1.ConditionTrue, omev1beta1.ReasonRoutable, "1 of 2"},
-	{map[string]entryState{"worker-a": passingEntry, "worker-b": passingEntry}, metav1.ConditionTrue, omev1beta1.ReasonRoutable, "2 of 2"},
-	{map[string]entryState{"worker-a": passingEntry, "worker-b": cappedToZero}, metav1.ConditionTrue, omev1beta1.ReasonRoutable, "1 of 2"},
-	{map[string]entryState{"worker-a": gatedKept, "worker-b": gatedKept}, metav1.ConditionTrue, omev1beta1.ReasonAllHomesProbeFailed, "preserving traffic"},
-	{map[string]entryState{"worker-a": gatedDrained, "worker-b": gatedDrained}, metav1.ConditionFalse, omev1beta1.ReasonAllHomesProbeFailed, "all route weights are zero"},
-	{map[string]entryState{"worker-a": heldByDrain, "worker-b": passingEntry}, metav1.ConditionTrue, omev1beta1.ReasonRoutable, "1 of 2"},
-	{map[string]entryState{"worker-a": passingEntry, "worker-b": passingEntry}, metav1.ConditionTrue, omev1beta1.ReasonRoutable, "2 of 2"},
+	{map[string]entryState{"worker-a": passingEntry, "worker-b": passingEntry}, metav1.ConditionTrue, string(omev1beta1.TrafficMapReasonRoutable), "2 of 2"},
+	{map[string]entryState{"worker-a": passingEntry, "worker-b": gatedDrained}, metav1.ConditionTrue, string(omev1beta1.TrafficMapReasonRoutable), "1 of 2"},
+	{map[string]entryState{"worker-a": passingEntry, "worker-b": passingEntry}, metav1.ConditionTrue, string(omev1beta1.TrafficMapReasonRoutable), "2 of 2"},
+	{map[string]entryState{"worker-a": passingEntry, "worker-b": cappedToZero}, metav1.ConditionTrue, string(omev1beta1.TrafficMapReasonRoutable), "1 of 2"},
+	{map[string]entryState{"worker-a": gatedKept, "worker-b": gatedKept}, metav1.ConditionTrue, string(omev1beta1.TrafficMapReasonAllHomesProbeFailed), "preserving traffic"},
+	{map[string]entryState{"worker-a": gatedDrained, "worker-b": gatedDrained}, metav1.ConditionFalse, string(omev1beta1.TrafficMapReasonAllHomesProbeFailed), "all route weights are zero"},
+	{map[string]entryState{"worker-a": heldByDrain, "worker-b": passingEntry}, metav1.ConditionTrue, string(omev1beta1.TrafficMapReasonRoutable), "1 of 2"},
+	{map[string]entryState{"worker-a": passingEntry, "worker-b": passingEntry}, metav1.ConditionTrue, string(omev1beta1.TrafficMapReasonRoutable), "2 of 2"},
 	// The ramp: worker-b gated under the probe with rampUp, then back at its full weight.
-	{map[string]entryState{"worker-a": passingEntry, "worker-b": gatedDrained}, metav1.ConditionTrue, omev1beta1.ReasonRoutable, "1 of 2"},
-	{map[string]entryState{"worker-a": passingEntry, "worker-b": passingEntry}, metav1.ConditionTrue, omev1beta1.ReasonRoutable, "2 of 2"},
+	{map[string]entryState{"worker-a": passingEntry, "worker-b": gatedDrained}, metav1.ConditionTrue, string(omev1beta1.TrafficMapReasonRoutable), "1 of 2"},
+	{map[string]entryState{"worker-a": passingEntry, "worker-b": passingEntry}, metav1.ConditionTrue, string(omev1beta1.TrafficMapReasonRoutable), "2 of 2"},
 }

@@ -46,7 +46,7 @@ func (d *Demo) Steps() []Step {
 		},
 		Want: "both clusters passing, Routable True Routable",
 		Reached: func(_, v View) bool {
-			return passing(v.Entries[a]) && passing(v.Entries[b]) && routable(v, metav1.ConditionTrue, omev1beta1.ReasonRoutable)
+			return passing(v.Entries[a]) && passing(v.Entries[b]) && routable(v, metav1.ConditionTrue, string(omev1beta1.TrafficMapReasonRoutable))
 		},
 		After: []string{
 			"Both lines end in true Passing HTTP 200: each cluster has one ready replica and",
@@ -58,7 +58,7 @@ func (d *Demo) Steps() []Step {
 		Want:  "worker-b gated with weight 0, worker-a passing",
 		Reached: func(_, v View) bool {
 			eb := v.Entries[b]
-			return passing(v.Entries[a]) && gated(eb) && eb.Weight == 0 && routable(v, metav1.ConditionTrue, omev1beta1.ReasonRoutable)
+			return passing(v.Entries[a]) && gated(eb) && eb.Weight == 0 && routable(v, metav1.ConditionTrue, string(omev1beta1.TrafficMapReasonRoutable))
 		},
 		After: []string{
 			"worker-b's copy still reports a ready replica: only the probe saw the 503s. After",
@@ -86,7 +86,7 @@ func (d *Demo) Steps() []Step {
 		Reached: func(_, v View) bool {
 			eb := v.Entries[b]
 			return passing(v.Entries[a]) && probePassing(eb) && eb.Healthy && eb.Weight == 0 &&
-				eb.Capacity.Source == omev1beta1.CapacitySourceEndpoint && routable(v, metav1.ConditionTrue, omev1beta1.ReasonRoutable)
+				eb.Capacity.Source == omev1beta1.CapacitySourceEndpoint && routable(v, metav1.ConditionTrue, string(omev1beta1.TrafficMapReasonRoutable))
 		},
 		Show: capacityArgs,
 		After: []string{
@@ -109,7 +109,7 @@ func (d *Demo) Steps() []Step {
 		Reached: func(_, v View) bool {
 			ea, eb := v.Entries[a], v.Entries[b]
 			return gated(ea) && gated(eb) && ea.Weight > 0 && eb.Weight > 0 &&
-				routable(v, metav1.ConditionTrue, omev1beta1.ReasonAllHomesProbeFailed)
+				routable(v, metav1.ConditionTrue, string(omev1beta1.TrafficMapReasonAllHomesProbeFailed))
 		},
 		After: []string{
 			"Both clusters are gated (healthy false), yet they keep their weights: when every",
@@ -133,7 +133,7 @@ func (d *Demo) Steps() []Step {
 					return false
 				}
 			}
-			return routable(v, metav1.ConditionFalse, omev1beta1.ReasonAllHomesProbeFailed)
+			return routable(v, metav1.ConditionFalse, string(omev1beta1.TrafficMapReasonAllHomesProbeFailed))
 		},
 		After: []string{
 			"Under Drain, every weight stays at zero and Routable turns False: no cluster gets",

@@ -39,7 +39,7 @@ func (d *Demo) drainSteps() []Step {
 		Reached: func(_, v View) bool {
 			ea := v.Entries[a]
 			return drained(ea) && ea.Healthy && ea.Probe != nil && !ea.Probe.Gated && passing(v.Entries[b]) &&
-				routable(v, metav1.ConditionTrue, omev1beta1.ReasonRoutable) && overrideApplied(v)
+				routable(v, metav1.ConditionTrue, string(omev1beta1.TrafficMapReasonRoutable)) && overrideApplied(v)
 		},
 		After: []string{
 			"worker-a passes its probe and stays healthy, but the drain holds it at weight 0 and",

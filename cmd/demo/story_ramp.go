@@ -39,7 +39,7 @@ func (d *Demo) rampSteps() []Step {
 		Reached: func(before, v View) bool {
 			eb := v.Entries[b]
 			return passing(v.Entries[a]) && gated(eb) && eb.Weight == 0 && eb.Probe.PolicyDigest != digestOf(before, b) &&
-				routable(v, metav1.ConditionTrue, omev1beta1.ReasonRoutable)
+				routable(v, metav1.ConditionTrue, string(omev1beta1.TrafficMapReasonRoutable))
 		},
 		After: []string{
 			"Under the new policy worker-b failed failureThreshold (3) times in a row and is gated.",

@@ -87,14 +87,14 @@ type Reconciler struct {
 // unpublish removes everything published for the map and records reason (Unpublished or
 // Withdrawn) with no route. A withdrawn map is looked at again at the resync, as a
 // published one is; an unpublished one waits for the routing reconciler to delete it.
-func (r *Reconciler) unpublish(ctx context.Context, tm *omev1beta1.TrafficMap, reason string) (ctrl.Result, error) {
+func (r *Reconciler) unpublish(ctx context.Context, tm *omev1beta1.TrafficMap, reason omev1beta1.TrafficMapConditionReason) (ctrl.Result, error) {
 	key := client.ObjectKeyFromObject(tm)
 	if err := r.removeAll(ctx, r.cached(), key, nil); err != nil {
-		return r.fail(ctx, tm, omev1beta1.ReasonApplyFailed, err, true)
+		return r.fail(ctx, tm, omev1beta1.TrafficMapReasonApplyFailed, err, true)
 	}
 	r.memory.unpublished(key)
 	err := r.record(ctx, tm, reason, nil)
-	if reason == omev1beta1.ReasonWithdrawn {
+	if reason == omev1beta1.TrafficMapReasonWithdrawn {
 		return r.resync(err)
 	}
 	return ctrl.Result{}, err
@@ -105,12 +105,12 @@ func (r *Reconciler) unpublish(ctx context.Context, tm *omev1beta1.TrafficMap, r
 func (r *Reconciler) refuseHost(ctx context.Context, tm *omev1beta1.TrafficMap, cause error) (ctrl.Result, error) {
 	key := client.ObjectKeyFromObject(tm)
 	if err := r.removeAll(ctx, r.cached(), key, nil); err != nil {
-		return r.fail(ctx, tm, omev1beta1.ReasonApplyFailed, err, true)
+		return r.fail(ctx, tm, omev1beta1.TrafficMapReasonApplyFailed, err, true)
 	}
 	r.memory.unpublished(key)
 	gone := tm.DeepCopy()
 	gone.Status.GatewayRef = nil // nothing stands any more
-	return r.fail(ctx, gone, omev1beta1.ReasonGlobalHostRefused, cause, false)
+	return r.fail(ctx, gone, omev1beta1.TrafficMapReasonGlobalHostRefused, cause, false)
 }
 
 // publish claims the plan's names, writes the backends and the route where they differ
@@ -124,11 +124,11 @@ func (r *Reconciler) publish(ctx context.Context, tm *omev1beta1.TrafficMap, pla
 			// brings its own event. Nothing failed.
 			return ctrl.Result{RequeueAfter: mapstatus.ConflictRetry}, nil
 		}
-		return r.fail(ctx, tm, omev1beta1.ReasonApplyFailed, err, true)
+		return r.fail(ctx, tm, omev1beta1.TrafficMapReasonApplyFailed, err, true)
 	}
 	objects, err := plan.Objects()
 	if err != nil {
-		return r.fail(ctx, tm, omev1beta1.ReasonInvalidPlan, err, false)
+		return r.fail(ctx, tm, omev1beta1.TrafficMapReasonInvalidPlan, err, false)
 	}
 	live, err := r.preflight(ctx, plan, objects)
 	if err == nil {
@@ -138,31 +138,31 @@ func (r *Reconciler) publish(ctx context.Context, tm *omev1beta1.TrafficMap, pla
 	if errors.As(err, &waiting) {
 		// Not a rejection: the annotated route gives way (globalhost.go) within moments.
 		ctrl.LoggerFrom(ctx).Info("Waiting for an annotated route to give up the template hostname", "trafficMap", klog.KObj(tm), "reason", err.Error())
-		return ctrl.Result{RequeueAfter: annotatedHolderRetry}, r.record(ctx, tm, omev1beta1.ReasonTransitioning, tm.Status.GatewayRef)
+		return ctrl.Result{RequeueAfter: annotatedHolderRetry}, r.record(ctx, tm, omev1beta1.TrafficMapReasonTransitioning, tm.Status.GatewayRef)
 	}
 	if err != nil {
-		return r.fail(ctx, tm, omev1beta1.ReasonClaimRejected, err, !isClaimRejected(err))
+		return r.fail(ctx, tm, omev1beta1.TrafficMapReasonClaimRejected, err, !isClaimRejected(err))
 	}
 	if live[len(objects)-1] == nil {
 		// The first write of a route: say so, because the gateway may take a while to
 		// program it.
-		if err := r.record(ctx, tm, omev1beta1.ReasonTransitioning, nil); err != nil {
+		if err := r.record(ctx, tm, omev1beta1.TrafficMapReasonTransitioning, nil); err != nil {
 			return ctrl.Result{}, err
 		}
 	}
 	if err := r.apply(ctx, objects, live); err != nil {
-		return r.fail(ctx, tm, omev1beta1.ReasonApplyFailed, err, true)
+		return r.fail(ctx, tm, omev1beta1.TrafficMapReasonApplyFailed, err, true)
 	}
 	keep := refsOf(objects)
 	if r.memory.pruneDue(key, keep, r.clock(), r.Publisher.Resync()) {
 		if err := r.removeAll(ctx, r.cached(), key, keep); err != nil {
-			return r.fail(ctx, tm, omev1beta1.ReasonApplyFailed, err, true)
+			return r.fail(ctx, tm, omev1beta1.TrafficMapReasonApplyFailed, err, true)
 		}
 		r.memory.pruned(key, keep, r.clock())
 	}
 	r.announceHoldEnded(ctx, tm, plan)
 	ref := &omev1beta1.TrafficMapGatewayRef{Group: gatewayv1.GroupName, Kind: "HTTPRoute", Name: plan.Route.Name, Namespace: plan.Route.Namespace}
-	return r.resync(r.record(ctx, tm, omev1beta1.ReasonPublished, ref))
+	return r.resync(r.record(ctx, tm, omev1beta1.TrafficMapReasonPublished, ref))
 }
 
 // resync looks at the map again after the resync interval, because what the publisher
@@ -184,14 +184,14 @@ func (r *Reconciler) clock() time.Time {
 // fail records a failed publication. A transient failure (a read or write that may work
 // next time) is returned, for a retry with backoff; a terminal one waits for a change to
 // the map or its service, or for the resync.
-func (r *Reconciler) fail(ctx context.Context, tm *omev1beta1.TrafficMap, reason string, cause error, transient bool) (ctrl.Result, error) {
+func (r *Reconciler) fail(ctx context.Context, tm *omev1beta1.TrafficMap, reason omev1beta1.TrafficMapConditionReason, cause error, transient bool) (ctrl.Result, error) {
 	ctrl.LoggerFrom(ctx).Error(cause, "TrafficMap publisher reconciliation failed", "trafficMap", klog.KObj(tm), "reason", reason)
 	prev := publishedReason(tm)
 	if err := r.record(ctx, tm, reason, tm.Status.GatewayRef); err != nil {
 		return ctrl.Result{}, errors.Join(cause, err)
 	}
 	if prev != reason {
-		r.Recorder.Eventf(tm, nil, corev1.EventTypeWarning, reason, actionPublish, "%s", cause.Error())
+		r.Recorder.Eventf(tm, nil, corev1.EventTypeWarning, string(reason), actionPublish, "%s", cause.Error())
 	}
 	if transient {
 		return ctrl.Result{}, cause
@@ -203,27 +203,27 @@ func (r *Reconciler) fail(ctx context.Context, tm *omev1beta1.TrafficMap, reason
 // it changed. On success ref is the route; otherwise published turns false and ref is
 // what stays (the last published route while it still stands, nothing once it is
 // removed).
-func (r *Reconciler) record(ctx context.Context, tm *omev1beta1.TrafficMap, reason string, ref *omev1beta1.TrafficMapGatewayRef) error {
+func (r *Reconciler) record(ctx context.Context, tm *omev1beta1.TrafficMap, reason omev1beta1.TrafficMapConditionReason, ref *omev1beta1.TrafficMapGatewayRef) error {
 	return r.recordConditions(ctx, tm, reason, ref, publish.Conditions(reason, tm.Generation))
 }
 
 // recordConditions is record with the conditions given, for an outcome whose message is
 // its own (see hold).
-func (r *Reconciler) recordConditions(ctx context.Context, tm *omev1beta1.TrafficMap, reason string, ref *omev1beta1.TrafficMapGatewayRef,
+func (r *Reconciler) recordConditions(ctx context.Context, tm *omev1beta1.TrafficMap, reason omev1beta1.TrafficMapConditionReason, ref *omev1beta1.TrafficMapGatewayRef,
 	conditions []metav1.Condition) error {
-	fields := map[string]any{"published": reason == omev1beta1.ReasonPublished, "gatewayRef": nil}
+	fields := map[string]any{"published": reason == omev1beta1.TrafficMapReasonPublished, "gatewayRef": nil}
 	if ref != nil {
 		fields["gatewayRef"] = map[string]any{"group": ref.Group, "kind": ref.Kind, "name": ref.Name, "namespace": ref.Namespace}
 	}
 	observed := tm.Status.ObservedTrafficMapGeneration
-	if reason == omev1beta1.ReasonPublished {
+	if reason == omev1beta1.TrafficMapReasonPublished {
 		observed = tm.Generation
 	}
 	fields["observedTrafficMapGeneration"] = observed
 	if observed == 0 {
 		fields["observedTrafficMapGeneration"] = nil
 	}
-	setPublicationFallback(client.ObjectKeyFromObject(tm), reason == omev1beta1.ReasonLastPositiveRetained)
+	setPublicationFallback(client.ObjectKeyFromObject(tm), reason == omev1beta1.TrafficMapReasonLastPositiveRetained)
 	_, err := mapstatus.Apply(ctx, r.Client, tm, mapstatus.Share{
 		Manager:    mapstatus.PublisherStatusManager,
 		Owned:      []string{omev1beta1.TrafficMapPublished, omev1beta1.TrafficMapPublicationFallback},
@@ -240,7 +240,7 @@ func (r *Reconciler) finalize(ctx context.Context, tm *omev1beta1.TrafficMap) er
 	if !controllerutil.ContainsFinalizer(tm, Finalizer) {
 		return nil
 	}
-	if err := r.record(ctx, tm, omev1beta1.ReasonFinalizing, tm.Status.GatewayRef); err != nil && !apierrors.IsNotFound(err) {
+	if err := r.record(ctx, tm, omev1beta1.TrafficMapReasonFinalizing, tm.Status.GatewayRef); err != nil && !apierrors.IsNotFound(err) {
 		return err
 	}
 	if err := r.removeAll(ctx, r.live(), client.ObjectKeyFromObject(tm), nil); err != nil {
@@ -318,10 +318,10 @@ func publishable(isvc *omev1beta1.InferenceService) bool {
 	return rt == nil || rt.Enabled == nil || *rt.Enabled
 }
 
-func publishedReason(tm *omev1beta1.TrafficMap) string {
+func publishedReason(tm *omev1beta1.TrafficMap) omev1beta1.TrafficMapConditionReason {
 	for _, c := range tm.Status.Conditions {
 		if c.Type == omev1beta1.TrafficMapPublished {
-			return c.Reason
+			return omev1beta1.TrafficMapConditionReason(c.Reason)
 		}
 	}
 	return ""

@@ -13,5 +13,5 @@ import (
 // broken owner, and the route keeps what it carries, which is the frozen map as it is.
 func frozen(tm *omev1beta1.TrafficMap) bool {
 	c := meta.FindStatusCondition(tm.Status.Conditions, omev1beta1.TrafficMapSettingsAccepted)
-	return c != nil && c.Status == metav1.ConditionFalse && c.Reason == omev1beta1.ReasonRoutingPolicyRefused
+	return c != nil && c.Status == metav1.ConditionFalse && c.Reason == string(omev1beta1.TrafficMapReasonRoutingPolicyRefused)
 }

@@ -19,8 +19,8 @@ func TestFrozen(t *testing.T) {
 		tm   *omev1beta1.TrafficMap
 		want bool
 	}{
-		{"refused settings", with(metav1.ConditionFalse, omev1beta1.ReasonRoutingPolicyRefused), true},
-		{"accepted settings", with(metav1.ConditionTrue, omev1beta1.ReasonSettingsAccepted), false},
+		{"refused settings", with(metav1.ConditionFalse, string(omev1beta1.TrafficMapReasonRoutingPolicyRefused)), true},
+		{"accepted settings", with(metav1.ConditionTrue, string(omev1beta1.TrafficMapReasonSettingsAccepted)), false},
 		{"no condition yet (a map from an older release)", &omev1beta1.TrafficMap{}, false},
 	}
 	for _, c := range cases {

@@ -113,12 +113,12 @@ func (r *Reconciler) refusedStanding(ctx context.Context, tm *omev1beta1.Traffic
 func (r *Reconciler) hold(ctx context.Context, tm *omev1beta1.TrafficMap, plan publish.Plan, standing int, because string) (ctrl.Result, error) {
 	message := publish.HoldMessage(tm, standing, because)
 	key := client.ObjectKeyFromObject(tm)
-	if r.memory.holding(key, message) && publishedMessage(tm, omev1beta1.ReasonLastPositiveRetained) != message {
+	if r.memory.holding(key, message) && publishedMessage(tm, omev1beta1.TrafficMapReasonLastPositiveRetained) != message {
 		ctrl.LoggerFrom(ctx).Info("Keeping the last published route: the current plan sends nothing", "trafficMap", klog.KObj(tm), "because", because)
-		r.Recorder.Eventf(tm, plan.Route, corev1.EventTypeWarning, omev1beta1.ReasonLastPositiveRetained, actionPublish, "%s", message)
+		r.Recorder.Eventf(tm, plan.Route, corev1.EventTypeWarning, string(omev1beta1.TrafficMapReasonLastPositiveRetained), actionPublish, "%s", message)
 	}
 	ref := &omev1beta1.TrafficMapGatewayRef{Group: gatewayv1.GroupName, Kind: "HTTPRoute", Name: plan.Route.Name, Namespace: plan.Route.Namespace}
-	return r.resync(r.recordConditions(ctx, tm, omev1beta1.ReasonLastPositiveRetained, ref, publish.HeldConditions(message, tm.Generation)))
+	return r.resync(r.recordConditions(ctx, tm, omev1beta1.TrafficMapReasonLastPositiveRetained, ref, publish.HeldConditions(message, tm.Generation)))
 }
 
 // EventCurrentPlanApplied is the reason of the event the publisher records when a hold
@@ -132,7 +132,7 @@ const EventCurrentPlanApplied = "CurrentPlanApplied"
 // and this process's memory keeps a second reconcile that reads the same condition from
 // a cache not yet caught up (as announceWithdrawn does) from saying it again.
 func (r *Reconciler) announceHoldEnded(ctx context.Context, tm *omev1beta1.TrafficMap, plan publish.Plan) {
-	if publishedMessage(tm, omev1beta1.ReasonLastPositiveRetained) == "" || !r.memory.endingHold(client.ObjectKeyFromObject(tm)) {
+	if publishedMessage(tm, omev1beta1.TrafficMapReasonLastPositiveRetained) == "" || !r.memory.endingHold(client.ObjectKeyFromObject(tm)) {
 		return
 	}
 	ctrl.LoggerFrom(ctx).Info("The route carries the current plan again", "trafficMap", klog.KObj(tm))
@@ -141,9 +141,9 @@ func (r *Reconciler) announceHoldEnded(ctx context.Context, tm *omev1beta1.Traff
 }
 
 // publishedMessage is the map's Published message while its reason is reason, "" otherwise.
-func publishedMessage(tm *omev1beta1.TrafficMap, reason string) string {
+func publishedMessage(tm *omev1beta1.TrafficMap, reason omev1beta1.TrafficMapConditionReason) string {
 	for _, c := range tm.Status.Conditions {
-		if c.Type == omev1beta1.TrafficMapPublished && c.Reason == reason {
+		if c.Type == omev1beta1.TrafficMapPublished && c.Reason == string(reason) {
 			return c.Message
 		}
 	}

@@ -93,13 +93,13 @@ func (r *Reconciler) checkOwner(ctx context.Context, s *publishScope) phase.Outc
 	}
 	if err != nil {
 		var invalid *invalidOwner
-		return phase.Finish(r.fail(ctx, s.tm, omev1beta1.ReasonInvalidOwner, err, !errors.As(err, &invalid)))
+		return phase.Finish(r.fail(ctx, s.tm, omev1beta1.TrafficMapReasonInvalidOwner, err, !errors.As(err, &invalid)))
 	}
 	r.memory.caughtUp(s.key)
 	if isvc == nil || !publishable(isvc) {
 		// The service is going or left routing: the routing reconciler deletes the map,
 		// and until then nothing is published for it.
-		return phase.Finish(r.unpublish(ctx, s.tm, omev1beta1.ReasonUnpublished))
+		return phase.Finish(r.unpublish(ctx, s.tm, omev1beta1.TrafficMapReasonUnpublished))
 	}
 	s.isvc = isvc
 	return phase.Proceed
@@ -110,7 +110,7 @@ func (r *Reconciler) checkOwner(ctx context.Context, s *publishScope) phase.Outc
 // breaks a rule is InvalidPlan.
 func (r *Reconciler) planRoute(ctx context.Context, s *publishScope) phase.Outcome {
 	if err := publish.CheckOptions("global", r.Publisher.Options); err != nil {
-		return phase.Finish(r.fail(ctx, s.tm, omev1beta1.ReasonInvalidOptions, err, false))
+		return phase.Finish(r.fail(ctx, s.tm, omev1beta1.TrafficMapReasonInvalidOptions, err, false))
 	}
 	plan, err := publish.Build(publish.Input{
 		Map: r.guard.admit(ctx, s.tm, r.publishedHosts(s.key), r.Recorder), ServiceNamespace: s.isvc.Namespace, ServiceName: s.isvc.Name,
@@ -124,7 +124,7 @@ func (r *Reconciler) planRoute(ctx context.Context, s *publishScope) phase.Outco
 		return phase.Finish(r.refuseHost(ctx, s.tm, err))
 	}
 	if err != nil {
-		return phase.Finish(r.fail(ctx, s.tm, omev1beta1.ReasonInvalidPlan, err, false))
+		return phase.Finish(r.fail(ctx, s.tm, omev1beta1.TrafficMapReasonInvalidPlan, err, false))
 	}
 	s.plan = plan
 	return phase.Proceed
@@ -137,11 +137,11 @@ func (r *Reconciler) planRoute(ctx context.Context, s *publishScope) phase.Outco
 func (r *Reconciler) withdrawOrHold(ctx context.Context, s *publishScope) phase.Outcome {
 	if s.plan.Withdraw {
 		r.announceWithdrawn(ctx, s.tm, s.plan.WithdrawnBecause)
-		return phase.Finish(r.unpublish(ctx, s.tm, omev1beta1.ReasonWithdrawn))
+		return phase.Finish(r.unpublish(ctx, s.tm, omev1beta1.TrafficMapReasonWithdrawn))
 	}
 	because, standing, err := r.holdBecause(ctx, s.tm, s.plan)
 	if err != nil {
-		return phase.Finish(r.fail(ctx, s.tm, omev1beta1.ReasonApplyFailed, err, true))
+		return phase.Finish(r.fail(ctx, s.tm, omev1beta1.TrafficMapReasonApplyFailed, err, true))
 	}
 	if because != "" {
 		return phase.Finish(r.hold(ctx, s.tm, s.plan, standing, because))

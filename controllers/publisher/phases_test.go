@@ -107,7 +107,7 @@ func TestReadMapWithRoutingOff(t *testing.T) {
 // grace, and a frozen one keeps its route past it; neither writes anything. Past the grace
 // an unfrozen map is InvalidOwner.
 func TestCheckOwnerOfAMapBehindItsService(t *testing.T) {
-	refused := metav1.Condition{Type: omev1beta1.TrafficMapSettingsAccepted, Status: metav1.ConditionFalse, Reason: omev1beta1.ReasonRoutingPolicyRefused}
+	refused := metav1.Condition{Type: omev1beta1.TrafficMapSettingsAccepted, Status: metav1.ConditionFalse, Reason: string(omev1beta1.TrafficMapReasonRoutingPolicyRefused)}
 	for _, tc := range []struct {
 		name      string
 		tm        *omev1beta1.TrafficMap

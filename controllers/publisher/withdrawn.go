@@ -23,7 +23,7 @@ const EventPublicationWithdrawn = "PublicationWithdrawn"
 // cache may not show yet.
 func (r *Reconciler) announceWithdrawn(ctx context.Context, tm *omev1beta1.TrafficMap, because string) {
 	news := r.memory.withdrawing(client.ObjectKeyFromObject(tm), because)
-	if publishedReason(tm) == omev1beta1.ReasonWithdrawn || !news {
+	if publishedReason(tm) == omev1beta1.TrafficMapReasonWithdrawn || !news {
 		ctrl.LoggerFrom(ctx).V(1).Info("TrafficMap publication withdrawn", "TrafficMap", klog.KObj(tm), "because", because)
 		return
 	}

@@ -49,12 +49,12 @@ func (r *Reconciler) announce(isvc *omev1beta1.InferenceService, current *omev1b
 			before[e.Cluster] = e
 		}
 		c := meta.FindStatusCondition(current.Status.Conditions, omev1beta1.TrafficMapRoutable)
-		wasAllFailed = c != nil && c.Reason == omev1beta1.ReasonAllHomesProbeFailed
+		wasAllFailed = c != nil && c.Reason == string(omev1beta1.TrafficMapReasonAllHomesProbeFailed)
 	}
 	for _, e := range result.Entries {
 		r.announceGate(isvc, before[e.Cluster], e, was[e.Cluster], gateStateOf(e.Probe), policy != "")
 	}
-	if result.Routable.Reason == omev1beta1.ReasonAllHomesProbeFailed && !wasAllFailed {
+	if result.Routable.Reason == omev1beta1.TrafficMapReasonAllHomesProbeFailed && !wasAllFailed {
 		r.Recorder.Eventf(isvc, nil, corev1.EventTypeWarning, EventAllHomesProbeFailed, actionRoute, "allFailedPolicy %s applied: %s",
 			policy, result.Routable.Message)
 	}

@@ -31,12 +31,12 @@ func TestRoutingStatusFieldsAreTheKeptOnes(t *testing.T) {
 func TestSettingsAccepted(t *testing.T) {
 	tm := &omev1beta1.TrafficMap{ObjectMeta: metav1.ObjectMeta{Generation: 7}}
 	ok := settingsAccepted(tm, nil)
-	if ok.Status != metav1.ConditionTrue || ok.Reason != omev1beta1.ReasonSettingsAccepted || ok.Message != "" || ok.ObservedGeneration != 7 {
+	if ok.Status != metav1.ConditionTrue || ok.Reason != string(omev1beta1.TrafficMapReasonSettingsAccepted) || ok.Message != "" || ok.ObservedGeneration != 7 {
 		t.Fatalf("accepted = %+v", ok)
 	}
 	const msg = "resolve probe policy: spec.routing.probe.period (500ms) must be at least routing.observer.minPeriod (1s)"
 	refused := settingsAccepted(tm, errors.New(msg))
-	if refused.Status != metav1.ConditionFalse || refused.Reason != omev1beta1.ReasonRoutingPolicyRefused || refused.Message != msg {
+	if refused.Status != metav1.ConditionFalse || refused.Reason != string(omev1beta1.TrafficMapReasonRoutingPolicyRefused) || refused.Message != msg {
 		t.Fatalf("refused = %+v", refused)
 	}
 }

@@ -181,9 +181,9 @@ func routingStatusFields(isvc *omev1beta1.InferenceService, result trafficmap.Re
 // exact text, which names the setting and the rule, while they are refused.
 func settingsAccepted(tm *omev1beta1.TrafficMap, refusal error) metav1.Condition {
 	c := metav1.Condition{Type: omev1beta1.TrafficMapSettingsAccepted, Status: metav1.ConditionTrue,
-		Reason: omev1beta1.ReasonSettingsAccepted, ObservedGeneration: tm.Generation}
+		Reason: string(omev1beta1.TrafficMapReasonSettingsAccepted), ObservedGeneration: tm.Generation}
 	if refusal != nil {
-		c.Status, c.Reason, c.Message = metav1.ConditionFalse, omev1beta1.ReasonRoutingPolicyRefused, refusal.Error()
+		c.Status, c.Reason, c.Message = metav1.ConditionFalse, string(omev1beta1.TrafficMapReasonRoutingPolicyRefused), refusal.Error()
 	}
 	return c
 }
@@ -200,7 +200,7 @@ func (r *Reconciler) ownWrite(tm *omev1beta1.TrafficMap, write func() error) err
 // mapCondition is one of the map's conditions of type t, as the routing reconciler
 // decided it (Routable for the built result, OverrideActive for the drains applied).
 func mapCondition(tm *omev1beta1.TrafficMap, t string, c trafficmap.Condition) metav1.Condition {
-	return metav1.Condition{Type: t, Status: c.Status, Reason: c.Reason, Message: c.Message, ObservedGeneration: tm.Generation}
+	return metav1.Condition{Type: t, Status: c.Status, Reason: string(c.Reason), Message: c.Message, ObservedGeneration: tm.Generation}
 }
 
 // owner is the field manager of the reconciler's writes: FieldManager unless set.

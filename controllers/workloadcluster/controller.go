@@ -79,39 +79,39 @@ func (r *Reconciler) connect(ctx context.Context, wc *omev1beta1.WorkloadCluster
 	if ref.SecretRef.Namespace != r.SecretNamespace {
 		// Not read at all, so nothing about a Secret elsewhere, not even whether it
 		// exists, can reach the status.
-		return r.notReady(wc.Name, omev1beta1.ReasonSecretNamespaceRefused, fmt.Sprintf(
+		return r.notReady(wc.Name, omev1beta1.WorkloadClusterReasonSecretNamespaceRefused, fmt.Sprintf(
 			"kubeconfig Secrets are read only from the operator's namespace %q; secretRef.namespace %q is refused",
 			r.SecretNamespace, ref.SecretRef.Namespace))
 	}
 	secret := &corev1.Secret{}
 	err := r.Client.Get(ctx, types.NamespacedName{Namespace: ref.SecretRef.Namespace, Name: ref.SecretRef.Name}, secret)
 	if apierrors.IsNotFound(err) {
-		return r.notReady(wc.Name, omev1beta1.ReasonSecretNotFound, fmt.Sprintf("Secret %s/%s not found", ref.SecretRef.Namespace, ref.SecretRef.Name))
+		return r.notReady(wc.Name, omev1beta1.WorkloadClusterReasonSecretNotFound, fmt.Sprintf("Secret %s/%s not found", ref.SecretRef.Namespace, ref.SecretRef.Name))
 	}
 	if err != nil {
 		return r.failure(ctx, wc, fmt.Sprintf("read Secret %s/%s: %v", ref.SecretRef.Namespace, ref.SecretRef.Name, err))
 	}
 	data, ok := secret.Data[key]
 	if !ok {
-		return r.notReady(wc.Name, omev1beta1.ReasonSecretNotFound, fmt.Sprintf("Secret %s/%s has no key %q", ref.SecretRef.Namespace, ref.SecretRef.Name, key))
+		return r.notReady(wc.Name, omev1beta1.WorkloadClusterReasonSecretNotFound, fmt.Sprintf("Secret %s/%s has no key %q", ref.SecretRef.Namespace, ref.SecretRef.Name, key))
 	}
 	cfg, err := memberConfig(data)
 	if err != nil {
-		return r.notReady(wc.Name, omev1beta1.ReasonBadKubeConfig, err.Error())
+		return r.notReady(wc.Name, omev1beta1.WorkloadClusterReasonBadKubeConfig, err.Error())
 	}
 	if err := r.Members.Connect(ctx, wc.Name, data, cfg); err != nil {
 		return r.failure(ctx, wc, err.Error())
 	}
 	r.clearFailure(wc.Name)
 	return metav1.Condition{Type: omev1beta1.WorkloadClusterReady, Status: metav1.ConditionTrue,
-		Reason: omev1beta1.ReasonReachable, Message: fmt.Sprintf("API server at %s answered /version", cfg.Host)}
+		Reason: string(omev1beta1.WorkloadClusterReasonReachable), Message: fmt.Sprintf("API server at %s answered /version", cfg.Host)}
 }
 
 // notReady disconnects the member for a problem no retry can fix until something changes.
-func (r *Reconciler) notReady(name, reason, message string) metav1.Condition {
+func (r *Reconciler) notReady(name string, reason omev1beta1.WorkloadClusterConditionReason, message string) metav1.Condition {
 	r.Members.Disconnect(name)
 	r.clearFailure(name)
-	return metav1.Condition{Type: omev1beta1.WorkloadClusterReady, Status: metav1.ConditionFalse, Reason: reason, Message: message}
+	return metav1.Condition{Type: omev1beta1.WorkloadClusterReady, Status: metav1.ConditionFalse, Reason: string(reason), Message: message}
 }
 
 // failure reports a connection that fails: still True while a member that was Reachable
@@ -131,10 +131,10 @@ func (r *Reconciler) failure(ctx context.Context, wc *omev1beta1.WorkloadCluster
 	wasReady := meta.IsStatusConditionTrue(wc.Status.Conditions, omev1beta1.WorkloadClusterReady)
 	if wasReady && time.Since(since) < r.Grace {
 		return metav1.Condition{Type: omev1beta1.WorkloadClusterReady, Status: metav1.ConditionTrue,
-			Reason: omev1beta1.ReasonProbeFailedRetrying, Message: message}
+			Reason: string(omev1beta1.WorkloadClusterReasonProbeFailedRetrying), Message: message}
 	}
 	return metav1.Condition{Type: omev1beta1.WorkloadClusterReady, Status: metav1.ConditionFalse,
-		Reason: omev1beta1.ReasonConnectionFailed, Message: message}
+		Reason: string(omev1beta1.WorkloadClusterReasonConnectionFailed), Message: message}
 }
 
 func (r *Reconciler) clearFailure(name string) {

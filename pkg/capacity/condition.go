@@ -17,14 +17,14 @@ func FallbackCondition(enabled bool, entries []v1beta1.TrafficMapEntry) metav1.C
 	n := len(entries)
 	switch k := FallbackHomes(entries); {
 	case !enabled:
-		c.Reason, c.Message = v1beta1.ReasonCapacityPollingDisabled, "endpoint capacity polling is disabled"
+		c.Reason, c.Message = string(v1beta1.TrafficMapReasonCapacityPollingDisabled), "endpoint capacity polling is disabled"
 	case n == 0:
-		c.Reason, c.Message = v1beta1.ReasonNoCapacityTargets, "no addressable homes require endpoint capacity"
+		c.Reason, c.Message = string(v1beta1.TrafficMapReasonNoCapacityTargets), "no addressable homes require endpoint capacity"
 	case k == 0:
-		c.Reason = v1beta1.ReasonEndpointCapacityAvailable
+		c.Reason = string(v1beta1.TrafficMapReasonEndpointCapacityAvailable)
 		c.Message = fmt.Sprintf("endpoint capacity is available for all %d home(s)", n)
 	default:
-		c.Status, c.Reason = metav1.ConditionTrue, v1beta1.ReasonEndpointCapacityUnavailable
+		c.Status, c.Reason = metav1.ConditionTrue, string(v1beta1.TrafficMapReasonEndpointCapacityUnavailable)
 		c.Message = fmt.Sprintf("%d of %d home(s) are using control-plane capacity; inspect spec.entries[].capacity.fallbackReason", k, n)
 	}
 	return c

@@ -14,12 +14,12 @@ func entry(cluster string, weight int32, healthy bool, refs ...string) omev1beta
 	return omev1beta1.TrafficMapEntry{Cluster: cluster, Endpoint: "https://" + cluster + ".example.com", Weight: weight, Healthy: healthy, DrainRefs: refs}
 }
 
-func cond(status metav1.ConditionStatus, reason, message string) trafficmap.Condition {
+func cond(status metav1.ConditionStatus, reason omev1beta1.TrafficMapConditionReason, message string) trafficmap.Condition {
 	return trafficmap.Condition{Status: status, Reason: reason, Message: message}
 }
 
 func TestApply(t *testing.T) {
-	routable3 := cond(metav1.ConditionTrue, omev1beta1.ReasonRoutable, "3 of 3 home(s) take traffic")
+	routable3 := cond(metav1.ConditionTrue, omev1beta1.TrafficMapReasonRoutable, "3 of 3 home(s) take traffic")
 	tests := []struct {
 		name      string
 		entries   []omev1beta1.TrafficMapEntry
@@ -41,84 +41,84 @@ func TestApply(t *testing.T) {
 			before:    routable3,
 			overrides: []Override{{"maintenance-a", "a", "planned maintenance"}},
 			want:      []omev1beta1.TrafficMapEntry{entry("a", 0, true, "maintenance-a"), entry("b", 4, true), entry("c", 6, true)},
-			routable:  cond(metav1.ConditionTrue, omev1beta1.ReasonRoutable, "2 of 3 home(s) take traffic"),
+			routable:  cond(metav1.ConditionTrue, omev1beta1.TrafficMapReasonRoutable, "2 of 3 home(s) take traffic"),
 		},
 		{
 			name:      "several drains on one cluster are sorted; healthy false stays false",
 			entries:   []omev1beta1.TrafficMapEntry{entry("a", 1, false), entry("b", 1, true)},
-			before:    cond(metav1.ConditionTrue, omev1beta1.ReasonRoutable, "2 of 2 home(s) take traffic"),
+			before:    cond(metav1.ConditionTrue, omev1beta1.TrafficMapReasonRoutable, "2 of 2 home(s) take traffic"),
 			overrides: []Override{{"zz", "a", "r"}, {"aa", "a", "r"}, {"mm", "a", "r"}},
 			want:      []omev1beta1.TrafficMapEntry{entry("a", 0, false, "aa", "mm", "zz"), entry("b", 1, true)},
-			routable:  cond(metav1.ConditionTrue, omev1beta1.ReasonRoutable, "1 of 2 home(s) take traffic"),
+			routable:  cond(metav1.ConditionTrue, omev1beta1.TrafficMapReasonRoutable, "1 of 2 home(s) take traffic"),
 		},
 		{
 			name:      "a drain naming no entry holds nothing",
 			entries:   []omev1beta1.TrafficMapEntry{entry("a", 1, true)},
-			before:    cond(metav1.ConditionTrue, omev1beta1.ReasonRoutable, "1 of 1 home(s) take traffic"),
+			before:    cond(metav1.ConditionTrue, omev1beta1.TrafficMapReasonRoutable, "1 of 1 home(s) take traffic"),
 			overrides: []Override{{"typo", "worker-aa", "r"}},
 			want:      []omev1beta1.TrafficMapEntry{entry("a", 1, true)},
-			routable:  cond(metav1.ConditionTrue, omev1beta1.ReasonRoutable, "1 of 1 home(s) take traffic"),
+			routable:  cond(metav1.ConditionTrue, omev1beta1.TrafficMapReasonRoutable, "1 of 1 home(s) take traffic"),
 		},
 		{
 			name:      "cluster names match exactly",
 			entries:   []omev1beta1.TrafficMapEntry{entry("worker-a", 1, true)},
-			before:    cond(metav1.ConditionTrue, omev1beta1.ReasonRoutable, "1 of 1 home(s) take traffic"),
+			before:    cond(metav1.ConditionTrue, omev1beta1.TrafficMapReasonRoutable, "1 of 1 home(s) take traffic"),
 			overrides: []Override{{"x", "Worker-A", "r"}},
 			want:      []omev1beta1.TrafficMapEntry{entry("worker-a", 1, true)},
-			routable:  cond(metav1.ConditionTrue, omev1beta1.ReasonRoutable, "1 of 1 home(s) take traffic"),
+			routable:  cond(metav1.ConditionTrue, omev1beta1.TrafficMapReasonRoutable, "1 of 1 home(s) take traffic"),
 		},
 		{
 			name:      "drains that zero a table with traffic give TrafficDrain",
 			entries:   []omev1beta1.TrafficMapEntry{entry("a", 1, true), entry("b", 0, false)},
-			before:    cond(metav1.ConditionTrue, omev1beta1.ReasonRoutable, "1 of 2 home(s) take traffic"),
+			before:    cond(metav1.ConditionTrue, omev1beta1.TrafficMapReasonRoutable, "1 of 2 home(s) take traffic"),
 			overrides: []Override{{"x", "a", "r"}},
 			want:      []omev1beta1.TrafficMapEntry{entry("a", 0, true, "x"), entry("b", 0, false)},
-			routable:  cond(metav1.ConditionFalse, omev1beta1.ReasonTrafficDrain, "manual traffic-drain overrides set all 2 route arm(s) to zero"),
+			routable:  cond(metav1.ConditionFalse, omev1beta1.TrafficMapReasonTrafficDrain, "manual traffic-drain overrides set all 2 route arm(s) to zero"),
 		},
 		{
 			name:      "TrafficDrain also replaces a preserving AllHomesProbeFailed",
 			entries:   []omev1beta1.TrafficMapEntry{entry("a", 2, false), entry("b", 1, false)},
-			before:    cond(metav1.ConditionTrue, omev1beta1.ReasonAllHomesProbeFailed, "2 home(s) have conclusive probe failures; preserving traffic among homes with ready capacity"),
+			before:    cond(metav1.ConditionTrue, omev1beta1.TrafficMapReasonAllHomesProbeFailed, "2 home(s) have conclusive probe failures; preserving traffic among homes with ready capacity"),
 			overrides: []Override{{"x", "a", "r"}, {"y", "b", "r"}},
 			want:      []omev1beta1.TrafficMapEntry{entry("a", 0, false, "x"), entry("b", 0, false, "y")},
-			routable:  cond(metav1.ConditionFalse, omev1beta1.ReasonTrafficDrain, "manual traffic-drain overrides set all 2 route arm(s) to zero"),
+			routable:  cond(metav1.ConditionFalse, omev1beta1.TrafficMapReasonTrafficDrain, "manual traffic-drain overrides set all 2 route arm(s) to zero"),
 		},
 		{
 			name:      "a preserving AllHomesProbeFailed with traffic left keeps its message",
 			entries:   []omev1beta1.TrafficMapEntry{entry("a", 2, false), entry("b", 1, false)},
-			before:    cond(metav1.ConditionTrue, omev1beta1.ReasonAllHomesProbeFailed, "2 home(s) have conclusive probe failures; preserving traffic among homes with ready capacity"),
+			before:    cond(metav1.ConditionTrue, omev1beta1.TrafficMapReasonAllHomesProbeFailed, "2 home(s) have conclusive probe failures; preserving traffic among homes with ready capacity"),
 			overrides: []Override{{"x", "a", "r"}},
 			want:      []omev1beta1.TrafficMapEntry{entry("a", 0, false, "x"), entry("b", 1, false)},
-			routable:  cond(metav1.ConditionTrue, omev1beta1.ReasonAllHomesProbeFailed, "2 home(s) have conclusive probe failures; preserving traffic among homes with ready capacity"),
+			routable:  cond(metav1.ConditionTrue, omev1beta1.TrafficMapReasonAllHomesProbeFailed, "2 home(s) have conclusive probe failures; preserving traffic among homes with ready capacity"),
 		},
 		{
 			name:      "a table empty before the drains keeps its reason",
 			entries:   []omev1beta1.TrafficMapEntry{entry("a", 0, false), entry("b", 0, false)},
-			before:    cond(metav1.ConditionFalse, omev1beta1.ReasonAllHomesUnready, "none of 2 home(s) has a ready replica"),
+			before:    cond(metav1.ConditionFalse, omev1beta1.TrafficMapReasonAllHomesUnready, "none of 2 home(s) has a ready replica"),
 			overrides: []Override{{"x", "a", "r"}},
 			want:      []omev1beta1.TrafficMapEntry{entry("a", 0, false, "x"), entry("b", 0, false)},
-			routable:  cond(metav1.ConditionFalse, omev1beta1.ReasonAllHomesUnready, "none of 2 home(s) has a ready replica"),
+			routable:  cond(metav1.ConditionFalse, omev1beta1.TrafficMapReasonAllHomesUnready, "none of 2 home(s) has a ready replica"),
 		},
 		{
 			name:      "a table gated under Drain keeps AllHomesProbeFailed",
 			entries:   []omev1beta1.TrafficMapEntry{entry("a", 0, false), entry("b", 0, false)},
-			before:    cond(metav1.ConditionFalse, omev1beta1.ReasonAllHomesProbeFailed, "2 home(s) have conclusive probe failures; all route weights are zero"),
+			before:    cond(metav1.ConditionFalse, omev1beta1.TrafficMapReasonAllHomesProbeFailed, "2 home(s) have conclusive probe failures; all route weights are zero"),
 			overrides: []Override{{"x", "a", "r"}, {"y", "b", "r"}},
 			want:      []omev1beta1.TrafficMapEntry{entry("a", 0, false, "x"), entry("b", 0, false, "y")},
-			routable:  cond(metav1.ConditionFalse, omev1beta1.ReasonAllHomesProbeFailed, "2 home(s) have conclusive probe failures; all route weights are zero"),
+			routable:  cond(metav1.ConditionFalse, omev1beta1.TrafficMapReasonAllHomesProbeFailed, "2 home(s) have conclusive probe failures; all route weights are zero"),
 		},
 		{
 			name:      "no entries: NotPlaced stands",
-			before:    cond(metav1.ConditionFalse, omev1beta1.ReasonNotPlaced, "no workload cluster matches the placement"),
+			before:    cond(metav1.ConditionFalse, omev1beta1.TrafficMapReasonNotPlaced, "no workload cluster matches the placement"),
 			overrides: []Override{{"x", "a", "r"}},
-			routable:  cond(metav1.ConditionFalse, omev1beta1.ReasonNotPlaced, "no workload cluster matches the placement"),
+			routable:  cond(metav1.ConditionFalse, omev1beta1.TrafficMapReasonNotPlaced, "no workload cluster matches the placement"),
 		},
 		{
 			name:     "stale drainRefs on the input are cleared",
 			entries:  []omev1beta1.TrafficMapEntry{entry("a", 1, true, "old")},
-			before:   cond(metav1.ConditionTrue, omev1beta1.ReasonRoutable, "1 of 1 home(s) take traffic"),
+			before:   cond(metav1.ConditionTrue, omev1beta1.TrafficMapReasonRoutable, "1 of 1 home(s) take traffic"),
 			want:     []omev1beta1.TrafficMapEntry{entry("a", 1, true)},
-			routable: cond(metav1.ConditionTrue, omev1beta1.ReasonRoutable, "1 of 1 home(s) take traffic"),
+			routable: cond(metav1.ConditionTrue, omev1beta1.TrafficMapReasonRoutable, "1 of 1 home(s) take traffic"),
 		},
 	}
 	for _, tt := range tests {
@@ -152,31 +152,31 @@ func TestOverrideActive(t *testing.T) {
 		{
 			name:    "no overrides",
 			entries: []omev1beta1.TrafficMapEntry{entry("a", 1, true)},
-			want:    cond(metav1.ConditionFalse, omev1beta1.ReasonNoOverrides, "no traffic-drain annotation override is configured"),
+			want:    cond(metav1.ConditionFalse, omev1beta1.TrafficMapReasonNoOverrides, "no traffic-drain annotation override is configured"),
 		},
 		{
 			name:      "pending: no entry matches",
 			overrides: []Override{{"x", "worker-z", "r"}, {"y", "worker-y", "r"}},
 			entries:   []omev1beta1.TrafficMapEntry{entry("a", 1, true)},
-			want:      cond(metav1.ConditionFalse, omev1beta1.ReasonOverridesPending, "2 traffic-drain annotation override(s) pending; no matching routable arm"),
+			want:      cond(metav1.ConditionFalse, omev1beta1.TrafficMapReasonOverridesPending, "2 traffic-drain annotation override(s) pending; no matching routable arm"),
 		},
 		{
 			name:      "pending with no entries at all",
 			overrides: []Override{{"x", "a", "r"}},
-			want:      cond(metav1.ConditionFalse, omev1beta1.ReasonOverridesPending, "1 traffic-drain annotation override(s) pending; no matching routable arm"),
+			want:      cond(metav1.ConditionFalse, omev1beta1.TrafficMapReasonOverridesPending, "1 traffic-drain annotation override(s) pending; no matching routable arm"),
 		},
 		{
 			name:      "applied",
 			overrides: []Override{{"maintenance-a", "a", "r"}},
 			entries:   []omev1beta1.TrafficMapEntry{entry("a", 0, true, "maintenance-a"), entry("b", 1, true)},
-			want: cond(metav1.ConditionTrue, omev1beta1.ReasonOverridesApplied,
+			want: cond(metav1.ConditionTrue, omev1beta1.TrafficMapReasonOverridesApplied,
 				"1 of 1 traffic-drain annotation override(s) active across 1 route arm(s); inspect spec.entries[].drainRefs"),
 		},
 		{
 			name:      "partly applied counts only the matching overrides",
 			overrides: []Override{{"x", "a", "r"}, {"y", "a", "r"}, {"z", "b", "r"}, {"typo", "q", "r"}},
 			entries:   []omev1beta1.TrafficMapEntry{entry("a", 0, true, "x", "y"), entry("b", 0, true, "z"), entry("c", 1, true)},
-			want: cond(metav1.ConditionTrue, omev1beta1.ReasonOverridesApplied,
+			want: cond(metav1.ConditionTrue, omev1beta1.TrafficMapReasonOverridesApplied,
 				"3 of 4 traffic-drain annotation override(s) active across 2 route arm(s); inspect spec.entries[].drainRefs"),
 		},
 	}
@@ -198,10 +198,10 @@ func TestApplyThenOverrideActive(t *testing.T) {
 	}
 	got := Apply(trafficmap.Result{
 		Entries:  []omev1beta1.TrafficMapEntry{entry("worker-a", 1, true), entry("worker-b", 1, true)},
-		Routable: cond(metav1.ConditionTrue, omev1beta1.ReasonRoutable, "2 of 2 home(s) take traffic"),
+		Routable: cond(metav1.ConditionTrue, omev1beta1.TrafficMapReasonRoutable, "2 of 2 home(s) take traffic"),
 	}, overrides)
 	c := OverrideActive(overrides, got.Entries)
-	if c.Reason != omev1beta1.ReasonOverridesApplied || got.Entries[0].Weight != 0 || got.Entries[1].Weight != 1 {
+	if c.Reason != omev1beta1.TrafficMapReasonOverridesApplied || got.Entries[0].Weight != 0 || got.Entries[1].Weight != 1 {
 		t.Errorf("entries %+v, OverrideActive %+v", got.Entries, c)
 	}
 }

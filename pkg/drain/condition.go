@@ -14,7 +14,7 @@ import (
 // names no entry only counts as configured, which is how a misspelt cluster name shows.
 func OverrideActive(overrides []Override, entries []omev1beta1.TrafficMapEntry) trafficmap.Condition {
 	if len(overrides) == 0 {
-		return trafficmap.Condition{Status: metav1.ConditionFalse, Reason: omev1beta1.ReasonNoOverrides,
+		return trafficmap.Condition{Status: metav1.ConditionFalse, Reason: omev1beta1.TrafficMapReasonNoOverrides,
 			Message: "no traffic-drain annotation override is configured"}
 	}
 	applied := map[string]bool{}
@@ -29,10 +29,10 @@ func OverrideActive(overrides []Override, entries []omev1beta1.TrafficMapEntry) 
 		}
 	}
 	if len(applied) == 0 {
-		return trafficmap.Condition{Status: metav1.ConditionFalse, Reason: omev1beta1.ReasonOverridesPending,
+		return trafficmap.Condition{Status: metav1.ConditionFalse, Reason: omev1beta1.TrafficMapReasonOverridesPending,
 			Message: fmt.Sprintf("%d traffic-drain annotation override(s) pending; no matching routable arm", len(overrides))}
 	}
-	return trafficmap.Condition{Status: metav1.ConditionTrue, Reason: omev1beta1.ReasonOverridesApplied,
+	return trafficmap.Condition{Status: metav1.ConditionTrue, Reason: omev1beta1.TrafficMapReasonOverridesApplied,
 		Message: fmt.Sprintf("%d of %d traffic-drain annotation override(s) active across %d route arm(s); inspect spec.entries[].drainRefs",
 			len(applied), len(overrides), arms)}
 }

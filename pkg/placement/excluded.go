@@ -32,7 +32,7 @@ func Unready(p *omev1beta1.Placement, clusters []omev1beta1.WorkloadCluster) []o
 		x := omev1beta1.ExcludedCluster{Cluster: wc.Name, Reason: omev1beta1.ExcludedClusterNotReady,
 			Message: "the WorkloadCluster has no Ready condition yet"}
 		if c := meta.FindStatusCondition(wc.Status.Conditions, omev1beta1.WorkloadClusterReady); c != nil {
-			if c.Reason == omev1beta1.ReasonConnectionFailed {
+			if c.Reason == string(omev1beta1.WorkloadClusterReasonConnectionFailed) {
 				x.Reason = omev1beta1.ExcludedClusterUnreachable
 			}
 			x.Message = fmt.Sprintf("WorkloadCluster Ready is %s (%s): %s", c.Status, c.Reason, c.Message)

@@ -16,12 +16,12 @@ func withReady(wc omev1beta1.WorkloadCluster, status metav1.ConditionStatus, rea
 
 func TestUnready(t *testing.T) {
 	fleet := []omev1beta1.WorkloadCluster{
-		withReady(cluster("worker-d", false, nil), metav1.ConditionFalse, omev1beta1.ReasonSecretNotFound, "Secret ome/worker-d-kubeconfig not found"),
-		withReady(cluster("worker-c", false, nil), metav1.ConditionFalse, omev1beta1.ReasonConnectionFailed, "dial tcp 127.0.0.1:1: connection refused"),
-		withReady(cluster("worker-b", true, nil), metav1.ConditionTrue, omev1beta1.ReasonProbeFailedRetrying, "timeout"),
+		withReady(cluster("worker-d", false, nil), metav1.ConditionFalse, string(omev1beta1.WorkloadClusterReasonSecretNotFound), "Secret ome/worker-d-kubeconfig not found"),
+		withReady(cluster("worker-c", false, nil), metav1.ConditionFalse, string(omev1beta1.WorkloadClusterReasonConnectionFailed), "dial tcp 127.0.0.1:1: connection refused"),
+		withReady(cluster("worker-b", true, nil), metav1.ConditionTrue, string(omev1beta1.WorkloadClusterReasonProbeFailedRetrying), "timeout"),
 		cluster("worker-a", true, nil),
 		{ObjectMeta: metav1.ObjectMeta{Name: "worker-new"}},
-		withReady(cluster("elsewhere", false, nil), metav1.ConditionFalse, omev1beta1.ReasonConnectionFailed, "refused"),
+		withReady(cluster("elsewhere", false, nil), metav1.ConditionFalse, string(omev1beta1.WorkloadClusterReasonConnectionFailed), "refused"),
 	}
 	p := &omev1beta1.Placement{ClusterAffinity: []omev1beta1.ClusterAffinityTerm{
 		names(omev1beta1.MatchOperatorIn, "worker-a", "worker-b", "worker-c", "worker-d", "worker-new")}}

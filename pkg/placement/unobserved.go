@@ -34,7 +34,7 @@ func Unreadable(p *omev1beta1.Placement, clusters []omev1beta1.WorkloadCluster) 
 	for i := range clusters {
 		wc := &clusters[i]
 		c := meta.FindStatusCondition(wc.Status.Conditions, omev1beta1.WorkloadClusterReady)
-		if c == nil || c.Status != metav1.ConditionFalse || c.Reason != omev1beta1.ReasonConnectionFailed || !selects(p, wc) {
+		if c == nil || c.Status != metav1.ConditionFalse || c.Reason != string(omev1beta1.WorkloadClusterReasonConnectionFailed) || !selects(p, wc) {
 			continue
 		}
 		out = append(out, Unobserved{Cluster: wc.Name, Since: c.LastTransitionTime.Time, Domains: wc.Spec.AllowedEndpointDomains})

@@ -13,16 +13,16 @@ import (
 // a setting to fix, a Ready member and one elsewhere are not.
 func TestUnreadable(t *testing.T) {
 	since := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
-	down := withReady(cluster("worker-c", false, nil), metav1.ConditionFalse, omev1beta1.ReasonConnectionFailed, "connection refused")
+	down := withReady(cluster("worker-c", false, nil), metav1.ConditionFalse, string(omev1beta1.WorkloadClusterReasonConnectionFailed), "connection refused")
 	down.Status.Conditions[0].LastTransitionTime = metav1.NewTime(since)
 	down.Spec.AllowedEndpointDomains = []omev1beta1.EndpointDomain{"example.com"}
 	fleet := []omev1beta1.WorkloadCluster{
 		down,
-		withReady(cluster("worker-d", false, nil), metav1.ConditionFalse, omev1beta1.ReasonSecretNotFound, "not found"),
-		withReady(cluster("worker-b", true, nil), metav1.ConditionTrue, omev1beta1.ReasonProbeFailedRetrying, "timeout"),
-		withReady(cluster("worker-a", false, nil), metav1.ConditionFalse, omev1beta1.ReasonConnectionFailed, "refused"),
+		withReady(cluster("worker-d", false, nil), metav1.ConditionFalse, string(omev1beta1.WorkloadClusterReasonSecretNotFound), "not found"),
+		withReady(cluster("worker-b", true, nil), metav1.ConditionTrue, string(omev1beta1.WorkloadClusterReasonProbeFailedRetrying), "timeout"),
+		withReady(cluster("worker-a", false, nil), metav1.ConditionFalse, string(omev1beta1.WorkloadClusterReasonConnectionFailed), "refused"),
 		{ObjectMeta: metav1.ObjectMeta{Name: "worker-new"}},
-		withReady(cluster("elsewhere", false, nil), metav1.ConditionFalse, omev1beta1.ReasonConnectionFailed, "refused"),
+		withReady(cluster("elsewhere", false, nil), metav1.ConditionFalse, string(omev1beta1.WorkloadClusterReasonConnectionFailed), "refused"),
 	}
 	p := &omev1beta1.Placement{ClusterAffinity: []omev1beta1.ClusterAffinityTerm{
 		names(omev1beta1.MatchOperatorIn, "worker-a", "worker-b", "worker-c", "worker-d", "worker-new")}}

@@ -97,9 +97,9 @@ func HoldMessage(tm *omev1beta1.TrafficMap, standing int, because string) string
 // last published, message saying why (HoldMessage).
 func HeldConditions(message string, generation int64) []metav1.Condition {
 	return []metav1.Condition{
-		{Type: omev1beta1.TrafficMapPublished, Status: metav1.ConditionFalse, Reason: omev1beta1.ReasonLastPositiveRetained,
+		{Type: omev1beta1.TrafficMapPublished, Status: metav1.ConditionFalse, Reason: string(omev1beta1.TrafficMapReasonLastPositiveRetained),
 			Message: message, ObservedGeneration: generation},
-		{Type: omev1beta1.TrafficMapPublicationFallback, Status: metav1.ConditionTrue, Reason: omev1beta1.ReasonLastPositiveRetained,
+		{Type: omev1beta1.TrafficMapPublicationFallback, Status: metav1.ConditionTrue, Reason: string(omev1beta1.TrafficMapReasonLastPositiveRetained),
 			Message: "The route stays as last published, with traffic, in place of the current plan, which sends none", ObservedGeneration: generation},
 	}
 }

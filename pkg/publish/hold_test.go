@@ -95,11 +95,11 @@ func TestHeldConditions(t *testing.T) {
 	}
 	published, fallback := c[0], c[1]
 	if published.Type != omev1beta1.TrafficMapPublished || published.Status != metav1.ConditionFalse ||
-		published.Reason != omev1beta1.ReasonLastPositiveRetained || published.Message != "why" || published.ObservedGeneration != 7 {
+		published.Reason != string(omev1beta1.TrafficMapReasonLastPositiveRetained) || published.Message != "why" || published.ObservedGeneration != 7 {
 		t.Errorf("Published = %+v", published)
 	}
 	if fallback.Type != omev1beta1.TrafficMapPublicationFallback || fallback.Status != metav1.ConditionTrue ||
-		fallback.Reason != omev1beta1.ReasonLastPositiveRetained || fallback.ObservedGeneration != 7 {
+		fallback.Reason != string(omev1beta1.TrafficMapReasonLastPositiveRetained) || fallback.ObservedGeneration != 7 {
 		t.Errorf("PublicationFallback = %+v", fallback)
 	}
 }

@@ -9,7 +9,7 @@ import (
 
 func TestConditions(t *testing.T) {
 	cases := []struct {
-		reason            string
+		reason            omev1beta1.TrafficMapConditionReason
 		published         string
 		fallbackStatus    string
 		fallbackReasonMsg string
@@ -38,7 +38,7 @@ func TestConditions(t *testing.T) {
 			"Unknown", "Other: TrafficMap publisher reconciliation failed"},
 	}
 	for _, c := range cases {
-		t.Run(c.reason, func(t *testing.T) {
+		t.Run(string(c.reason), func(t *testing.T) {
 			got := Conditions(c.reason, 7)
 			p, f := got[0], got[1]
 			if p.Type != omev1beta1.TrafficMapPublished || f.Type != omev1beta1.TrafficMapPublicationFallback {

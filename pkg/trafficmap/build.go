@@ -76,7 +76,7 @@ type Result struct {
 // Condition is the part of a metav1.Condition that Build decides.
 type Condition struct {
 	Status  metav1.ConditionStatus
-	Reason  string
+	Reason  omev1beta1.TrafficMapConditionReason
 	Message string
 }
 

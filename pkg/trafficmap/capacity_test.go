@@ -38,7 +38,7 @@ func TestBuildWithCeilings(t *testing.T) {
 			sources:   []omev1beta1.CapacitySource{"ControlPlane", "Endpoint"},
 			reported:  []*int32{ptr.To[int32](1), ptr.To[int32](0)},
 			reasons:   []string{"", ""},
-			routable:  omev1beta1.ReasonRoutable,
+			routable:  string(omev1beta1.TrafficMapReasonRoutable),
 		},
 		{
 			name: "the fact sheet's example: a non-binding 3 and a binding 1",
@@ -51,7 +51,7 @@ func TestBuildWithCeilings(t *testing.T) {
 			sources:   []omev1beta1.CapacitySource{"ControlPlane", "Endpoint"},
 			reported:  []*int32{ptr.To[int32](3), ptr.To[int32](1)},
 			reasons:   []string{"", ""},
-			routable:  omev1beta1.ReasonRoutable,
+			routable:  string(omev1beta1.TrafficMapReasonRoutable),
 		},
 		{
 			name: "no ceiling: the ready count, with the reason",
@@ -64,7 +64,7 @@ func TestBuildWithCeilings(t *testing.T) {
 			sources:   []omev1beta1.CapacitySource{"ControlPlane", "ControlPlane"},
 			reported:  []*int32{nil, nil},
 			reasons:   []string{"capacity endpoint returned HTTP 404", ""},
-			routable:  omev1beta1.ReasonRoutable,
+			routable:  string(omev1beta1.TrafficMapReasonRoutable),
 		},
 		{
 			name: "every home capped to zero",
@@ -76,7 +76,7 @@ func TestBuildWithCeilings(t *testing.T) {
 			sources:   []omev1beta1.CapacitySource{"Endpoint"},
 			reported:  []*int32{ptr.To[int32](0)},
 			reasons:   []string{""},
-			routable:  omev1beta1.ReasonNoRoutableCapacity,
+			routable:  string(omev1beta1.TrafficMapReasonNoRoutableCapacity),
 		},
 		{
 			name: "a zero report zeroes the weight even when PreserveTraffic sets gates aside",
@@ -89,7 +89,7 @@ func TestBuildWithCeilings(t *testing.T) {
 			sources:   []omev1beta1.CapacitySource{"Endpoint", "ControlPlane"},
 			reported:  []*int32{ptr.To[int32](0), nil},
 			reasons:   []string{"", ""},
-			routable:  omev1beta1.ReasonAllHomesProbeFailed,
+			routable:  string(omev1beta1.TrafficMapReasonAllHomesProbeFailed),
 		},
 	}
 	for _, tc := range cases {
@@ -103,7 +103,7 @@ func TestBuildWithCeilings(t *testing.T) {
 						e.Cluster, e.Weight, c, deref(c.Reported), tc.weights[i], tc.allocated[i], tc.sources[i], deref(tc.reported[i]), tc.reasons[i])
 				}
 			}
-			if res.Routable.Reason != tc.routable {
+			if string(res.Routable.Reason) != tc.routable {
 				t.Errorf("Routable reason = %s, want %s", res.Routable.Reason, tc.routable)
 			}
 		})

@@ -99,7 +99,7 @@ func TestBuildShadowRecords(t *testing.T) {
 	if h := healthyOf(shadowGated.Entries); !reflect.DeepEqual(h, []bool{true, true}) {
 		t.Fatalf("healthy %v, want true true", h)
 	}
-	if r := shadowGated.Routable; r.Reason != omev1beta1.ReasonRoutable {
+	if r := shadowGated.Routable; r.Reason != omev1beta1.TrafficMapReasonRoutable {
 		t.Fatalf("Routable %+v, want Routable", r)
 	}
 	if !shadowGated.Entries[0].Probe.WouldGate {

@@ -36,7 +36,7 @@ func TestBuildRefusedHomes(t *testing.T) {
 			policy:  preserve,
 			weights: []int32{1, 0},
 			healthy: []bool{true, false},
-			want: Condition{True, omev1beta1.ReasonRoutable,
+			want: Condition{True, omev1beta1.TrafficMapReasonRoutable,
 				"1 of 2 home(s) take traffic; 1 home(s) refused by the operator, with weight 0: b: " + private},
 		},
 		{
@@ -45,7 +45,7 @@ func TestBuildRefusedHomes(t *testing.T) {
 			policy:  preserve,
 			weights: []int32{0, 0},
 			healthy: []bool{false, false},
-			want: Condition{False, omev1beta1.ReasonEndpointRefused,
+			want: Condition{False, omev1beta1.TrafficMapReasonEndpointRefused,
 				"no home takes traffic; 2 home(s) refused by the operator, with weight 0: a: " + private + "; b: " + outside},
 		},
 		{
@@ -56,7 +56,7 @@ func TestBuildRefusedHomes(t *testing.T) {
 			policy:  preserve,
 			weights: []int32{1, 0},
 			healthy: []bool{false, false},
-			want: Condition{True, omev1beta1.ReasonAllHomesProbeFailed,
+			want: Condition{True, omev1beta1.TrafficMapReasonAllHomesProbeFailed,
 				"1 home(s) have conclusive probe failures; preserving traffic among homes with ready capacity; 1 home(s) refused by the operator, with weight 0: b: " + private},
 		},
 		{
@@ -65,7 +65,7 @@ func TestBuildRefusedHomes(t *testing.T) {
 			policy:  drain,
 			weights: []int32{0, 0},
 			healthy: []bool{false, false},
-			want: Condition{False, omev1beta1.ReasonAllHomesProbeFailed,
+			want: Condition{False, omev1beta1.TrafficMapReasonAllHomesProbeFailed,
 				"1 home(s) have conclusive probe failures; all route weights are zero; 1 home(s) refused by the operator, with weight 0: b: " + private},
 		},
 		{
@@ -75,7 +75,7 @@ func TestBuildRefusedHomes(t *testing.T) {
 			homes:   homes(makeHome("a").replicas(1, 0).refused(outside), makeHome("b").replicas(1, 0)),
 			weights: []int32{0, 0},
 			healthy: []bool{false, false},
-			want: Condition{False, omev1beta1.ReasonAllHomesUnready,
+			want: Condition{False, omev1beta1.TrafficMapReasonAllHomesUnready,
 				"none of 2 home(s) has a ready replica; 1 home(s) refused by the operator, with weight 0: a: " + outside},
 		},
 		{
@@ -83,7 +83,7 @@ func TestBuildRefusedHomes(t *testing.T) {
 			homes:   homes(makeHome("a").replicas(2, 2).refused(outside), makeHome("b").replicas(0, 1)),
 			weights: []int32{0, 0},
 			healthy: []bool{false, true},
-			want: Condition{False, omev1beta1.ReasonEndpointRefused,
+			want: Condition{False, omev1beta1.TrafficMapReasonEndpointRefused,
 				"no home takes traffic; 1 home(s) refused by the operator, with weight 0: a: " + outside},
 		},
 		{
@@ -92,7 +92,7 @@ func TestBuildRefusedHomes(t *testing.T) {
 				makeHome("c").replicas(1, 1).refused(outside), makeHome("d").replicas(1, 1).refused(outside), makeHome("e").replicas(1, 1)),
 			weights: []int32{0, 0, 0, 0, 1},
 			healthy: []bool{false, false, false, false, true},
-			want: Condition{True, omev1beta1.ReasonRoutable,
+			want: Condition{True, omev1beta1.TrafficMapReasonRoutable,
 				"1 of 5 home(s) take traffic; 4 home(s) refused by the operator, with weight 0: a: " + outside + "; b: " + outside + "; c: " + outside + "; and 1 more"},
 		},
 	}
@@ -114,7 +114,7 @@ func TestBuildRefusedHomes(t *testing.T) {
 				t.Errorf("Routable\n got %+v\nwant %+v", res.Routable, tc.want)
 			}
 			// A drain of another home keeps the refusal in the message.
-			if res.Routable.Reason == omev1beta1.ReasonRoutable {
+			if res.Routable.Reason == omev1beta1.TrafficMapReasonRoutable {
 				if after := AfterDrains(res.Routable, res.Entries); after != res.Routable {
 					t.Errorf("AfterDrains changed an undrained message: %+v", after)
 				}

@@ -17,10 +17,10 @@ import (
 func routableCondition(candidates int, policy omev1beta1.AllFailedPolicy, entries []omev1beta1.TrafficMapEntry) Condition {
 	if len(entries) == 0 {
 		if candidates <= 0 {
-			return Condition{metav1.ConditionFalse, omev1beta1.ReasonNotPlaced,
+			return Condition{metav1.ConditionFalse, omev1beta1.TrafficMapReasonNotPlaced,
 				"no workload cluster matches the placement"}
 		}
-		return Condition{metav1.ConditionFalse, omev1beta1.ReasonNoAddressableHome,
+		return Condition{metav1.ConditionFalse, omev1beta1.TrafficMapReasonNoAddressableHome,
 			fmt.Sprintf("%d placed cluster(s) report no endpoint", candidates)}
 	}
 
@@ -60,10 +60,10 @@ func routableCondition(candidates int, policy omev1beta1.AllFailedPolicy, entrie
 		preserve := policy == omev1beta1.AllFailedPreserveTraffic
 		switch {
 		case servable > 0 && !preserve:
-			return Condition{metav1.ConditionFalse, omev1beta1.ReasonAllHomesProbeFailed,
+			return Condition{metav1.ConditionFalse, omev1beta1.TrafficMapReasonAllHomesProbeFailed,
 				fmt.Sprintf("%d home(s) have conclusive probe failures; all route weights are zero", open) + refusals}
 		case servable > 0 && positive > 0:
-			return Condition{metav1.ConditionTrue, omev1beta1.ReasonAllHomesProbeFailed,
+			return Condition{metav1.ConditionTrue, omev1beta1.TrafficMapReasonAllHomesProbeFailed,
 				fmt.Sprintf("%d home(s) have conclusive probe failures; preserving traffic among homes with ready capacity", open) + refusals}
 		case preserve:
 			note = fmt.Sprintf(" (all %d home(s) also fail the probe; PreserveTraffic ignores the gates)", open)
@@ -74,18 +74,18 @@ func routableCondition(candidates int, policy omev1beta1.AllFailedPolicy, entrie
 
 	switch {
 	case positive > 0:
-		return Condition{metav1.ConditionTrue, omev1beta1.ReasonRoutable,
+		return Condition{metav1.ConditionTrue, omev1beta1.TrafficMapReasonRoutable,
 			fmt.Sprintf("%d of %d home(s) take traffic", positive, len(entries)) + refusals}
 	case refusedServable > 0:
 		// A home that could serve is held back by the operator's own refusal: that, not
 		// capacity, is what keeps the table empty, and what the alert must name.
-		return Condition{metav1.ConditionFalse, omev1beta1.ReasonEndpointRefused,
+		return Condition{metav1.ConditionFalse, omev1beta1.TrafficMapReasonEndpointRefused,
 			fmt.Sprintf("no home takes traffic%s", note) + refusals}
 	case ready == 0:
-		return Condition{metav1.ConditionFalse, omev1beta1.ReasonAllHomesUnready,
+		return Condition{metav1.ConditionFalse, omev1beta1.TrafficMapReasonAllHomesUnready,
 			fmt.Sprintf("none of %d home(s) has a ready replica", len(entries)) + note + refusals}
 	default:
-		return Condition{metav1.ConditionFalse, omev1beta1.ReasonNoRoutableCapacity,
+		return Condition{metav1.ConditionFalse, omev1beta1.TrafficMapReasonNoRoutableCapacity,
 			"no home open to traffic has both allocated and ready replicas" + note + refusals}
 	}
 }
@@ -136,10 +136,10 @@ func AfterDrains(before Condition, entries []omev1beta1.TrafficMapEntry) Conditi
 	}
 	switch {
 	case positive == 0:
-		return Condition{metav1.ConditionFalse, omev1beta1.ReasonTrafficDrain,
+		return Condition{metav1.ConditionFalse, omev1beta1.TrafficMapReasonTrafficDrain,
 			fmt.Sprintf("manual traffic-drain overrides set all %d route arm(s) to zero", len(entries))}
-	case before.Reason == omev1beta1.ReasonRoutable:
-		return Condition{metav1.ConditionTrue, omev1beta1.ReasonRoutable,
+	case before.Reason == omev1beta1.TrafficMapReasonRoutable:
+		return Condition{metav1.ConditionTrue, omev1beta1.TrafficMapReasonRoutable,
 			fmt.Sprintf("%d of %d home(s) take traffic", positive, len(entries)) + refusedNote(entries)}
 	default:
 		return before

@@ -107,6 +107,12 @@ func eventType(t *testing.T, src *sourceTree, p *goPackage, file *ast.File, e as
 // every call of holder in the package passes for it.
 func (s *sourceTree) resolveReason(t *testing.T, p *goPackage, file *ast.File, holder *ast.FuncDecl, e ast.Expr, depth int) []string {
 	t.Helper()
+	// A typed reason converted for the recorder, string(reason), is the reason itself.
+	if call, ok := e.(*ast.CallExpr); ok && len(call.Args) == 1 {
+		if fn, ok := call.Fun.(*ast.Ident); ok && fn.Name == "string" {
+			e = call.Args[0]
+		}
+	}
 	if v, ok := s.constValue(t, p, file, e); ok {
 		return []string{v}
 	}

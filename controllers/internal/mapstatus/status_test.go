@@ -89,8 +89,8 @@ func TestKeptChangesOnlyTheReplacingConditions(t *testing.T) {
 	then := metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	routable := metav1.Condition{Type: omev1beta1.TrafficMapRoutable, Status: metav1.ConditionTrue, Reason: "Routable", Message: "2 of 2", ObservedGeneration: 2, LastTransitionTime: then}
 	published := metav1.Condition{Type: omev1beta1.TrafficMapPublished, Status: metav1.ConditionTrue, Reason: "Published", LastTransitionTime: then}
-	accepted := metav1.Condition{Type: omev1beta1.TrafficMapSettingsAccepted, Status: metav1.ConditionTrue, Reason: omev1beta1.ReasonSettingsAccepted, LastTransitionTime: then}
-	refused := metav1.Condition{Type: omev1beta1.TrafficMapSettingsAccepted, Status: metav1.ConditionFalse, Reason: omev1beta1.ReasonRoutingPolicyRefused, Message: "bad"}
+	accepted := metav1.Condition{Type: omev1beta1.TrafficMapSettingsAccepted, Status: metav1.ConditionTrue, Reason: string(omev1beta1.TrafficMapReasonSettingsAccepted), LastTransitionTime: then}
+	refused := metav1.Condition{Type: omev1beta1.TrafficMapSettingsAccepted, Status: metav1.ConditionFalse, Reason: string(omev1beta1.TrafficMapReasonRoutingPolicyRefused), Message: "bad"}
 	homes := int32(2)
 	tm := &omev1beta1.TrafficMap{Status: omev1beta1.TrafficMapStatus{
 		Conditions: []metav1.Condition{routable, published, accepted}, Homes: &homes, SourceUID: "uid", NoTraffic: "worker-b gated",

@@ -106,7 +106,7 @@ var _ = Describe("The routing health probe guide, run with kubectl", Ordered, Co
 			tm.Status.Conditions = []metav1.Condition{{
 				Type:               omev1beta1.TrafficMapRoutable,
 				Status:             metav1.ConditionFalse,
-				Reason:             omev1beta1.ReasonAllHomesProbeFailed,
+				Reason:             string(omev1beta1.TrafficMapReasonAllHomesProbeFailed),
 				Message:            "2 home(s) have conclusive probe failures; all route weights are zero",
 				ObservedGeneration: tm.Generation,
 				LastTransitionTime: probeTime,
@@ -218,7 +218,7 @@ var _ = Describe("The routing health probe guide, run with kubectl", Ordered, Co
 		}
 		Expect(k8s.Create(ctx, wc)).To(Succeed())
 		wc.Status.Conditions = []metav1.Condition{{
-			Type: omev1beta1.WorkloadClusterReady, Status: metav1.ConditionTrue, Reason: omev1beta1.ReasonReachable,
+			Type: omev1beta1.WorkloadClusterReady, Status: metav1.ConditionTrue, Reason: string(omev1beta1.WorkloadClusterReasonReachable),
 			ObservedGeneration: wc.Generation, LastTransitionTime: metav1.Now(),
 		}}
 		wc.Status.ObservedGeneration = wc.Generation
@@ -234,7 +234,7 @@ var _ = Describe("The routing health probe guide, run with kubectl", Ordered, Co
 		)))
 
 		wc.Status.Conditions[0].Status = metav1.ConditionFalse
-		wc.Status.Conditions[0].Reason = omev1beta1.ReasonBadKubeConfig
+		wc.Status.Conditions[0].Reason = string(omev1beta1.WorkloadClusterReasonBadKubeConfig)
 		wc.Status.Conditions[0].Message = "kubeconfig server must use https"
 		Expect(k8s.Status().Update(ctx, wc)).To(Succeed())
 		out = mustShell(ctx, "kubectl get workloadclusters -o wide")

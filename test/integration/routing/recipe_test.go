@@ -71,7 +71,7 @@ var _ = Describe("The member kubeconfig recipe", func() {
 			c := meta.FindStatusCondition(got.Status.Conditions, omev1beta1.WorkloadClusterReady)
 			g.Expect(c).NotTo(BeNil())
 			return c.Reason + ": " + c.Message
-		}, timeout, interval).Should(HavePrefix(omev1beta1.ReasonReachable + ": "))
+		}, timeout, interval).Should(HavePrefix(string(omev1beta1.WorkloadClusterReasonReachable) + ": "))
 
 		// A service placed on the registered cluster: its copy there is read with the
 		// recipe's token, and routed to.

@@ -31,7 +31,7 @@ func cutOff(workers ...string) map[string]func() {
 		restore[w] = sync.OnceFunc(func() { Expect(fleet.Workers[w].StartAPIServer()).To(Succeed()) })
 		DeferCleanup(func() {
 			restore[w]()
-			expectReady(w, metav1.ConditionTrue, omev1beta1.ReasonReachable)
+			expectReady(w, metav1.ConditionTrue, string(omev1beta1.WorkloadClusterReasonReachable))
 		})
 	}
 	return restore
@@ -77,8 +77,8 @@ var _ = Describe("Members the control plane cannot read", func() {
 
 		// Both members' API servers stop; their model servers go on answering.
 		restore := cutOff("worker-a", "worker-b")
-		expectReady("worker-a", metav1.ConditionFalse, omev1beta1.ReasonConnectionFailed)
-		expectReady("worker-b", metav1.ConditionFalse, omev1beta1.ReasonConnectionFailed)
+		expectReady("worker-a", metav1.ConditionFalse, string(omev1beta1.WorkloadClusterReasonConnectionFailed))
+		expectReady("worker-b", metav1.ConditionFalse, string(omev1beta1.WorkloadClusterReasonConnectionFailed))
 
 		// The map keeps both homes at their weights, and each entry says since when its
 		// cluster has not been observed.

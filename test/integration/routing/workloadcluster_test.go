@@ -46,7 +46,7 @@ var _ = Describe("WorkloadCluster registration", func() {
 		}
 		Expect(cp.Create(ctx, wc)).To(Succeed())
 		DeferCleanup(func(ctx context.Context) { Expect(cp.Delete(ctx, wc)).To(Succeed()) })
-		expectReady(wc.Name, metav1.ConditionFalse, omev1beta1.ReasonSecretNotFound)
+		expectReady(wc.Name, metav1.ConditionFalse, string(omev1beta1.WorkloadClusterReasonSecretNotFound))
 
 		// A kubeconfig that would skip TLS verification is refused.
 		kc, err := clientcmd.Load(fleet.Workers["worker-a"].MemberKubeConfig)
@@ -61,7 +61,7 @@ var _ = Describe("WorkloadCluster registration", func() {
 			Data:       map[string][]byte{omev1beta1.DefaultKubeConfigKey: insecure},
 		}
 		Expect(cp.Create(ctx, secret)).To(Succeed())
-		expectReady(wc.Name, metav1.ConditionFalse, omev1beta1.ReasonBadKubeConfig)
+		expectReady(wc.Name, metav1.ConditionFalse, string(omev1beta1.WorkloadClusterReasonBadKubeConfig))
 		Expect(readyCondition(Default, wc.Name).Message).To(ContainSubstring("insecure-skip-tls-verify is refused"))
 
 		// A server URL with a password is refused, and the status never quotes it.
@@ -76,15 +76,15 @@ var _ = Describe("WorkloadCluster registration", func() {
 		Expect(cp.Update(ctx, secret)).To(Succeed())
 		Eventually(func(g Gomega) string { return readyCondition(g, wc.Name).Message }, timeout, interval).Should(
 			Equal("server with user information is refused"))
-		Expect(readyCondition(Default, wc.Name).Reason).To(Equal(omev1beta1.ReasonBadKubeConfig))
+		Expect(readyCondition(Default, wc.Name).Reason).To(Equal(omev1beta1.WorkloadClusterReasonBadKubeConfig))
 
 		// Fixing the Secret reconnects without touching the WorkloadCluster.
 		secret.Data[omev1beta1.DefaultKubeConfigKey] = fleet.Workers["worker-a"].MemberKubeConfig
 		Expect(cp.Update(ctx, secret)).To(Succeed())
-		expectReady(wc.Name, metav1.ConditionTrue, omev1beta1.ReasonReachable)
+		expectReady(wc.Name, metav1.ConditionTrue, string(omev1beta1.WorkloadClusterReasonReachable))
 
 		Expect(cp.Delete(ctx, secret)).To(Succeed())
-		expectReady(wc.Name, metav1.ConditionFalse, omev1beta1.ReasonSecretNotFound)
+		expectReady(wc.Name, metav1.ConditionFalse, string(omev1beta1.WorkloadClusterReasonSecretNotFound))
 	})
 })
 
@@ -113,7 +113,7 @@ var _ = Describe("Kubeconfig Secrets outside the operator's namespace", func() {
 			Eventually(func(g Gomega) {
 				c := readyCondition(g, wc.Name)
 				g.Expect(c.Status).To(Equal(metav1.ConditionFalse))
-				g.Expect(c.Reason).To(Equal(omev1beta1.ReasonSecretNamespaceRefused))
+				g.Expect(c.Reason).To(Equal(omev1beta1.WorkloadClusterReasonSecretNamespaceRefused))
 				g.Expect(c.Message).To(Equal(want))
 			}, timeout, interval).Should(Succeed())
 		}

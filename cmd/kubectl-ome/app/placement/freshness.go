@@ -72,7 +72,7 @@ func drainsObserved(overrides []drain.Override, tm *omev1beta1.TrafficMap) bool 
 		return len(overrides) == 0
 	}
 	expected := drain.OverrideActive(overrides, want.Entries)
-	return cond.Status == expected.Status && cond.Reason == expected.Reason && cond.Message == expected.Message
+	return cond.Status == expected.Status && cond.Reason == string(expected.Reason) && cond.Message == expected.Message
 }
 
 // conditionCurrent says whether a condition describes the map as it is. Nearly every
