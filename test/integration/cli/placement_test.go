@@ -188,8 +188,8 @@ var _ = Describe("kubectl ome placement status and explain refusals", func() {
 
 var _ = Describe("kubectl ome placement explain", func() {
 	It("shows the routing settings and each WorkloadCluster's selector match and readiness", func(ctx context.Context) {
-		registerCluster(ctx, "explain-down", metav1.ConditionFalse, omev1beta1.ReasonConnectionFailed)
-		registerCluster(ctx, "explain-up", metav1.ConditionTrue, omev1beta1.ReasonReachable)
+		registerCluster(ctx, "explain-down", metav1.ConditionFalse, string(omev1beta1.WorkloadClusterReasonConnectionFailed))
+		registerCluster(ctx, "explain-up", metav1.ConditionTrue, string(omev1beta1.WorkloadClusterReasonReachable))
 		ns := newNamespace(ctx)
 		routedService(ctx, ns, "probed", &omev1beta1.Routing{
 			Probe:           framework.GuideProbe(10*time.Second, 2*time.Second, omev1beta1.AllFailedPreserveTraffic),
@@ -333,7 +333,7 @@ Capacity timing      period=10s; timeout=1s
 		Expect(k8s.Get(ctx, client.ObjectKeyFromObject(isvc), tm)).To(Succeed())
 		for i, c := range tm.Status.Conditions {
 			if c.Type == omev1beta1.TrafficMapSettingsAccepted {
-				tm.Status.Conditions[i].Status, tm.Status.Conditions[i].Reason = metav1.ConditionFalse, omev1beta1.ReasonRoutingPolicyRefused
+				tm.Status.Conditions[i].Status, tm.Status.Conditions[i].Reason = metav1.ConditionFalse, string(omev1beta1.TrafficMapReasonRoutingPolicyRefused)
 				tm.Status.Conditions[i].Message = "resolve probe policy: spec.routing.probe.period (500ms) must be at least routing.observer.minPeriod (1s)"
 			}
 		}

@@ -105,8 +105,10 @@ type ClusterView struct {
 }
 
 // knownReadyReasons are the WorkloadCluster Ready reasons this project's manager writes.
-var knownReadyReasons = []string{omev1beta1.ReasonReachable, omev1beta1.ReasonProbeFailedRetrying, omev1beta1.ReasonConnectionFailed,
-	omev1beta1.ReasonSecretNotFound, omev1beta1.ReasonSecretNamespaceRefused, omev1beta1.ReasonBadKubeConfig}
+var knownReadyReasons = []omev1beta1.WorkloadClusterConditionReason{omev1beta1.WorkloadClusterReasonReachable,
+	omev1beta1.WorkloadClusterReasonProbeFailedRetrying, omev1beta1.WorkloadClusterReasonConnectionFailed,
+	omev1beta1.WorkloadClusterReasonSecretNotFound, omev1beta1.WorkloadClusterReasonSecretNamespaceRefused,
+	omev1beta1.WorkloadClusterReasonBadKubeConfig}
 
 // fleetView judges what readFleet returned for the service.
 func fleetView(f fleetRead, isvc *omev1beta1.InferenceService, homes []HomeView) FleetView {
@@ -188,7 +190,7 @@ func readyOf(wc *omev1beta1.WorkloadCluster) (status, fresh, reason string, insp
 	c := ready[0]
 	insp.Kept = 1
 	reason = OtherReportedReason
-	if slices.Contains(knownReadyReasons, c.Reason) {
+	if slices.Contains(knownReadyReasons, omev1beta1.WorkloadClusterConditionReason(c.Reason)) {
 		reason = c.Reason
 	}
 	switch {
