@@ -145,7 +145,7 @@ func (w *mapWatch) gatedAt(key types.NamespacedName) time.Time {
 }
 
 // allPassing says whether every service's map has an entry per worker, each probed
-// Passing with a positive weight.
+// Passing with a positive weight, or on standby in a failover tier (benchRouting).
 func (w *mapWatch) allPassing() bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -157,7 +157,7 @@ func (w *mapWatch) allPassing() bool {
 			return false
 		}
 		for _, e := range tm.Spec.Entries {
-			if e.Probe == nil || e.Probe.Result != omev1beta1.ProbePassing || e.Weight == 0 {
+			if e.Probe == nil || e.Probe.Result != omev1beta1.ProbePassing || (e.Weight == 0 && e.WeightReason != omev1beta1.WeightStandby) {
 				return false
 			}
 		}
