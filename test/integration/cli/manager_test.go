@@ -99,7 +99,7 @@ func published(key client.ObjectKey) {
 		g.Expect(tm.Spec.Entries[0].Probe.Result).To(Equal(omev1beta1.ProbePassing))
 		c := meta.FindStatusCondition(tm.Status.Conditions, omev1beta1.TrafficMapPublished)
 		g.Expect(c).NotTo(BeNil())
-		g.Expect(c.Reason).To(Equal(omev1beta1.TrafficMapReasonPublished))
+		g.Expect(c.Reason).To(Equal(string(omev1beta1.TrafficMapReasonPublished)))
 	}, timeout, interval).Should(Succeed())
 }
 
@@ -195,7 +195,7 @@ var _ = Describe("kubectl ome placement endpoint with a running manager", Ordere
 		Eventually(func(g Gomega) {
 			c := meta.FindStatusCondition(trafficMap(g, frozen).Status.Conditions, omev1beta1.TrafficMapSettingsAccepted)
 			g.Expect(c).NotTo(BeNil())
-			g.Expect(c.Reason).To(Equal(omev1beta1.TrafficMapReasonRoutingPolicyRefused))
+			g.Expect(c.Reason).To(Equal(string(omev1beta1.TrafficMapReasonRoutingPolicyRefused)))
 		}, timeout, interval).Should(Succeed())
 
 		r := run(ctx, "placement", "endpoint", frozen.Name, "-n", frozen.Namespace, "-o", "wide")

@@ -43,7 +43,7 @@ var _ = Describe("Requests through haproxy", Ordered, func() {
 
 	It("keep flowing by the weights when every cluster fails under PreserveTraffic", func(ctx context.Context) {
 		set(framework.Unavailable, workers...)
-		Eventually(routable(ctx)).WithTimeout(timeout).WithPolling(interval).Should(Equal("True " + omev1beta1.TrafficMapReasonAllHomesProbeFailed))
+		Eventually(routable(ctx)).WithTimeout(timeout).WithPolling(interval).Should(Equal("True " + string(omev1beta1.TrafficMapReasonAllHomesProbeFailed)))
 		t := expectRouting(ctx, all)
 		// The clusters themselves answer (503), as they would without the operator: the
 		// gateway is not the one failing the requests.
@@ -53,7 +53,7 @@ var _ = Describe("Requests through haproxy", Ordered, func() {
 
 	It("get haproxy's own 503 and reach no cluster when every cluster fails under Drain", func(ctx context.Context) {
 		setPolicy(ctx, omev1beta1.AllFailedDrain)
-		Eventually(routable(ctx)).WithTimeout(timeout).WithPolling(interval).Should(Equal("False " + omev1beta1.TrafficMapReasonAllHomesProbeFailed))
+		Eventually(routable(ctx)).WithTimeout(timeout).WithPolling(interval).Should(Equal("False " + string(omev1beta1.TrafficMapReasonAllHomesProbeFailed)))
 		t := expectRouting(ctx, map[string]int32{"worker-a": 0, "worker-b": 0, "worker-c": 0})
 		Expect(t.Gateway).To(Equal(map[int]int{503: batchSize}), "haproxy answers 503 itself, with no server left: %s", t)
 	})

@@ -46,7 +46,7 @@ var _ = Describe("A template hostname", func() {
 			host, victimNS.Name)
 		Eventually(squatter.condition).WithArguments(omev1beta1.TrafficMapPublished).WithTimeout(timeout).WithPolling(interval).
 			Should(Equal("False GlobalHostRefused: " + refusedCondition))
-		Eventually(mapEvents).WithArguments(squatter.key, omev1beta1.TrafficMapReasonGlobalHostRefused).WithTimeout(timeout).WithPolling(interval).
+		Eventually(mapEvents).WithArguments(squatter.key, string(omev1beta1.TrafficMapReasonGlobalHostRefused)).WithTimeout(timeout).WithPolling(interval).
 			Should(ContainElement(refusal))
 		Eventually(func() error {
 			return fleet.ControlPlane.Client.Get(ctx, squatter.routeKey(""), &gatewayv1.HTTPRoute{})
@@ -69,7 +69,7 @@ var _ = Describe("endpoint.globalHostAnnotation UnderNamespace", func() {
 		s := newService(ctx, "vanity", nil, map[string]string{publish.GlobalHostAnnotation: "chat.prod.global.example.com"})
 		Eventually(s.condition).WithArguments(omev1beta1.TrafficMapPublished).WithTimeout(timeout).WithPolling(interval).
 			Should(Equal("False GlobalHostRefused: " + refusedCondition))
-		Eventually(mapEvents).WithArguments(s.key, omev1beta1.TrafficMapReasonGlobalHostRefused).WithTimeout(timeout).WithPolling(interval).
+		Eventually(mapEvents).WithArguments(s.key, string(omev1beta1.TrafficMapReasonGlobalHostRefused)).WithTimeout(timeout).WithPolling(interval).
 			Should(ContainElement(fmt.Sprintf(`global hostname: the ome.io/global-host annotation "chat.prod.global.example.com" is refused: `+
 				`endpoint.globalHostAnnotation is UnderNamespace, and it is not under "%s.global.example.com", the suffix endpoint.globalHostTemplate gives namespace %s`,
 				s.key.Namespace, s.key.Namespace)))

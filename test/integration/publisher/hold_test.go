@@ -75,7 +75,7 @@ var _ = Describe("A map with nothing to send traffic to", func() {
 		Expect(tm.Status.Published).To(BeFalse())
 		Expect(tm.Status.GatewayRef).NotTo(BeNil())
 		Expect(tm.Status.GatewayRef.Name).To(Equal(s.routeKey("").Name))
-		Eventually(mapEvents).WithArguments(s.key, omev1beta1.TrafficMapReasonLastPositiveRetained).WithTimeout(timeout).WithPolling(interval).
+		Eventually(mapEvents).WithArguments(s.key, string(omev1beta1.TrafficMapReasonLastPositiveRetained)).WithTimeout(timeout).WithPolling(interval).
 			Should(Equal([]string{`TrafficMap publisher "gatewayapi" keeps the route as last published, with 2 backend(s) that take traffic, ` +
 				"instead of one that sends nothing: " + why}))
 		Expect(publicationFallback(s.key)).To(Equal(1.0), "ome_trafficmap_publication_fallback of a held route")
@@ -92,7 +92,7 @@ var _ = Describe("A map with nothing to send traffic to", func() {
 			published := meta.FindStatusCondition(tm.Status.Conditions, omev1beta1.TrafficMapPublished)
 			g.Expect(published).NotTo(BeNil())
 			g.Expect(published.ObservedGeneration).To(Equal(tm.Generation))
-			g.Expect(published.Reason).To(Equal(omev1beta1.TrafficMapReasonLastPositiveRetained))
+			g.Expect(published.Reason).To(Equal(string(omev1beta1.TrafficMapReasonLastPositiveRetained)))
 		}).WithTimeout(timeout).WithPolling(interval).Should(Succeed())
 		Consistently(s.weights).WithTimeout(2 * time.Second).WithPolling(interval).Should(Equal([]string{"worker-a 1", "worker-b 1"}))
 		Expect(mapEvents(s.key, string(omev1beta1.TrafficMapReasonLastPositiveRetained))).To(HaveLen(1))

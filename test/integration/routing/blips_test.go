@@ -136,7 +136,7 @@ var _ = Describe("A member that cannot be reached after a restart", func() {
 				g.Expect(fleet.ControlPlane.Client.Get(context.Background(), client.ObjectKey{Name: "worker-b"}, wc)).To(Succeed())
 				c := meta.FindStatusCondition(wc.Status.Conditions, omev1beta1.WorkloadClusterReady)
 				g.Expect(c).NotTo(BeNil())
-				g.Expect(c.Reason).To(Equal(omev1beta1.WorkloadClusterReasonReachable))
+				g.Expect(c.Reason).To(Equal(string(omev1beta1.WorkloadClusterReasonReachable)))
 			}, timeout, interval).Should(Succeed())
 		})
 		before := s.entry(Default, "worker-b")

@@ -67,7 +67,7 @@ var _ = Describe("Capacity polls", func() {
 			Equal("worker-b weight=0 allocated=0 ready=1 source=Endpoint reported=0"))
 		Expect(s.capacityOf(Default, "worker-a")).To(Equal("worker-a weight=1 allocated=1 ready=1 source=ControlPlane reported=1"))
 		Expect(s.entry(Default, "worker-b").Healthy).To(BeTrue(), "healthy ignores capacity")
-		Expect(s.routable(Default).Reason).To(Equal(omev1beta1.TrafficMapReasonRoutable))
+		Expect(s.routable(Default).Reason).To(Equal(string(omev1beta1.TrafficMapReasonRoutable)))
 
 		By("worker-b reports 1 again: one good poll is not enough with quorum 2")
 		s.endpoints["worker-b"].SetServable(1)

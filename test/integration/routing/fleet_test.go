@@ -74,7 +74,7 @@ var _ = Describe("A workload cluster that stops answering", func() {
 			c := meta.FindStatusCondition(wc.Status.Conditions, omev1beta1.WorkloadClusterReady)
 			g.Expect(c).NotTo(BeNil())
 			g.Expect(c.Status).To(Equal(metav1.ConditionFalse))
-			g.Expect(c.Reason).To(Equal(omev1beta1.WorkloadClusterReasonConnectionFailed))
+			g.Expect(c.Reason).To(Equal(string(omev1beta1.WorkloadClusterReasonConnectionFailed)))
 			// The message says what failed: the /version check, and why.
 			g.Expect(c.Message).To(And(HavePrefix("GET /version: "), ContainSubstring("connection refused")))
 		}, timeout, interval).Should(Succeed())

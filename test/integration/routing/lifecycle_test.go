@@ -121,11 +121,11 @@ var _ = Describe("Refused per-service settings", func() {
 		refused := meta.FindStatusCondition(s.trafficMap(Default).Status.Conditions, omev1beta1.TrafficMapSettingsAccepted)
 		Expect(refused).NotTo(BeNil())
 		Expect(*refused).To(And(HaveField("Status", metav1.ConditionFalse),
-			HaveField("Reason", omev1beta1.TrafficMapReasonRoutingPolicyRefused), HaveField("Message", msg)))
+			HaveField("Reason", string(omev1beta1.TrafficMapReasonRoutingPolicyRefused)), HaveField("Message", msg)))
 		Expect(s.mapGauge(Default, "ome_routing_settings_refused")).To(Equal(1.0))
 		// The rest of the routing share stands as last written: the gate, its count and
 		// its series.
-		Expect(s.routable(Default).Reason).To(Equal(omev1beta1.TrafficMapReasonRoutable))
+		Expect(s.routable(Default).Reason).To(Equal(string(omev1beta1.TrafficMapReasonRoutable)))
 		Expect(s.counts(Default)).To(Equal([2]int32{2, 1}))
 		Expect(s.mapGauge(Default, "ome_routing_gated_homes")).To(Equal(1.0))
 
@@ -141,7 +141,7 @@ var _ = Describe("Refused per-service settings", func() {
 		Eventually(func(g Gomega) {
 			c := meta.FindStatusCondition(s.trafficMap(g).Status.Conditions, omev1beta1.TrafficMapSettingsAccepted)
 			g.Expect(c).NotTo(BeNil())
-			g.Expect(*c).To(And(HaveField("Status", metav1.ConditionTrue), HaveField("Reason", omev1beta1.TrafficMapReasonSettingsAccepted),
+			g.Expect(*c).To(And(HaveField("Status", metav1.ConditionTrue), HaveField("Reason", string(omev1beta1.TrafficMapReasonSettingsAccepted)),
 				HaveField("Message", "")))
 			g.Expect(s.mapGauge(g, "ome_routing_settings_refused")).To(BeZero())
 		}, timeout, interval).Should(Succeed())

@@ -42,7 +42,7 @@ var _ = Describe("The probe's optional settings", func() {
 		routableAsWithoutAProbe := func(g Gomega) {
 			c := s.routable(g)
 			g.Expect(c.Status).To(Equal(metav1.ConditionTrue))
-			g.Expect(c.Reason).To(Equal(omev1beta1.TrafficMapReasonRoutable))
+			g.Expect(c.Reason).To(Equal(string(omev1beta1.TrafficMapReasonRoutable)))
 			g.Expect(c.Message).To(Equal("2 of 2 home(s) take traffic"))
 		}
 
@@ -100,7 +100,7 @@ var _ = Describe("The probe's optional settings", func() {
 			}
 			c := s.routable(g)
 			g.Expect(c.Status).To(Equal(metav1.ConditionFalse))
-			g.Expect(c.Reason).To(Equal(omev1beta1.TrafficMapReasonAllHomesProbeFailed))
+			g.Expect(c.Reason).To(Equal(string(omev1beta1.TrafficMapReasonAllHomesProbeFailed)))
 		}, timeout, interval/2).Should(Succeed())
 		Eventually(func(g Gomega) []string { return s.events(g, routing.EventHomeGated) }, timeout, interval).Should(HaveLen(2))
 	})

@@ -22,7 +22,7 @@ var _ = Describe("The routing probe", func() {
 			"worker-a 1 true Passing HTTP 200",
 			"worker-b 1 true Passing HTTP 200",
 		}))
-		Expect(s.routable(Default).Reason).To(Equal(omev1beta1.TrafficMapReasonRoutable))
+		Expect(s.routable(Default).Reason).To(Equal(string(omev1beta1.TrafficMapReasonRoutable)))
 		// The probe goes to the copy's status.url joined with the probe path, with the
 		// probe's method; the endpoints answer 404 anywhere else.
 		for _, w := range []string{"worker-a", "worker-b"} {
@@ -136,7 +136,7 @@ var _ = Describe("The routing probe", func() {
 		Eventually(func(g Gomega) {
 			c := s.routable(g)
 			g.Expect(c.Status).To(Equal(metav1.ConditionTrue))
-			g.Expect(c.Reason).To(Equal(omev1beta1.TrafficMapReasonAllHomesProbeFailed))
+			g.Expect(c.Reason).To(Equal(string(omev1beta1.TrafficMapReasonAllHomesProbeFailed)))
 			g.Expect(c.Message).To(Equal("2 home(s) have conclusive probe failures; preserving traffic among homes with ready capacity"))
 		}, timeout, interval).Should(Succeed())
 		tm := s.trafficMap(Default)
@@ -159,7 +159,7 @@ var _ = Describe("The routing probe", func() {
 		Eventually(func(g Gomega) {
 			c := s.routable(g)
 			g.Expect(c.Status).To(Equal(metav1.ConditionFalse))
-			g.Expect(c.Reason).To(Equal(omev1beta1.TrafficMapReasonAllHomesProbeFailed))
+			g.Expect(c.Reason).To(Equal(string(omev1beta1.TrafficMapReasonAllHomesProbeFailed)))
 			g.Expect(c.Message).To(Equal("2 home(s) have conclusive probe failures; all route weights are zero"))
 		}, timeout, interval).Should(Succeed())
 		Expect(s.table(Default)).To(ConsistOf(

@@ -38,7 +38,7 @@ var _ = Describe("A home the operator refuses", func() {
 		Expect(s.entry(Default, "worker-b").Probe.Gated).To(BeFalse(), "a refusal is not a gate")
 		Eventually(func(g Gomega) metav1.Condition { return s.routable(g) }, timeout, interval).Should(And(
 			HaveField("Status", metav1.ConditionTrue),
-			HaveField("Reason", omev1beta1.TrafficMapReasonRoutable),
+			HaveField("Reason", string(omev1beta1.TrafficMapReasonRoutable)),
 			HaveField("Message", "1 of 2 home(s) take traffic; 1 home(s) refused by the operator, with weight 0: worker-b: "+guardRefusal),
 		))
 		Eventually(func(g Gomega) []string { return s.events(g, routing.EventHomeRefused) }, timeout, interval).Should(
@@ -50,7 +50,7 @@ var _ = Describe("A home the operator refuses", func() {
 		placeCopy(ctx, "worker-a", s.key, "ftp://model.example.test", 1, 1)
 		Eventually(func(g Gomega) metav1.Condition { return s.routable(g) }, timeout, interval).Should(And(
 			HaveField("Status", metav1.ConditionFalse),
-			HaveField("Reason", omev1beta1.TrafficMapReasonEndpointRefused),
+			HaveField("Reason", string(omev1beta1.TrafficMapReasonEndpointRefused)),
 			HaveField("Message", `no home takes traffic; 2 home(s) refused by the operator, with weight 0: `+
 				`worker-a: the status.url of its copy is refused because its scheme is not http or https; fix the copy's status.url; worker-b: `+guardRefusal),
 		))

@@ -60,7 +60,7 @@ var _ = Describe("Weights and the Routable condition", func() {
 		Eventually(func(g Gomega) {
 			c := s.routable(g)
 			g.Expect(c.Status).To(Equal(metav1.ConditionFalse))
-			g.Expect(c.Reason).To(Equal(omev1beta1.TrafficMapReasonNotPlaced))
+			g.Expect(c.Reason).To(Equal(string(omev1beta1.TrafficMapReasonNotPlaced)))
 		}, timeout, interval).Should(Succeed())
 		Expect(s.trafficMap(Default).Spec.Entries).To(BeEmpty())
 	})
@@ -73,7 +73,7 @@ var _ = Describe("Weights and the Routable condition", func() {
 		Eventually(func(g Gomega) {
 			c := s.routable(g)
 			g.Expect(c.Status).To(Equal(metav1.ConditionFalse))
-			g.Expect(c.Reason).To(Equal(omev1beta1.TrafficMapReasonNoAddressableHome))
+			g.Expect(c.Reason).To(Equal(string(omev1beta1.TrafficMapReasonNoAddressableHome)))
 		}, timeout, interval).Should(Succeed())
 	})
 
@@ -82,7 +82,7 @@ var _ = Describe("Weights and the Routable condition", func() {
 		Eventually(func(g Gomega) {
 			c := s.routable(g)
 			g.Expect(c.Status).To(Equal(metav1.ConditionFalse))
-			g.Expect(c.Reason).To(Equal(omev1beta1.TrafficMapReasonAllHomesUnready))
+			g.Expect(c.Reason).To(Equal(string(omev1beta1.TrafficMapReasonAllHomesUnready)))
 		}, timeout, interval).Should(Succeed())
 		Expect(s.table(Default)).To(HaveEach(ContainSubstring(" 0 false ")))
 	})

@@ -76,7 +76,7 @@ var _ = Describe("WorkloadCluster registration", func() {
 		Expect(cp.Update(ctx, secret)).To(Succeed())
 		Eventually(func(g Gomega) string { return readyCondition(g, wc.Name).Message }, timeout, interval).Should(
 			Equal("server with user information is refused"))
-		Expect(readyCondition(Default, wc.Name).Reason).To(Equal(omev1beta1.WorkloadClusterReasonBadKubeConfig))
+		Expect(readyCondition(Default, wc.Name).Reason).To(Equal(string(omev1beta1.WorkloadClusterReasonBadKubeConfig)))
 
 		// Fixing the Secret reconnects without touching the WorkloadCluster.
 		secret.Data[omev1beta1.DefaultKubeConfigKey] = fleet.Workers["worker-a"].MemberKubeConfig
@@ -113,7 +113,7 @@ var _ = Describe("Kubeconfig Secrets outside the operator's namespace", func() {
 			Eventually(func(g Gomega) {
 				c := readyCondition(g, wc.Name)
 				g.Expect(c.Status).To(Equal(metav1.ConditionFalse))
-				g.Expect(c.Reason).To(Equal(omev1beta1.WorkloadClusterReasonSecretNamespaceRefused))
+				g.Expect(c.Reason).To(Equal(string(omev1beta1.WorkloadClusterReasonSecretNamespaceRefused)))
 				g.Expect(c.Message).To(Equal(want))
 			}, timeout, interval).Should(Succeed())
 		}
