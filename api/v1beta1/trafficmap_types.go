@@ -270,12 +270,13 @@ type TrafficMapPassiveGate struct {
 	// +kubebuilder:validation:MaxLength=256
 	Message string `json:"message,omitempty"`
 
-	// requests and failures are the last Known reading over the signal's window: the
-	// requests the global gateway sent the cluster, and those that failed (5xx answers and
-	// connection errors).
+	// requests is the last Known reading over the signal's window: the requests the
+	// global gateway sent the cluster.
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	Requests *int64 `json:"requests,omitempty"`
+
+	// failures is the part of requests that failed: 5xx answers and connection errors.
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	Failures *int64 `json:"failures,omitempty"`
@@ -294,13 +295,14 @@ type TrafficMapPassiveGate struct {
 	// +kubebuilder:validation:Maximum=1000
 	Count int32 `json:"count,omitempty"`
 
-	// since is when the current gate closed, and until the earliest it lifts; both are
-	// written as lastProbeTime is.
+	// since is when the current gate closed, written as lastProbeTime is.
 	// +optional
 	// +kubebuilder:validation:Type=string
 	// +kubebuilder:validation:Format=date-time
 	// +kubebuilder:validation:Pattern=`^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]([.][0-9]{1,9})?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$`
 	Since *metav1.Time `json:"since,omitempty"`
+
+	// until is the earliest the current gate lifts, written as lastProbeTime is.
 	// +optional
 	// +kubebuilder:validation:Type=string
 	// +kubebuilder:validation:Format=date-time

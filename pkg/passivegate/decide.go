@@ -58,6 +58,7 @@ type Home struct {
 // Transition is what a decision did to a cluster's passive gate.
 type Transition string
 
+// The transitions: none, a gate that closed, a gate that lifted.
 const (
 	NoChange Transition = ""
 	Gated    Transition = "Gated"
