@@ -69,11 +69,11 @@ type Routing struct {
 }
 
 // RoutingProbe is an end-to-end HTTP probe of a service's endpoint on each of its homes.
-// It has no defaults: an enabled probe sets all nine fields. Three more are optional, and
-// leaving them out keeps the probe as the nine describe it: mode, flapDamping and rampUp
-// (docs/concepts/probe-extensions.md).
+// It has no defaults: an enabled probe sets all nine fields. Four more are optional, and
+// leaving them out keeps the probe as the nine describe it: mode, flapDamping, rampUp
+// (docs/concepts/probe-extensions.md) and passiveGate (docs/concepts/passive-gate.md).
 //
-// +kubebuilder:validation:XValidation:rule="!(has(self.disabled) && self.disabled) || !(has(self.path) || has(self.method) || has(self.acceptStatuses) || has(self.gateStatuses) || has(self.period) || has(self.timeout) || has(self.failureThreshold) || has(self.successThreshold) || has(self.allFailedPolicy) || has(self.mode) || has(self.flapDamping) || has(self.rampUp))",message="disabled must not be combined with probe configuration fields"
+// +kubebuilder:validation:XValidation:rule="!(has(self.disabled) && self.disabled) || !(has(self.path) || has(self.method) || has(self.acceptStatuses) || has(self.gateStatuses) || has(self.period) || has(self.timeout) || has(self.failureThreshold) || has(self.successThreshold) || has(self.allFailedPolicy) || has(self.mode) || has(self.flapDamping) || has(self.rampUp) || has(self.passiveGate))",message="disabled must not be combined with probe configuration fields"
 // +kubebuilder:validation:XValidation:rule="(has(self.disabled) && self.disabled) || (has(self.path) && has(self.method) && has(self.acceptStatuses) && has(self.gateStatuses) && has(self.period) && has(self.timeout) && has(self.failureThreshold) && has(self.successThreshold) && has(self.allFailedPolicy))",message="an enabled probe must specify path, method, acceptStatuses, gateStatuses, period, timeout, failureThreshold, successThreshold, and allFailedPolicy"
 // +kubebuilder:validation:XValidation:rule="!has(self.period) || duration(self.period) > duration('0s')",message="period must be positive"
 // +kubebuilder:validation:XValidation:rule="!has(self.timeout) || duration(self.timeout) > duration('0s')",message="timeout must be positive"
@@ -168,4 +168,10 @@ type RoutingProbe struct {
 	// +kubebuilder:validation:Pattern=`^([0-9]+(\.[0-9]+)?(ns|us|ms|s|m|h))+$`
 	// +kubebuilder:validation:MaxLength=32
 	RampUp *metav1.Duration `json:"rampUp,omitempty"`
+
+	// passiveGate gates a home on the failed share of its real requests, as the
+	// installation's traffic signal reads them from the global gateway's counters; it is
+	// inert without one. Like mode, it is left out of the policy digest.
+	// +optional
+	PassiveGate *ProbePassiveGate `json:"passiveGate,omitempty"`
 }

@@ -3,7 +3,7 @@ package v1beta1
 // WeightReason says why a TrafficMap entry's weight is what it is: the first cause that
 // holds, in the order of the constants below for a weight of 0 (see pkg/trafficmap's
 // Explain). An alert can match it; the entry's weightMessage gives the whole cause.
-// +kubebuilder:validation:Enum=Routed;Spilled;PreservedTraffic;RampingUp;ShadowGated;Unobserved;CapacityCapped;Drained;Refused;ProbeNotSent;NoReadyReplicas;NoCapacity;Gated;Standby
+// +kubebuilder:validation:Enum=Routed;Spilled;PreservedTraffic;RampingUp;ShadowGated;PassiveShadowGated;PassiveGateCapped;Unobserved;CapacityCapped;Drained;Refused;ProbeNotSent;NoReadyReplicas;NoCapacity;Gated;PassiveGated;Standby
 type WeightReason string
 
 // The weight reasons of a positive weight.
@@ -22,6 +22,13 @@ const (
 	// WeightShadowGated: a probe in Shadow mode would gate the cluster; Shadow moves no
 	// traffic, so the weight is as without a probe.
 	WeightShadowGated WeightReason = "ShadowGated"
+	// WeightPassiveShadowGated: the probe's passive gate, in Shadow mode, would gate the
+	// cluster on the failed share of its real requests; Shadow moves no traffic.
+	WeightPassiveShadowGated WeightReason = "PassiveShadowGated"
+	// WeightPassiveGateCapped: the cluster's real requests fail enough for the passive
+	// gate, but passive gates already hold out the probe's maxEjectionPercent of the
+	// service's capacity, so it stays in traffic.
+	WeightPassiveGateCapped WeightReason = "PassiveGateCapped"
 	// WeightUnobserved: the manager cannot read the cluster (see the entry's
 	// unobservedSince); it takes traffic at its last known capacity while its probe passes.
 	WeightUnobserved WeightReason = "Unobserved"
@@ -47,6 +54,9 @@ const (
 	WeightNoCapacity WeightReason = "NoCapacity"
 	// WeightGated: the routing probe gates the cluster.
 	WeightGated WeightReason = "Gated"
+	// WeightPassiveGated: the probe's passive gate holds the cluster out, because the
+	// global gateway saw too many of its real requests fail (see the entry's passiveGate).
+	WeightPassiveGated WeightReason = "PassiveGated"
 	// WeightStandby: the cluster could serve, but it is in a failover tier that gets no
 	// traffic while the tiers before it are healthy enough to take all of it.
 	WeightStandby WeightReason = "Standby"

@@ -257,6 +257,76 @@ type TrafficMapProbe struct {
 	LastLiftTime *metav1.Time `json:"lastLiftTime,omitempty"`
 }
 
+// TrafficMapPassiveGate is one cluster's passive gate: what the traffic signal last read
+// of its real requests, and the gate that reading and the ones before it set.
+type TrafficMapPassiveGate struct {
+	// signal is Known when the last reading of the traffic signal could be used, and
+	// Unknown when it could not (see message); an Unknown reading moves nothing.
+	// +required
+	Signal TrafficSignalState `json:"signal"`
+
+	// message says why the reading is Unknown.
+	// +optional
+	// +kubebuilder:validation:MaxLength=256
+	Message string `json:"message,omitempty"`
+
+	// requests is the last Known reading over the signal's window: the requests the
+	// global gateway sent the cluster.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	Requests *int64 `json:"requests,omitempty"`
+
+	// failures is the part of requests that failed: 5xx answers and connection errors.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	Failures *int64 `json:"failures,omitempty"`
+
+	// gated is true while an enforcing passive gate holds the cluster out.
+	// +optional
+	Gated bool `json:"gated,omitempty"`
+
+	// wouldGate is true while a Shadow passive gate would hold the cluster out.
+	// +optional
+	WouldGate bool `json:"wouldGate,omitempty"`
+
+	// count is how many passive gates came in a row: the ejection time's multiplier.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=1000
+	Count int32 `json:"count,omitempty"`
+
+	// since is when the current gate closed, written as lastProbeTime is.
+	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Format=date-time
+	// +kubebuilder:validation:Pattern=`^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]([.][0-9]{1,9})?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$`
+	Since *metav1.Time `json:"since,omitempty"`
+
+	// until is the earliest the current gate lifts, written as lastProbeTime is.
+	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Format=date-time
+	// +kubebuilder:validation:Pattern=`^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]([.][0-9]{1,9})?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$`
+	Until *metav1.Time `json:"until,omitempty"`
+
+	// lastLiftTime is when the passive gate last lifted.
+	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Format=date-time
+	// +kubebuilder:validation:Pattern=`^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]([.][0-9]{1,9})?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$`
+	LastLiftTime *metav1.Time `json:"lastLiftTime,omitempty"`
+}
+
+// TrafficSignalState says whether a reading of the traffic signal could be used.
+// +kubebuilder:validation:Enum=Known;Unknown
+type TrafficSignalState string
+
+// The states of a traffic signal reading.
+const (
+	TrafficSignalKnown   TrafficSignalState = "Known"
+	TrafficSignalUnknown TrafficSignalState = "Unknown"
+)
+
 // TrafficMapEntry is one home of the service: a workload cluster that holds a copy.
 type TrafficMapEntry struct {
 	// cluster is the WorkloadCluster's name.
@@ -290,6 +360,11 @@ type TrafficMapEntry struct {
 	// this cluster.
 	// +optional
 	Probe *TrafficMapProbe `json:"probe,omitempty"`
+
+	// passiveGate is the passive gate's record (spec.routing.probe.passiveGate), present
+	// once the traffic signal has been read for this cluster.
+	// +optional
+	PassiveGate *TrafficMapPassiveGate `json:"passiveGate,omitempty"`
 
 	// refused says why the operator itself sends this cluster no traffic: its endpoint is
 	// outside the WorkloadCluster's allowedEndpointDomains, or the operator will not send

@@ -50,6 +50,13 @@ type rawProbe struct {
 	mode        *string
 	rampUp      json.RawMessage
 	flapDamping *rawFlapDamping
+	passiveGate *rawPassiveGate
+}
+
+type rawPassiveGate struct {
+	mode                                            *string
+	failurePercent, minRequests, maxEjectionPercent *int32
+	baseEjectionTime, maxEjectionTime               json.RawMessage
 }
 
 type rawFlapDamping struct {
@@ -126,7 +133,7 @@ func (d *decoder) probe(raw json.RawMessage, path string) *rawProbe {
 	}
 	fields := d.object(raw, path, "path", "method", "acceptStatuses", "gateStatuses", "period",
 		"timeout", "failureThreshold", "successThreshold", "allFailedPolicy", "disabled",
-		"mode", "flapDamping", "rampUp")
+		"mode", "flapDamping", "rampUp", "passiveGate")
 	if len(fields) == 0 {
 		return nil
 	}
@@ -149,6 +156,7 @@ func (d *decoder) probe(raw json.RawMessage, path string) *rawProbe {
 		mode:             decodeValue[string](d, fields["mode"], path+".mode", "a string"),
 		rampUp:           fields["rampUp"],
 		flapDamping:      d.flapDamping(fields["flapDamping"], path+".flapDamping"),
+		passiveGate:      d.passiveGate(fields["passiveGate"], path+".passiveGate"),
 	}
 	// The string fields are required at this stage, before the probe's own rules run.
 	for _, field := range []string{"path", "method", "allFailedPolicy"} {
@@ -177,6 +185,30 @@ func (d *decoder) flapDamping(raw json.RawMessage, path string) *rawFlapDamping 
 	return &rawFlapDamping{
 		window:    fields["window"],
 		maxFactor: decodeValue[int32](d, fields["maxFactor"], path+".maxFactor", "a 32-bit integer"),
+	}
+}
+
+// passiveGate decodes a probe's passiveGate block; nil when it is absent. An empty object
+// is a block without failurePercent, which the probe's rules report.
+func (d *decoder) passiveGate(raw json.RawMessage, path string) *rawPassiveGate {
+	if raw == nil {
+		return nil
+	}
+	fields := d.object(raw, path, "mode", "failurePercent", "minRequests", "maxEjectionPercent",
+		"baseEjectionTime", "maxEjectionTime")
+	if fields == nil {
+		return nil
+	}
+	integer := func(field string) *int32 {
+		return decodeValue[int32](d, fields[field], path+"."+field, "a 32-bit integer")
+	}
+	return &rawPassiveGate{
+		mode:               decodeValue[string](d, fields["mode"], path+".mode", "a string"),
+		failurePercent:     integer("failurePercent"),
+		minRequests:        integer("minRequests"),
+		maxEjectionPercent: integer("maxEjectionPercent"),
+		baseEjectionTime:   fields["baseEjectionTime"],
+		maxEjectionTime:    fields["maxEjectionTime"],
 	}
 }
 

@@ -43,6 +43,11 @@ type looseProbe struct {
 		Window    *string
 		MaxFactor *int32
 	}
+	PassiveGate *struct {
+		Mode                                            *string
+		FailurePercent, MinRequests, MaxEjectionPercent *int32
+		BaseEjectionTime, MaxEjectionTime               *string
+	}
 }
 
 // FuzzParse: Parse never panics, every error line carries a prefix, and a document that
@@ -172,6 +177,19 @@ func checkProbe(t *testing.T, raw json.RawMessage, got *probe.Policy, minPeriod 
 			text *string
 			dst  **time.Duration
 		}{p.FlapDamping.Window, &spec.FlapDamping.Window})
+	}
+	if pg := p.PassiveGate; pg != nil {
+		spec.PassiveGate = &probe.PassiveGateSpec{
+			Mode: pg.Mode, FailurePercent: pg.FailurePercent, MinRequests: pg.MinRequests,
+			MaxEjectionPercent: pg.MaxEjectionPercent,
+		}
+		durations = append(durations, struct {
+			text *string
+			dst  **time.Duration
+		}{pg.BaseEjectionTime, &spec.PassiveGate.BaseEjectionTime}, struct {
+			text *string
+			dst  **time.Duration
+		}{pg.MaxEjectionTime, &spec.PassiveGate.MaxEjectionTime})
 	}
 	for _, d := range durations {
 		if d.text == nil {

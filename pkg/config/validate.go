@@ -183,6 +183,15 @@ func (v *validator) probe(raw *rawProbe, path string, limits Observer) *probe.Po
 		spec.FlapDamping = &probe.FlapDampingSpec{MaxFactor: fd.maxFactor}
 		durations = append(durations, durationField{&spec.FlapDamping.Window, fd.window, path + ".flapDamping.window"})
 	}
+	if pg := raw.passiveGate; pg != nil {
+		spec.PassiveGate = &probe.PassiveGateSpec{
+			Mode: pg.mode, FailurePercent: pg.failurePercent, MinRequests: pg.minRequests,
+			MaxEjectionPercent: pg.maxEjectionPercent,
+		}
+		durations = append(durations,
+			durationField{&spec.PassiveGate.BaseEjectionTime, pg.baseEjectionTime, path + ".passiveGate.baseEjectionTime"},
+			durationField{&spec.PassiveGate.MaxEjectionTime, pg.maxEjectionTime, path + ".passiveGate.maxEjectionTime"})
+	}
 	for _, d := range durations {
 		value, ok := v.duration(d.raw, d.field)
 		if !ok {

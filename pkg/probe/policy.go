@@ -7,6 +7,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/pkg/passivegate"
 )
 
 // Where a probe's settings come from, as Validate and Resolve name them in messages.
@@ -45,6 +46,8 @@ type Policy struct {
 	FlapDamping *FlapDamping
 	// RampUp is zero when the probe sets none.
 	RampUp time.Duration
+	// PassiveGate is nil when the probe sets none.
+	PassiveGate *passivegate.Policy
 }
 
 // FlapDamping is a validated flapDamping block.
@@ -73,6 +76,10 @@ func (p Policy) DeepCopy() Policy {
 	if p.FlapDamping != nil {
 		d := *p.FlapDamping
 		p.FlapDamping = &d
+	}
+	if p.PassiveGate != nil {
+		g := *p.PassiveGate
+		p.PassiveGate = &g
 	}
 	return p
 }
@@ -108,6 +115,17 @@ type Spec struct {
 	Mode        *string
 	FlapDamping *FlapDampingSpec
 	RampUp      *time.Duration
+	PassiveGate *PassiveGateSpec
+}
+
+// PassiveGateSpec is a passiveGate block as written; a nil field was left out.
+type PassiveGateSpec struct {
+	Mode               *string
+	FailurePercent     *int32
+	MinRequests        *int32
+	MaxEjectionPercent *int32
+	BaseEjectionTime   *time.Duration
+	MaxEjectionTime    *time.Duration
 }
 
 // FlapDampingSpec is a flapDamping block as written; a nil field was left out.
@@ -157,7 +175,25 @@ func SpecFromAPI(rp *v1beta1.RoutingProbe) Spec {
 			s.FlapDamping.MaxFactor = &v
 		}
 	}
+	if pg := rp.PassiveGate; pg != nil {
+		s.PassiveGate = &PassiveGateSpec{
+			Mode:               nonEmpty(string(pg.Mode)),
+			FailurePercent:     copyOf(pg.FailurePercent),
+			MinRequests:        copyOf(pg.MinRequests),
+			MaxEjectionPercent: copyOf(pg.MaxEjectionPercent),
+			BaseEjectionTime:   durationOf(pg.BaseEjectionTime),
+			MaxEjectionTime:    durationOf(pg.MaxEjectionTime),
+		}
+	}
 	return s
+}
+
+func copyOf[T any](v *T) *T {
+	if v == nil {
+		return nil
+	}
+	c := *v
+	return &c
 }
 
 func durationOf(d *metav1.Duration) *time.Duration {

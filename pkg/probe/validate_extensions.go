@@ -12,11 +12,11 @@ var validModes = []string{string(v1beta1.ProbeModeEnforce), string(v1beta1.Probe
 
 // optionalFieldNames are the probe's optional fields, in the order messages name them.
 // Like the nine, none of them may be combined with disabled.
-var optionalFieldNames = []string{"mode", "flapDamping", "rampUp"}
+var optionalFieldNames = []string{"mode", "flapDamping", "rampUp", "passiveGate"}
 
 // hasOptional reports whether spec sets one of the optional fields.
 func hasOptional(spec Spec) bool {
-	return spec.Mode != nil || spec.FlapDamping != nil || spec.RampUp != nil
+	return spec.Mode != nil || spec.FlapDamping != nil || spec.RampUp != nil || spec.PassiveGate != nil
 }
 
 // checkOptional applies the rules of mode, flapDamping and rampUp. Both sources word them
@@ -58,6 +58,9 @@ func checkOptional(spec Spec, path string) []error {
 				v1beta1.MinDampingFactor, v1beta1.MaxDampingFactor, *m)
 		}
 	}
+	if pg := spec.PassiveGate; pg != nil {
+		errs = append(errs, checkPassiveGate(*pg, path+".passiveGate")...)
+	}
 	return errs
 }
 
@@ -71,6 +74,9 @@ func withOptional(p Policy, spec Spec) Policy {
 	}
 	if fd := spec.FlapDamping; fd != nil {
 		p.FlapDamping = &FlapDamping{Window: *fd.Window, MaxFactor: *fd.MaxFactor}
+	}
+	if pg := spec.PassiveGate; pg != nil {
+		p.PassiveGate = passiveGatePolicy(*pg, p.FlapDamping)
 	}
 	return p
 }

@@ -34,6 +34,10 @@ const (
 	MsgRampUpAtLeastPeriod = "rampUp must be at least period"
 	MsgWindowPositive      = "flapDamping.window must be positive"
 	MsgWindowAtLeastPeriod = "flapDamping.window must be at least period"
+
+	// The passive gate's rules (docs/concepts/passive-gate.md).
+	MsgBaseEjectionPositive = "passiveGate.baseEjectionTime must be positive"
+	MsgMaxEjectionAtLeast   = "passiveGate.maxEjectionTime must be at least passiveGate.baseEjectionTime (30s when left out)"
 )
 
 // CELMessages are the messages above, for telling a CEL rejection from an OpenAPI one.
@@ -41,11 +45,12 @@ var CELMessages = []string{
 	MsgDisabledCombined, MsgMissingField, MsgPeriodPositive, MsgTimeoutPositive,
 	MsgTimeoutShorter, MsgGateForbidden, MsgOverlap503, MsgPathDotSegment,
 	MsgRampUpPositive, MsgRampUpAtLeastPeriod, MsgWindowPositive, MsgWindowAtLeastPeriod,
+	MsgBaseEjectionPositive, MsgMaxEjectionAtLeast,
 }
 
 // OptionalFieldNames are the optional fields of an enabled probe: leaving them out keeps
 // the probe as the nine fields describe it.
-var OptionalFieldNames = []string{"mode", "flapDamping", "rampUp"}
+var OptionalFieldNames = []string{"mode", "flapDamping", "rampUp", "passiveGate"}
 
 // FieldNames are the nine configuration fields of an enabled probe.
 var FieldNames = []string{
@@ -158,6 +163,7 @@ func buildCases() []Case {
 		{Name: "period without unit", JSON: with(map[string]any{"period": "10"}), CELMessage: "should match"},
 	}...)
 	cases = append(cases, optionalCases()...)
+	cases = append(cases, passiveGateCases()...)
 	for _, field := range FieldNames {
 		cases = append(cases, Case{
 			Name:       "missing " + field,
@@ -226,5 +232,50 @@ func optionalCases() []Case {
 		{Name: "flapDamping window without unit", JSON: with(map[string]any{"flapDamping": damping("600", 4)}), CELMessage: "should match"},
 		{Name: "rampUp without unit", JSON: with(map[string]any{"rampUp": "60"}), CELMessage: "should match"},
 		{Name: "negative rampUp", JSON: with(map[string]any{"rampUp": "-1m"}), CELMessage: "should match"},
+	}
+}
+
+// passive is a passiveGate block with the given fields.
+func passive(fields map[string]any) map[string]any {
+	return map[string]any{"passiveGate": fields}
+}
+
+// passiveGateCases are the cases of passiveGate, on the Step 1 probe.
+func passiveGateCases() []Case {
+	return []Case{
+		// Accepted.
+		{Name: "passiveGate with failurePercent alone", JSON: with(passive(map[string]any{"failurePercent": 10}))},
+		{Name: "passiveGate with every field", JSON: with(passive(map[string]any{
+			"mode": "Enforce", "failurePercent": 25, "minRequests": 50, "maxEjectionPercent": 34,
+			"baseEjectionTime": "10s", "maxEjectionTime": "2m",
+		}))},
+		{Name: "passiveGate at its bounds", JSON: with(passive(map[string]any{
+			"failurePercent": 100, "minRequests": 1000000, "maxEjectionPercent": 1,
+		}))},
+		{Name: "passiveGate maxEjectionTime equal to its base", JSON: with(passive(map[string]any{
+			"failurePercent": 1, "minRequests": 1, "maxEjectionPercent": 100, "baseEjectionTime": "1m", "maxEjectionTime": "60s",
+		}))},
+		{Name: "passiveGate maxEjectionTime 30s without a base", JSON: with(passive(map[string]any{"failurePercent": 10, "maxEjectionTime": "30s"}))},
+
+		// Rejected by CEL rules.
+		{Name: "disabled with passiveGate", JSON: `{"disabled": true, "passiveGate": {"failurePercent": 10}}`, CELMessage: MsgDisabledCombined},
+		{Name: "passiveGate baseEjectionTime 0s", JSON: with(passive(map[string]any{"failurePercent": 10, "baseEjectionTime": "0s"})), CELMessage: MsgBaseEjectionPositive},
+		{Name: "passiveGate maxEjectionTime under its base", JSON: with(passive(map[string]any{
+			"failurePercent": 10, "baseEjectionTime": "1m", "maxEjectionTime": "59s",
+		})), CELMessage: MsgMaxEjectionAtLeast},
+		{Name: "passiveGate maxEjectionTime under the default base", JSON: with(passive(map[string]any{
+			"failurePercent": 10, "maxEjectionTime": "29s",
+		})), CELMessage: MsgMaxEjectionAtLeast},
+
+		// Rejected by OpenAPI rules.
+		{Name: "passiveGate without failurePercent", JSON: with(passive(map[string]any{"minRequests": 10})), CELMessage: "Required value"},
+		{Name: "passiveGate failurePercent 0", JSON: with(passive(map[string]any{"failurePercent": 0})), CELMessage: "should be greater than or equal to 1"},
+		{Name: "passiveGate failurePercent 101", JSON: with(passive(map[string]any{"failurePercent": 101})), CELMessage: "should be less than or equal to 100"},
+		{Name: "passiveGate minRequests 0", JSON: with(passive(map[string]any{"failurePercent": 10, "minRequests": 0})), CELMessage: "should be greater than or equal to 1"},
+		{Name: "passiveGate minRequests over a million", JSON: with(passive(map[string]any{"failurePercent": 10, "minRequests": 1000001})), CELMessage: "should be less than or equal to 1000000"},
+		{Name: "passiveGate maxEjectionPercent 0", JSON: with(passive(map[string]any{"failurePercent": 10, "maxEjectionPercent": 0})), CELMessage: "should be greater than or equal to 1"},
+		{Name: "passiveGate maxEjectionPercent 101", JSON: with(passive(map[string]any{"failurePercent": 10, "maxEjectionPercent": 101})), CELMessage: "should be less than or equal to 100"},
+		{Name: "passiveGate mode DryRun", JSON: with(passive(map[string]any{"failurePercent": 10, "mode": "DryRun"})), CELMessage: `Unsupported value: "DryRun"`},
+		{Name: "passiveGate baseEjectionTime without unit", JSON: with(passive(map[string]any{"failurePercent": 10, "baseEjectionTime": "30"})), CELMessage: "should match"},
 	}
 }

@@ -55,7 +55,8 @@ limit that is not a duration is none. */ -}}
 {{- if and (kindIs "map" $probe) $probe -}}
 {{- $d := dict -}}
 {{- $damping := $probe.flapDamping | default dict -}}
-{{- range $field := list (list "period" $probe.period) (list "timeout" $probe.timeout) (list "rampUp" $probe.rampUp) (list "flapDamping.window" $damping.window) -}}
+{{- $passive := $probe.passiveGate | default dict -}}
+{{- range $field := list (list "period" $probe.period) (list "timeout" $probe.timeout) (list "rampUp" $probe.rampUp) (list "flapDamping.window" $damping.window) (list "passiveGate.baseEjectionTime" $passive.baseEjectionTime) (list "passiveGate.maxEjectionTime" $passive.maxEjectionTime) -}}
 {{- $name := index $field 0 }}{{ $v := index $field 1 -}}
 {{- if $v -}}
 {{- $ns := include "ome-resources.durationNs" $v -}}
@@ -97,6 +98,16 @@ limit that is not a duration is none. */ -}}
 {{- $window := get $d "flapDamping.window" -}}
 {{- if and (hasKey $d "period") (hasKey $d "flapDamping.window") (lt $window $period) -}}
 {{- $p = append $p (printf "%srouting.probe.flapDamping.window (%s) must be at least routing.probe.period (%s)" $pre (include "ome-resources.formatDuration" $window) (include "ome-resources.formatDuration" $period)) -}}
+{{- end -}}
+{{- $base := 30000000000 -}}
+{{- if hasKey $d "passiveGate.baseEjectionTime" -}}
+{{- $base = get $d "passiveGate.baseEjectionTime" -}}
+{{- if le $base 0 -}}
+{{- $p = append $p (printf "%srouting.probe.passiveGate.baseEjectionTime must be positive" $pre) -}}
+{{- end -}}
+{{- end -}}
+{{- if and (hasKey $d "passiveGate.maxEjectionTime") (lt (get $d "passiveGate.maxEjectionTime") $base) -}}
+{{- $p = append $p (printf "%srouting.probe.passiveGate.maxEjectionTime must be at least passiveGate.baseEjectionTime (30s when left out), got %s" $pre (include "ome-resources.formatDuration" (get $d "passiveGate.maxEjectionTime"))) -}}
 {{- end -}}
 {{- if and (hasKey $d "period") (gt $minPeriod 0) (lt $period $minPeriod) -}}
 {{- $p = append $p (printf "%srouting.probe.period (%s) must be at least routing.observer.minPeriod (%s)" $pre (include "ome-resources.formatDuration" $period) (include "ome-resources.formatDuration" $minPeriod)) -}}
