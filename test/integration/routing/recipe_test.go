@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -86,7 +87,7 @@ func runMemberRecipe(ctx context.Context, member *framework.Cluster, name string
 		path := filepath.Join(dir, fmt.Sprintf("kubeconfig-%d", configs))
 		Expect(os.WriteFile(path, kubeconfig, 0o600)).To(Succeed())
 		cmd := exec.CommandContext(ctx, "sh", "-c", line)
-		cmd.Dir, cmd.Env = framework.RepoRoot(), append(env, "KUBECONFIG="+path)
+		cmd.Dir, cmd.Env = framework.RepoRoot(), append(slices.Clone(env), "KUBECONFIG="+path)
 		out, err := cmd.CombinedOutput()
 		Expect(err).NotTo(HaveOccurred(), "%s\n%s", line, out)
 	}
