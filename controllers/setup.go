@@ -57,6 +57,9 @@ type Options struct {
 	MemberHealthInterval time.Duration
 	// MemberGrace is how long a Reachable member may fail before it turns ConnectionFailed.
 	MemberGrace time.Duration
+	// Exec says which exec credential plugins a member's kubeconfig may run; the zero
+	// value, none.
+	Exec workloadcluster.ExecPolicy
 	// ObservationGrace is placement.observationGrace: how long the homes on a member that
 	// turned ConnectionFailed keep their entries, their probe alone deciding their traffic.
 	ObservationGrace time.Duration
@@ -115,6 +118,7 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 		SecretNamespace: opts.SecretNamespace,
 		HealthInterval:  opts.MemberHealthInterval,
 		Grace:           opts.MemberGrace,
+		Exec:            opts.Exec,
 	}).SetupWithManager(mgr, memberWorkers); err != nil {
 		return err
 	}

@@ -108,6 +108,7 @@ func setupControllers(mgr ctrl.Manager, o *options, cfg *config.Config) error {
 	}
 	opts := controllers.OptionsFor(cfg, o.operatorNamespace, obs)
 	opts.FieldManager = o.fieldManager
+	opts.Exec = o.execPolicy()
 	return controllers.Setup(mgr, opts)
 }
 

@@ -4,9 +4,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"path/filepath"
+	"strings"
 
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
+	"github.com/ome-routing/operator/controllers/workloadcluster"
 	"github.com/ome-routing/operator/pkg/config"
 )
 
@@ -41,6 +44,10 @@ type options struct {
 	fieldManager string
 	// showVersion prints the build and exits (--version).
 	showVersion bool
+	// allowExec and execCommands let member kubeconfigs run the exec credential plugins
+	// named (--allow-exec-credentials, --exec-credential-allowed-commands).
+	allowExec    bool
+	execCommands string
 
 	zap zap.Options
 }
@@ -69,6 +76,11 @@ func parseOptions(fs *flag.FlagSet, args []string) (*options, error) {
 	fs.StringVar(&o.fieldManager, "field-manager", "",
 		"The field manager of the routing writes to TrafficMaps; empty uses the operator's own. "+
 			"For tests that tell two replicas' writes apart; leave it unset in an installation.")
+	fs.BoolVar(&o.allowExec, "allow-exec-credentials", false,
+		"Let WorkloadCluster kubeconfigs run exec credential plugins, those in --exec-credential-allowed-commands only. "+
+			"The plugin must be in the manager's image.")
+	fs.StringVar(&o.execCommands, "exec-credential-allowed-commands", defaultExecCommands,
+		"Comma-separated exec credential plugins a kubeconfig may run: a bare name is looked up in PATH, an absolute path allows only that file.")
 	fs.BoolVar(&o.showVersion, "version", false, "Print the manager's version, revision and Go version, and exit.")
 	o.zap.BindFlags(fs)
 	if err := fs.Parse(args); err != nil {
@@ -84,6 +96,11 @@ func parseOptions(fs *flag.FlagSet, args []string) (*options, error) {
 	if o.operatorNamespace == "" {
 		return nil, errors.New("--operator-namespace must not be empty: it is the only namespace kubeconfig Secrets are read from")
 	}
+	for _, c := range o.execPolicy().AllowedCommands {
+		if strings.ContainsRune(c, '/') && !filepath.IsAbs(c) {
+			return nil, fmt.Errorf("--exec-credential-allowed-commands: %q is neither a bare name nor an absolute path", c)
+		}
+	}
 	if o.multiclusterRole != "" && o.multiclusterRole != roleControlPlane {
 		// Prefixed like the settings file's problems: the chart sets the role from the
 		// same values, and users look for both with the same grep.
@@ -91,6 +108,21 @@ func parseOptions(fs *flag.FlagSet, args []string) (*options, error) {
 			o.multiclusterRole, roleControlPlane)
 	}
 	return o, nil
+}
+
+// defaultExecCommands are the plugins of the three clouds' kubeconfigs, as OME allows them
+// by default; none runs while --allow-exec-credentials is off.
+const defaultExecCommands = "aws,gke-gcloud-auth-plugin,kubelogin"
+
+// execPolicy is the exec credential plugins the flags allow.
+func (o *options) execPolicy() workloadcluster.ExecPolicy {
+	p := workloadcluster.ExecPolicy{Enabled: o.allowExec}
+	for c := range strings.SplitSeq(o.execCommands, ",") {
+		if c = strings.TrimSpace(c); c != "" {
+			p.AllowedCommands = append(p.AllowedCommands, c)
+		}
+	}
+	return p
 }
 
 // errRoutingTopology is the chart's own check, repeated for installations that set the flags

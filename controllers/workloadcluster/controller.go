@@ -37,6 +37,8 @@ type Reconciler struct {
 	// Grace is how long a member that was Reachable may fail its checks before it is
 	// reported ConnectionFailed (until then: True, ProbeFailedRetrying).
 	Grace time.Duration
+	// Exec says which exec credential plugins a kubeconfig may run; the zero value, none.
+	Exec ExecPolicy
 
 	mu           sync.Mutex
 	failingSince map[string]time.Time
@@ -95,7 +97,7 @@ func (r *Reconciler) connect(ctx context.Context, wc *omev1beta1.WorkloadCluster
 	if !ok {
 		return r.notReady(wc.Name, omev1beta1.WorkloadClusterReasonSecretNotFound, fmt.Sprintf("Secret %s/%s has no key %q", ref.SecretRef.Namespace, ref.SecretRef.Name, key))
 	}
-	cfg, err := memberConfig(data)
+	cfg, err := memberConfig(data, r.Exec)
 	if err != nil {
 		return r.notReady(wc.Name, omev1beta1.WorkloadClusterReasonBadKubeConfig, err.Error())
 	}

@@ -14,8 +14,9 @@ import (
 // memberConfig turns a WorkloadCluster's kubeconfig into a client configuration, refusing
 // every form that would let the Secret reach outside itself or weaken TLS: the control
 // plane must not read files from its own disk, run commands, or talk to a member it
-// cannot authenticate.
-func memberConfig(data []byte) (*rest.Config, error) {
+// cannot authenticate. The one command it may run is an exec credential plugin that
+// policy allows.
+func memberConfig(data []byte, policy ExecPolicy) (*rest.Config, error) {
 	kc, err := clientcmd.Load(data)
 	if err != nil {
 		return nil, parseError(err)
@@ -38,10 +39,17 @@ func memberConfig(data []byte) (*rest.Config, error) {
 	if !ok {
 		return nil, fmt.Errorf("kubeconfig context %q names user %q, which it does not define", ctxName, kctx.AuthInfo)
 	}
-	if err := errors.Join(checkCluster(cluster), checkAuth(auth)); err != nil {
+	if err := errors.Join(checkCluster(cluster), checkAuth(auth, policy)); err != nil {
 		return nil, err
 	}
-	return clientcmd.NewDefaultClientConfig(*kc, &clientcmd.ConfigOverrides{CurrentContext: ctxName}).ClientConfig()
+	cfg, err := clientcmd.NewDefaultClientConfig(*kc, &clientcmd.ConfigOverrides{CurrentContext: ctxName}).ClientConfig()
+	if err != nil {
+		return nil, err
+	}
+	if auth.Exec != nil {
+		policy.useExecPlugin(cfg, auth.Exec)
+	}
+	return cfg, nil
 }
 
 func checkCluster(c *clientcmdapi.Cluster) error {
@@ -82,10 +90,15 @@ func checkCluster(c *clientcmdapi.Cluster) error {
 	return errors.Join(errs...)
 }
 
-func checkAuth(a *clientcmdapi.AuthInfo) error {
+func checkAuth(a *clientcmdapi.AuthInfo, policy ExecPolicy) error {
 	var errs []error
 	if a.Exec != nil {
-		errs = append(errs, errors.New("exec credential plugins are refused"))
+		if err := policy.check(a.Exec); err != nil {
+			errs = append(errs, err)
+		}
+		if a.Token != "" || len(a.ClientCertificateData) > 0 || len(a.ClientKeyData) > 0 {
+			errs = append(errs, errors.New("an exec credential plugin cannot be combined with an inline token or client certificate"))
+		}
 	}
 	if a.AuthProvider != nil {
 		errs = append(errs, errors.New("auth-provider is refused"))
@@ -100,7 +113,7 @@ func checkAuth(a *clientcmdapi.AuthInfo) error {
 		errs = append(errs, errors.New("impersonation is refused"))
 	}
 	hasCert := len(a.ClientCertificateData) > 0 && len(a.ClientKeyData) > 0
-	if a.Token == "" && !hasCert {
+	if a.Token == "" && !hasCert && a.Exec == nil {
 		errs = append(errs, errors.New("an inline token or client-certificate-data and client-key-data are required"))
 	}
 	return errors.Join(errs...)

@@ -56,7 +56,7 @@ func TestMemberConfig(t *testing.T) {
 		}, wantErr: "auth-provider is refused"},
 		{name: "exec plugin", mutate: func(_ *clientcmdapi.Cluster, a *clientcmdapi.AuthInfo) {
 			a.Exec = &clientcmdapi.ExecConfig{Command: "aws", APIVersion: "client.authentication.k8s.io/v1"}
-		}, wantErr: "exec credential plugins are refused"},
+		}, wantErr: "exec credential plugins are refused: ome.multicluster.execCredentials.enabled (--allow-exec-credentials) is false"},
 		{name: "server with user information", mutate: func(c *clientcmdapi.Cluster, _ *clientcmdapi.AuthInfo) {
 			c.Server = "https://admin:s3cret@127.0.0.1:6443"
 		}, wantErr: "server with user information is refused"},
@@ -96,7 +96,7 @@ func TestMemberConfig(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cfg, err := memberConfig(kubeconfig(t, tt.mutate))
+			cfg, err := memberConfig(kubeconfig(t, tt.mutate), ExecPolicy{})
 			if tt.wantErr == "" {
 				if err != nil {
 					t.Fatalf("memberConfig() error: %v", err)
@@ -116,7 +116,7 @@ func TestMemberConfig(t *testing.T) {
 		})
 	}
 	t.Run("not a kubeconfig", func(t *testing.T) {
-		if _, err := memberConfig([]byte("{not yaml")); err == nil || !strings.HasPrefix(err.Error(), "parse kubeconfig") {
+		if _, err := memberConfig([]byte("{not yaml"), ExecPolicy{}); err == nil || !strings.HasPrefix(err.Error(), "parse kubeconfig") {
 			t.Fatalf("memberConfig() error = %v, want a parse error", err)
 		}
 	})
@@ -139,7 +139,7 @@ func TestMemberConfigParseErrorsQuoteNothing(t *testing.T) {
 		t.Run(tc.token, func(t *testing.T) {
 			data := "apiVersion: v1\nkind: Config\nclusters:\n- name: m\n  cluster:\n    server: https://127.0.0.1\n" +
 				"users:\n- name: u\n  user:\n    token: " + tc.token + "\ncontexts:\n- name: m\n  context: {cluster: m, user: u}\ncurrent-context: m\n"
-			_, err := memberConfig([]byte(data))
+			_, err := memberConfig([]byte(data), ExecPolicy{})
 			if err == nil || err.Error() != tc.want {
 				t.Fatalf("memberConfig = %v, want %q", err, tc.want)
 			}

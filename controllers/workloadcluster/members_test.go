@@ -74,7 +74,7 @@ func TestMemberPingIsBoundedWhateverTheServerSends(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			_, data := memberServer(t, tc.answer)
-			cfg, err := memberConfig(data)
+			cfg, err := memberConfig(data, ExecPolicy{})
 			if err != nil {
 				t.Fatal(err)
 			}

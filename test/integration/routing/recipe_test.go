@@ -2,9 +2,11 @@ package routing
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -25,34 +27,10 @@ import (
 // the service's copy there.
 var _ = Describe("The member kubeconfig recipe", func() {
 	It("gives the manager a kubeconfig it accepts and the rights it needs on the member", func(ctx context.Context) {
-		bin := os.Getenv("KUBECTL")
-		if bin == "" {
-			Skip("KUBECTL is not set: the recipe runs kubectl")
-		}
-		bin, err := filepath.Abs(bin)
-		Expect(err).NotTo(HaveOccurred())
-		dir := GinkgoT().TempDir()
-		Expect(os.Mkdir(filepath.Join(dir, "bin"), 0o755)).To(Succeed())
-		Expect(os.Symlink(bin, filepath.Join(dir, "bin", "kubectl"))).To(Succeed())
 		// Not worker-c: another spec stops its API server for good.
 		member := fleet.Workers["worker-b"]
-		memberConfig := filepath.Join(dir, "member-admin")
-		Expect(os.WriteFile(memberConfig, member.KubeConfig, 0o600)).To(Succeed())
-		admin, err := clientcmd.Load(member.KubeConfig)
-		Expect(err).NotTo(HaveOccurred())
-		controlConfig := filepath.Join(dir, "control-plane")
-		Expect(os.WriteFile(controlConfig, fleet.ControlPlane.KubeConfig, 0o600)).To(Succeed())
-		env := append(os.Environ(), "PATH="+filepath.Join(dir, "bin")+string(os.PathListSeparator)+os.Getenv("PATH"), "HOME="+dir)
-		sh := func(kubeconfig, line string) {
-			cmd := exec.CommandContext(ctx, "sh", "-c", line)
-			cmd.Dir, cmd.Env = framework.RepoRoot(), append(env, "KUBECONFIG="+kubeconfig)
-			out, err := cmd.CombinedOutput()
-			Expect(err).NotTo(HaveOccurred(), "%s\n%s", line, out)
-		}
-
-		out := filepath.Join(dir, "recipe.kubeconfig")
-		sh(memberConfig, "sh config/samples/member-kubeconfig.sh "+admin.CurrentContext+" "+out)
-		sh(controlConfig, "kubectl -n "+framework.SecretNamespace+" create secret generic recipe-kubeconfig --from-file=kubeconfig="+out)
+		out, sh := runMemberRecipe(ctx, member, "recipe")
+		sh(fleet.ControlPlane.KubeConfig, "kubectl -n "+framework.SecretNamespace+" create secret generic recipe-kubeconfig --from-file=kubeconfig="+out)
 		wc := &omev1beta1.WorkloadCluster{
 			ObjectMeta: metav1.ObjectMeta{Name: "recipe"},
 			Spec: omev1beta1.WorkloadClusterSpec{ClusterSource: omev1beta1.ClusterSource{KubeConfig: omev1beta1.KubeConfigSource{
@@ -86,3 +64,34 @@ var _ = Describe("The member kubeconfig recipe", func() {
 		Eventually(s.table).WithTimeout(timeout).WithPolling(interval).Should(Equal([]string{"recipe 1 true Passing HTTP 200"}))
 	})
 })
+
+// runMemberRecipe runs config/samples/member-kubeconfig.sh against member, as the
+// quickstart does, and returns the kubeconfig it wrote, and a runner of shell lines with
+// kubectl on PATH and a given kubeconfig.
+func runMemberRecipe(ctx context.Context, member *framework.Cluster, name string) (string, func(kubeconfig []byte, line string)) {
+	bin := os.Getenv("KUBECTL")
+	if bin == "" {
+		Skip("KUBECTL is not set: the recipe runs kubectl")
+	}
+	bin, err := filepath.Abs(bin)
+	Expect(err).NotTo(HaveOccurred())
+	dir := GinkgoT().TempDir()
+	Expect(os.Mkdir(filepath.Join(dir, "bin"), 0o755)).To(Succeed())
+	Expect(os.Symlink(bin, filepath.Join(dir, "bin", "kubectl"))).To(Succeed())
+	admin, err := clientcmd.Load(member.KubeConfig)
+	Expect(err).NotTo(HaveOccurred())
+	env := append(os.Environ(), "PATH="+filepath.Join(dir, "bin")+string(os.PathListSeparator)+os.Getenv("PATH"), "HOME="+dir)
+	configs := 0
+	sh := func(kubeconfig []byte, line string) {
+		configs++
+		path := filepath.Join(dir, fmt.Sprintf("kubeconfig-%d", configs))
+		Expect(os.WriteFile(path, kubeconfig, 0o600)).To(Succeed())
+		cmd := exec.CommandContext(ctx, "sh", "-c", line)
+		cmd.Dir, cmd.Env = framework.RepoRoot(), append(slices.Clone(env), "KUBECONFIG="+path)
+		out, err := cmd.CombinedOutput()
+		Expect(err).NotTo(HaveOccurred(), "%s\n%s", line, out)
+	}
+	out := filepath.Join(dir, name+".kubeconfig")
+	sh(member.KubeConfig, "sh config/samples/member-kubeconfig.sh "+admin.CurrentContext+" "+out)
+	return out, sh
+}

@@ -2,6 +2,8 @@ package routing
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -15,6 +17,7 @@ import (
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/controllers"
+	"github.com/ome-routing/operator/controllers/workloadcluster"
 	"github.com/ome-routing/operator/pkg/config"
 	"github.com/ome-routing/operator/pkg/probe"
 	"github.com/ome-routing/operator/test/framework"
@@ -45,7 +48,24 @@ var (
 	// managerLog collects everything the running manager logs.
 	managerLog  *gbytes.Buffer
 	stopManager func()
+
+	// pluginDir holds the exec credential plugins the suite's managers may run: the ones
+	// named in execPlugins, which specs write there (see exec_plugin_test.go).
+	pluginDir string
 )
+
+// execPlugins are the plugin files, in pluginDir, on the managers' allow-list.
+var execPlugins = []string{"member-token", "hanging"}
+
+// execPolicy is the managers' exec credential policy: the plugins above, each run cut
+// off after a second, inside the members' two-second timeout.
+func execPolicy() workloadcluster.ExecPolicy {
+	p := workloadcluster.ExecPolicy{Enabled: true, Timeout: time.Second}
+	for _, name := range execPlugins {
+		p.AllowedCommands = append(p.AllowedCommands, filepath.Join(pluginDir, name))
+	}
+	return p
+}
 
 func TestRouting(t *testing.T) {
 	suite.Run(t, "Routing suite")
@@ -53,6 +73,9 @@ func TestRouting(t *testing.T) {
 
 var _ = BeforeSuite(func(ctx context.Context) {
 	var err error
+	pluginDir, err = os.MkdirTemp("", "ome-exec-plugins-")
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(os.RemoveAll, pluginDir)
 	fleet, err = framework.StartFleet(ctx, "worker-a", "worker-b", "worker-c", "worker-d")
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(fleet.Stop)
@@ -101,6 +124,7 @@ func launchManager(installation *probe.Policy, maxRequests int64, setup managerS
 		Adjust: func(o *controllers.Options) {
 			o.MemberTimeout, o.MemberHealthInterval, o.MemberGrace = 2*time.Second, time.Second, memberGrace
 			o.FieldManager = setup.fieldManager
+			o.Exec = execPolicy()
 		},
 		Manager: func(opts *ctrl.Options) {
 			opts.Logger = zap.New(zap.WriteTo(GinkgoWriter), zap.WriteTo(managerLog), zap.UseDevMode(true))

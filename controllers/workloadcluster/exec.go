@@ -1,0 +1,186 @@
+package workloadcluster
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"golang.org/x/oauth2"
+	clientauthv1 "k8s.io/client-go/pkg/apis/clientauthentication/v1"
+	"k8s.io/client-go/rest"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	"k8s.io/client-go/transport"
+)
+
+// The settings that let a kubeconfig run an exec credential plugin, as messages name them:
+// the chart value first, then the manager flag it renders.
+const (
+	execEnabledSetting  = "ome.multicluster.execCredentials.enabled (--allow-exec-credentials)"
+	execCommandsSetting = "ome.multicluster.execCredentials.allowedCommands (--exec-credential-allowed-commands)"
+)
+
+// DefaultExecTimeout bounds one run of an exec credential plugin when ExecPolicy sets none:
+// long enough for a cloud CLI to refresh a token over the network, short enough that a
+// hung plugin holds up only its own member's connection.
+const DefaultExecTimeout = 30 * time.Second
+
+// maxExecOutput caps what is read of a plugin's standard output: an ExecCredential is a
+// few kilobytes, and a plugin that writes without end must not fill the manager's memory.
+const maxExecOutput = 1 << 20
+
+// ExecPolicy says which exec credential plugins a member's kubeconfig may run. Its zero
+// value runs none, as the chart's default does.
+type ExecPolicy struct {
+	// Enabled lets kubeconfigs name a plugin at all.
+	Enabled bool
+	// AllowedCommands are the commands that may run: a bare name is looked up in the
+	// manager's PATH, an absolute path allows only that file.
+	AllowedCommands []string
+	// Timeout bounds one run; zero means DefaultExecTimeout.
+	Timeout time.Duration
+}
+
+// check refuses a plugin the policy does not allow, naming the setting to change.
+func (p ExecPolicy) check(e *clientcmdapi.ExecConfig) error {
+	if !p.Enabled {
+		return fmt.Errorf("exec credential plugins are refused: %s is false", execEnabledSetting)
+	}
+	cmd := e.Command
+	if cmd == "" {
+		return errors.New("exec credential plugin without a command is refused")
+	}
+	if strings.ContainsRune(cmd, '/') && !filepath.IsAbs(cmd) {
+		return fmt.Errorf("exec credential plugin %q is refused: a command is a bare name looked up in PATH or an absolute path", cmd)
+	}
+	if !slices.Contains(p.AllowedCommands, cmd) {
+		return fmt.Errorf("exec credential plugin %q is refused: it is not in %s", cmd, execCommandsSetting)
+	}
+	if e.InteractiveMode == clientcmdapi.AlwaysExecInteractiveMode {
+		return fmt.Errorf("exec credential plugin %q is refused: interactiveMode Always needs a terminal, which the manager does not have", cmd)
+	}
+	return nil
+}
+
+// useExecPlugin makes cfg get its bearer token from the plugin e names, through a token
+// source of the manager's own instead of client-go's exec authenticator: that one gives
+// the plugin the manager's whole environment, waits for it without a bound, and may put
+// what it printed on stderr into an error. Tokens are reused until they expire.
+func (p ExecPolicy) useExecPlugin(cfg *rest.Config, e *clientcmdapi.ExecConfig) {
+	src := &execTokenSource{exec: *e, timeout: p.Timeout}
+	if src.timeout <= 0 {
+		src.timeout = DefaultExecTimeout
+	}
+	cfg.ExecProvider = nil
+	cfg.WrapTransport = transport.TokenSourceWrapTransport(oauth2.ReuseTokenSource(nil, src))
+}
+
+// execTokenSource runs one exec credential plugin per token.
+type execTokenSource struct {
+	exec    clientcmdapi.ExecConfig
+	timeout time.Duration
+}
+
+// unexpiringTokenLife is how long a token whose ExecCredential gives no
+// expirationTimestamp is reused before the plugin runs again.
+const unexpiringTokenLife = 5 * time.Minute
+
+// Token runs the plugin with a minimal environment (PATH and HOME, the variables the
+// kubeconfig sets, and KUBERNETES_EXEC_INFO) and no standard input. Neither its output
+// nor its standard error reaches an error: either may hold a credential, and errors
+// become a WorkloadCluster's status.
+func (s *execTokenSource) Token() (*oauth2.Token, error) {
+	name := s.exec.Command
+	ctx, cancel := context.WithTimeout(context.Background(), s.timeout)
+	defer cancel()
+	// The command is one the installation allows (ExecPolicy.check), not a free choice of the
+	// kubeconfig.
+	cmd := exec.CommandContext(ctx, name, s.exec.Args...) //nolint:gosec // allow-listed above
+	cmd.Env = s.env()
+	cmd.Stdin = nil
+	cmd.Stderr = io.Discard
+	cmd.WaitDelay = time.Second
+	var out limitedBuffer
+	cmd.Stdout = &out
+	err := cmd.Run()
+	switch {
+	case ctx.Err() != nil:
+		return nil, fmt.Errorf("exec credential plugin %q did not finish within %s", name, s.timeout)
+	case err != nil:
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			return nil, fmt.Errorf("exec credential plugin %q failed with exit status %d (its output is withheld, as it may hold a credential)", name, exit.ExitCode())
+		}
+		return nil, fmt.Errorf("exec credential plugin %q could not be run: %s", name, runError(err))
+	case out.over:
+		return nil, fmt.Errorf("exec credential plugin %q wrote more than %d bytes", name, maxExecOutput)
+	}
+	var cred clientauthv1.ExecCredential
+	if err := json.Unmarshal(out.Bytes(), &cred); err != nil || cred.Status == nil {
+		return nil, fmt.Errorf("exec credential plugin %q did not print an ExecCredential with a status (its output is withheld, as it may hold a credential)", name)
+	}
+	if cred.Status.Token == "" {
+		return nil, fmt.Errorf("exec credential plugin %q printed no token: only token credentials are supported", name)
+	}
+	tok := &oauth2.Token{AccessToken: cred.Status.Token, TokenType: "Bearer", Expiry: time.Now().Add(unexpiringTokenLife)}
+	if exp := cred.Status.ExpirationTimestamp; exp != nil {
+		tok.Expiry = exp.Time
+	}
+	return tok, nil
+}
+
+// env is the plugin's environment: nothing of the manager's but PATH and HOME.
+func (s *execTokenSource) env() []string {
+	var env []string
+	for _, key := range []string{"PATH", "HOME"} {
+		if v, ok := os.LookupEnv(key); ok {
+			env = append(env, key+"="+v)
+		}
+	}
+	for _, v := range s.exec.Env {
+		env = append(env, v.Name+"="+v.Value)
+	}
+	info, _ := json.Marshal(map[string]any{
+		"apiVersion": s.exec.APIVersion, "kind": "ExecCredential", "spec": map[string]any{"interactive": false},
+	})
+	return append(env, "KUBERNETES_EXEC_INFO="+string(info))
+}
+
+// runError says why a plugin could not start without the path lookup's details beyond
+// the command's name.
+func runError(err error) string {
+	if errors.Is(err, exec.ErrNotFound) {
+		return "not found in PATH"
+	}
+	if errors.Is(err, os.ErrNotExist) {
+		return "no such file"
+	}
+	if errors.Is(err, os.ErrPermission) {
+		return "permission denied"
+	}
+	return "it did not start"
+}
+
+// limitedBuffer keeps at most maxExecOutput bytes and notes when there were more.
+type limitedBuffer struct {
+	bytes.Buffer
+	over bool
+}
+
+func (b *limitedBuffer) Write(p []byte) (int, error) {
+	n := len(p)
+	if room := maxExecOutput - b.Len(); n > room {
+		b.over = true
+		p = p[:max(room, 0)]
+	}
+	b.Buffer.Write(p)
+	return n, nil
+}
