@@ -289,6 +289,12 @@ func (h *HAProxyIngress) waitServing(ctx context.Context) error {
 	}
 }
 
+// Config is the haproxy.cfg HAProxy Ingress last wrote: the backends and servers it made
+// of the routes, whose names the exporter's series carry.
+func (h *HAProxyIngress) Config() ([]byte, error) {
+	return os.ReadFile(filepath.Join(h.dir, "prefix", "etc", "haproxy", "haproxy.cfg"))
+}
+
 // PIDs are the controller's process and its children (haproxy's master and workers).
 func (h *HAProxyIngress) PIDs() []int {
 	if h == nil || h.cmd == nil || h.cmd.Process == nil {
