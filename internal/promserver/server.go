@@ -34,7 +34,7 @@ func Missing() error {
 
 func binary() (string, error) {
 	if bin := os.Getenv(BinaryEnv); bin != "" {
-		if _, err := os.Stat(bin); err != nil {
+		if _, err := os.Stat(bin); err != nil { //nolint:gosec // the test's own environment names the binary
 			return "", fmt.Errorf("%s: %w", BinaryEnv, err)
 		}
 		return bin, nil
@@ -104,7 +104,7 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 
 func (s *Server) start(ctx context.Context, bin string) error {
 	config := filepath.Join(s.dir, "prometheus.yml")
-	if err := os.WriteFile(config, []byte(configText(s.opts)), 0o644); err != nil {
+	if err := os.WriteFile(config, []byte(configText(s.opts)), 0o600); err != nil {
 		return err
 	}
 	port, err := freePort()
@@ -113,6 +113,7 @@ func (s *Server) start(ctx context.Context, bin string) error {
 	}
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	s.URL = "http://" + addr
+	//nolint:gosec // the binary is the test's own choice (PROMETHEUS or PATH), the arguments its own
 	s.cmd = exec.Command(bin,
 		"--config.file="+config,
 		"--web.listen-address="+addr,

@@ -43,7 +43,7 @@ func TestScrapeAndQuery(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, log.String())
 	}
-	defer p.Stop()
+	defer func() { _ = p.Stop() }()
 	t.Logf("prometheus ready and its target up %s after start", p.Ready.Round(time.Millisecond))
 
 	hits.Store(42)

@@ -164,4 +164,3 @@ var _ = Describe("The shipped HAProxy traffic-signal queries", func() {
 		}
 	})
 })
-
