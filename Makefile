@@ -96,7 +96,7 @@ TEST_BIN := $(CURDIR)/_out/test
 TEST_LDFLAGS = -X $(VERSION_PKG).version=v9.9.9-test -X $(VERSION_PKG).revision=0123456789abcdef
 
 .PHONY: test
-test: envtest helm image egctl haproxy-ingress haproxy $(PROMQL) $(PROMETHEUS_OPERATOR_CRDS) vet ## Run the unit tests (with -race) and the envtest suites (builds the toolchain on first run).
+test: envtest helm image egctl haproxy-ingress haproxy prometheus $(PROMQL) $(PROMETHEUS_OPERATOR_CRDS) vet ## Run the unit tests (with -race) and the envtest suites (builds the toolchain on first run).
 	$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) $(TEST_FLAGS) $(UNIT_PKGS)
 	$(GO) build -ldflags="$(TEST_LDFLAGS)" -o $(TEST_BIN)/manager ./cmd/manager
 	$(GO) build -ldflags="$(TEST_LDFLAGS)" -o $(TEST_BIN)/kubectl-ome ./cmd/kubectl-ome
@@ -182,6 +182,14 @@ haproxy-ingress: $(HAPROXY_INGRESS) ## Build HAProxy Ingress, the Gateway API co
 haproxy: ## Install Debian's haproxy and lua-json with apt-get when missing (needs root).
 	@hack/haproxy-ingress/install-haproxy.sh
 
+# Prometheus scrapes haproxy's own exporter in the data-plane suite (the traffic signal's
+# queries run against it). Like haproxy it comes from Debian: installed with apt-get when
+# missing as root; elsewhere this says what is missing and those specs skip (they fail under
+# .ci/run).
+.PHONY: prometheus
+prometheus: ## Install Debian's prometheus with apt-get when missing (needs root).
+	@hack/install-prometheus.sh
+
 # shellcheck is a Haskell program, which no Go module builds: like haproxy it comes from
 # Debian, installed with apt-get when missing as root; elsewhere this says what to install,
 # and `make verify` fails until it is there.
@@ -258,7 +266,7 @@ DEMO_ARGS ?=
 # without passing it on, which would leave the demo and its API servers running.
 # DEMO_KEEP=1 (`make demo DEMO_KEEP=1`) keeps everything running at the end until Ctrl-C.
 .PHONY: demo
-demo: envtest build egctl haproxy-ingress haproxy ## Watch the operator gate and restore a cluster on local API servers, with real requests through haproxy and the translator's view (about a minute).
+demo: envtest build egctl haproxy-ingress haproxy prometheus ## Watch the operator gate and restore a cluster on local API servers, with real requests through haproxy and the translator's view (about a minute).
 	$(GO) build -o $(BIN)/demo ./cmd/demo
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" KUBECTL="$(ENVTEST_ASSETS)/kubectl" \
 		$(BIN)/demo --manager $(BIN)/manager --plugin $(BIN)/kubectl-ome --egctl $(EGCTL) --haproxy-ingress $(HAPROXY_INGRESS) $(DEMO_ARGS)
@@ -318,7 +326,7 @@ bench-publish: envtest ## TrafficMap write to HTTPRoute update: median and max o
 		$(GO) test -count=1 -v -run '^TestPublishLatency$$' -timeout $(BENCH_TIMEOUT) ./test/bench/ \
 		| $(call BENCH_FIGURES,publish)
 
-bench-failover: envtest helm haproxy-ingress haproxy ## Failover through haproxy at 100 requests/s: detection, operator, publish and gateway times, requests failed, over 8 flips (about 2 minutes).
+bench-failover: envtest helm haproxy-ingress haproxy prometheus ## Failover through haproxy at 100 requests/s: detection, operator, publish and gateway times, requests failed, over 8 flips (about 2 minutes).
 	@mkdir -p $(BENCH_OUT); $(call BENCH_LOAD,failover)
 	@OME_BENCH=1 KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" HELM="$(HELM)" HAPROXY_INGRESS="$(HAPROXY_INGRESS)" OME_BENCH_DIR=$(BENCH_OUT)/failover \
 		$(GO) test -count=1 -v -run '^TestFailover$$' -timeout $(BENCH_TIMEOUT) ./test/bench/failover/ \

@@ -122,10 +122,14 @@ type HAProxyOptions struct {
 type HAProxyIngress struct {
 	// HTTPAddr is where haproxy serves HTTP, host:port on 127.0.0.1.
 	HTTPAddr string
-	cmd      *exec.Cmd
-	done     chan struct{}
-	dir      string
-	log      io.Writer
+	// MetricsAddr is where haproxy's own Prometheus exporter serves /metrics, host:port on
+	// 127.0.0.1 (HAProxy Ingress's prometheus-port): the gateway's counters per backend
+	// and server, which the traffic signal's queries read.
+	MetricsAddr string
+	cmd         *exec.Cmd
+	done        chan struct{}
+	dir         string
+	log         io.Writer
 }
 
 // haproxyStopTimeout is how long the controller may take to stop itself and haproxy
@@ -212,7 +216,7 @@ func (h *HAProxyIngress) prepare(ctx context.Context, c *envfleet.Cluster, mod s
 	if err := os.WriteFile(filepath.Join(h.dir, "kubeconfig"), c.KubeConfig, 0o600); err != nil {
 		return err
 	}
-	ports := make([]int, 4)
+	ports := make([]int, 5)
 	for i := range ports {
 		p, err := FreePort()
 		if err != nil {
@@ -221,6 +225,7 @@ func (h *HAProxyIngress) prepare(ctx context.Context, c *envfleet.Cluster, mod s
 		ports[i] = p
 	}
 	h.HTTPAddr = fmt.Sprintf("127.0.0.1:%d", ports[0])
+	h.MetricsAddr = fmt.Sprintf("127.0.0.1:%d", ports[4])
 	if err := client.IgnoreAlreadyExists(c.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: opts.Namespace}})); err != nil {
 		return err
 	}
@@ -231,6 +236,7 @@ func (h *HAProxyIngress) prepare(ctx context.Context, c *envfleet.Cluster, mod s
 			"bind-https":              fmt.Sprintf("127.0.0.1:%d", ports[1]),
 			"healthz-port":            fmt.Sprint(ports[2]),
 			"stats-port":              fmt.Sprint(ports[3]),
+			"prometheus-port":         fmt.Sprint(ports[4]),
 			"bind-ip-addr-healthz":    "127.0.0.1",
 			"bind-ip-addr-stats":      "127.0.0.1",
 			"bind-ip-addr-prometheus": "127.0.0.1",
@@ -281,6 +287,12 @@ func (h *HAProxyIngress) waitServing(ctx context.Context) error {
 		case <-tick.C:
 		}
 	}
+}
+
+// Config is the haproxy.cfg HAProxy Ingress last wrote: the backends and servers it made
+// of the routes, whose names the exporter's series carry.
+func (h *HAProxyIngress) Config() ([]byte, error) {
+	return os.ReadFile(filepath.Join(h.dir, "prefix", "etc", "haproxy", "haproxy.cfg"))
 }
 
 // PIDs are the controller's process and its children (haproxy's master and workers).

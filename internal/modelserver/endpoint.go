@@ -56,6 +56,8 @@ type Endpoint struct {
 	onAnswer func(Answer)
 	// report is how the endpoint answers capacity polls on ReportPath (report.go).
 	report report
+	// failures is the share of traffic that fails whatever the mode (failshare.go).
+	failures trafficFailures
 
 	requests atomic.Int64
 	inFlight *InFlight
@@ -171,6 +173,10 @@ func (e *Endpoint) handle(rw http.ResponseWriter, r *http.Request) {
 	e.mu.Lock()
 	e.seen = append(e.seen, r.Method+" "+r.URL.Path)
 	mode, release, delay, report, onAnswer := e.mode, e.release, e.delay, e.report, e.onAnswer
+	failStatus, fail := 0, false
+	if IsTraffic(r) {
+		failStatus, fail = e.failures.failNow()
+	}
 	e.mu.Unlock()
 	if e.name != "" {
 		rw.Header().Set(ServedByHeader, e.name)
@@ -190,6 +196,8 @@ func (e *Endpoint) handle(rw http.ResponseWriter, r *http.Request) {
 	switch {
 	case r.URL.Path != ProbePath:
 		http.NotFound(w, r)
+	case fail:
+		http.Error(w, http.StatusText(failStatus), failStatus)
 	case mode == Unavailable:
 		http.Error(w, "unavailable", http.StatusServiceUnavailable)
 	case mode == NotFound:
