@@ -10,6 +10,7 @@ import (
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/pkg/capacity"
 	"github.com/ome-routing/operator/pkg/probe"
+	"github.com/ome-routing/operator/pkg/trafficsignal"
 )
 
 // Every error this package returns starts with one of these, so that one grep for
@@ -80,6 +81,10 @@ type Routing struct {
 	Observer Observer
 	// Publisher selects and paces the TrafficMap publisher.
 	Publisher Publisher
+	// TrafficSignal is where the global gateway's own counters are read (the passive
+	// gate's readings); nil means no signal source. It is validated, and kept, even when
+	// Enabled is false.
+	TrafficSignal *trafficsignal.Settings
 }
 
 // Observer holds the settings under routing.observer. With routing on, the five limits are

@@ -10,6 +10,7 @@ import (
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/pkg/failover"
+	"github.com/ome-routing/operator/pkg/trafficsignal"
 )
 
 // The decoded document, before validation. A nil field was absent or null. Durations stay
@@ -31,6 +32,8 @@ type rawRouting struct {
 	failover  *omev1beta1.RoutingFailover // nil: no failover tiers (absent or null)
 	observer  rawObserver
 	publisher rawPublisher
+	// trafficSignal is nil without a signal source (absent, null or {}).
+	trafficSignal *rawTrafficSignal
 }
 
 type rawCapacity struct {
@@ -105,13 +108,14 @@ func decode(data []byte) (rawConfig, []error) {
 		return cfg, nil // null: as empty
 	}
 	top := d.object(doc, "", "routing", "placement", "endpoint")
-	routing := d.object(top["routing"], "routing", "enabled", "probe", "capacity", "failover", "observer", "publisher")
+	routing := d.object(top["routing"], "routing", "enabled", "probe", "capacity", "failover", "observer", "publisher", "trafficSignal")
 	cfg.routing.enabled = decodeValue[bool](d, routing["enabled"], "routing.enabled", "a boolean")
 	cfg.routing.probe = d.probe(routing["probe"], "routing.probe")
 	cfg.routing.capacity = d.capacity(routing["capacity"], "routing.capacity")
 	cfg.routing.failover = d.failover(routing["failover"], failover.InstallationPath)
 	cfg.routing.observer = d.observer(routing["observer"], "routing.observer")
 	cfg.routing.publisher = d.publisher(routing["publisher"], "routing.publisher")
+	cfg.routing.trafficSignal = d.trafficSignal(routing["trafficSignal"], trafficsignal.Path)
 	cfg.endpoint = d.endpoint(top["endpoint"], "endpoint")
 	cfg.placement.observationGrace = d.object(top["placement"], "placement", "observationGrace")["observationGrace"]
 	return cfg, d.errs

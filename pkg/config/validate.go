@@ -11,6 +11,7 @@ import (
 	"github.com/ome-routing/operator/pkg/capacity"
 	"github.com/ome-routing/operator/pkg/failover"
 	"github.com/ome-routing/operator/pkg/probe"
+	"github.com/ome-routing/operator/pkg/trafficsignal"
 )
 
 // validator collects every rule that a decoded document breaks.
@@ -46,6 +47,7 @@ func validate(raw rawConfig) (*Config, []error) {
 			capacity.Limits{MinPeriod: observer.MinPeriod, MaxSamples: observer.MaxSamples})
 	}
 	cfg.Routing.Failover = v.failover(r.failover, failover.InstallationPath)
+	cfg.Routing.TrafficSignal = v.trafficSignal(r.trafficSignal, trafficsignal.Path, observer.MinPeriod)
 	cfg.Endpoint = v.endpoint(raw.endpoint, "endpoint")
 	cfg.Placement = v.placement(raw.placement, "placement")
 	return cfg, v.errs
