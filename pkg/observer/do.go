@@ -31,6 +31,14 @@ type Request struct {
 	// service). Among one tenant's waiters, a freed slot goes to the group holding the
 	// fewest; a tenant with many groups still counts as one tenant against the others.
 	Group string
+	// Header is sent with the request (a query API's Authorization, say). It appears in
+	// no error or metric.
+	Header http.Header
+	// InstallerEndpoint says the URL is the installer's own setting (the traffic signal's
+	// query API), not a member's or a tenant's: loopback and private networks are allowed
+	// whatever the guard's settings, while link-local and the other metadata addresses
+	// stay refused. The request takes a slot like any other.
+	InstallerEndpoint bool
 }
 
 // Outcome says how far a request got.
@@ -128,7 +136,14 @@ func (o *Observer) do(ctx context.Context, req Request) Result {
 	// Recorded now rather than with the outcome, so that saturation shows while the
 	// slow requests holding the slots are still running.
 	o.metrics.observeSlotWait(wait)
-	res := o.run(ctx, httpReq, req.Timeout, req.KeepBody)
+	for k, v := range req.Header {
+		httpReq.Header[k] = v
+	}
+	c := o.client
+	if req.InstallerEndpoint {
+		c = o.installerClient
+	}
+	res := o.run(ctx, c, httpReq, req.Timeout, req.KeepBody)
 	res.SlotWait = wait
 	res.Duration = time.Since(start)
 	o.slots.release(who)
@@ -137,7 +152,7 @@ func (o *Observer) do(ctx context.Context, req Request) Result {
 }
 
 // run sends the request while the caller holds a slot.
-func (o *Observer) run(ctx context.Context, httpReq *http.Request, timeout time.Duration, keep bool) Result {
+func (o *Observer) run(ctx context.Context, c *http.Client, httpReq *http.Request, timeout time.Duration, keep bool) Result {
 	o.metrics.startRun()
 	defer o.metrics.endRun()
 
@@ -147,7 +162,7 @@ func (o *Observer) run(ctx context.Context, httpReq *http.Request, timeout time.
 	reqCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
-	resp, err := o.client.Do(httpReq.WithContext(reqCtx))
+	resp, err := c.Do(httpReq.WithContext(reqCtx))
 	if err != nil {
 		if ctx.Err() != nil {
 			return Result{Outcome: OutcomeCancelled, Err: err}

@@ -175,10 +175,17 @@ func lookupIP(ctx context.Context, host string) ([]netip.Addr, error) {
 	return net.DefaultResolver.LookupNetIP(ctx, "ip", host)
 }
 
-// dialContext is the transport's only way to open a connection. It resolves the host
-// itself and dials the resulting addresses as literals, so the address the guard checks
-// is the address connected to.
-func (o *Observer) dialContext(ctx context.Context, network, address string) (net.Conn, error) {
+// dialThrough returns a transport's only way to open a connection, checking every
+// address with guard (see dialContext).
+func (o *Observer) dialThrough(guard Guard) func(ctx context.Context, network, address string) (net.Conn, error) {
+	return func(ctx context.Context, network, address string) (net.Conn, error) {
+		return o.dialContext(ctx, guard, network, address)
+	}
+}
+
+// dialContext resolves the host itself and dials the resulting addresses as literals, so
+// the address the guard checks is the address connected to.
+func (o *Observer) dialContext(ctx context.Context, guard Guard, network, address string) (net.Conn, error) {
 	host, portText, err := net.SplitHostPort(address)
 	if err != nil {
 		return nil, &net.OpError{Op: "dial", Net: network, Err: err}
@@ -209,7 +216,7 @@ func (o *Observer) dialContext(ctx context.Context, network, address string) (ne
 	var firstErr error
 	for _, ip := range addrs {
 		target := netip.AddrPortFrom(ip, uint16(port))
-		if err := o.guard.Check(ip); err != nil {
+		if err := guard.Check(ip); err != nil {
 			if firstErr == nil {
 				firstErr = &net.OpError{Op: "dial", Net: network, Addr: net.TCPAddrFromAddrPort(target), Err: err}
 			}

@@ -57,6 +57,10 @@ type Observer struct {
 	dialer    *net.Dialer
 	transport *http.Transport
 	client    *http.Client
+	// installerTransport and installerClient send the requests whose URL is the
+	// installer's (Request.InstallerEndpoint), dialling through InstallerGuard.
+	installerTransport *http.Transport
+	installerClient    *http.Client
 
 	// lookupIP resolves a host name for the dialer. It is a field only so that tests in
 	// this package can make a name resolve to an address that no local resolver would
@@ -117,7 +121,7 @@ func New(opts Options) (*Observer, error) {
 		// reaching model endpoints; a proxy would also hide the real destination from
 		// the network guard, which checks the address it dials.
 		Proxy:       nil,
-		DialContext: o.dialContext,
+		DialContext: o.dialThrough(o.guard),
 		TLSClientConfig: &tls.Config{
 			RootCAs:    opts.RootCAs,
 			MinVersion: tls.VersionTLS12,
@@ -136,6 +140,9 @@ func New(opts Options) (*Observer, error) {
 		// would also let an endpoint send the prober somewhere the caller never named.
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
+	o.installerTransport = o.transport.Clone()
+	o.installerTransport.DialContext = o.dialThrough(InstallerGuard())
+	o.installerClient = &http.Client{Transport: o.installerTransport, CheckRedirect: o.client.CheckRedirect}
 	return o, nil
 }
 
@@ -143,6 +150,7 @@ func New(opts Options) (*Observer, error) {
 // and the Observer stays usable.
 func (o *Observer) Close() {
 	o.transport.CloseIdleConnections()
+	o.installerTransport.CloseIdleConnections()
 }
 
 // Guard is the network guard the observer dials with, for others that must refuse what
@@ -158,6 +166,14 @@ func (o *Observer) Guard() Guard {
 // networks refused, each refusal naming the setting that would open it.
 func DefaultGuard() Guard {
 	return Guard{Loopback: Allowance{Setting: LoopbackSetting}, Private: Allowance{Setting: PrivateSetting}}
+}
+
+// InstallerGuard is the guard of the installer's own endpoints (Request.InstallerEndpoint):
+// loopback and private networks, where an in-cluster Prometheus lives, are allowed; the
+// addresses no setting opens (link-local, cloud metadata, multicast, ...) stay refused, so
+// that a mistyped URL cannot reach the metadata service either.
+func InstallerGuard() Guard {
+	return Guard{Loopback: Allowance{Allowed: true}, Private: Allowance{Allowed: true}}
 }
 
 // LookupHost resolves host as the dialer does, Options.Hosts included, for others that
