@@ -27,6 +27,11 @@ var (
 		Buckets: prometheus.ExponentialBuckets(0.001, 4, 10),
 	})
 
+	signalReads = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "ome_routing_traffic_signal_reads_total",
+		Help: "Traffic-signal readings (a home's requests and failures queries) by result: Known, or Unknown when an answer could not be used.",
+	}, []string{"result"})
+
 	transitionWait = prometheus.NewHistogram(prometheus.HistogramOpts{
 		Name: "ome_routing_transition_wait_seconds",
 		Help: "How long a probe result that gated or lifted a home waited for the routing reconciler to read it, queue included.",
@@ -37,7 +42,7 @@ var (
 
 // Collectors are the prober's metrics, for the manager to register beside routing's.
 func Collectors() []prometheus.Collector {
-	return []prometheus.Collector{probeResults, probeLateness, transitionWait}
+	return []prometheus.Collector{probeResults, probeLateness, transitionWait, signalReads}
 }
 
 // probeResultCounters are one map's ome_routing_probe_results_total series, each looked up
@@ -73,6 +78,14 @@ func (c *probeResultCounters) count(key types.NamespacedName, result omev1beta1.
 
 func observeLateness(d time.Duration) {
 	probeLateness.Observe(d.Seconds())
+}
+
+func countSignalRead(known bool) {
+	result := "Unknown"
+	if known {
+		result = "Known"
+	}
+	signalReads.WithLabelValues(result).Inc()
 }
 
 func observeTransitionWait(d time.Duration) {

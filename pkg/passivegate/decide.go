@@ -135,6 +135,10 @@ func Decide(p Policy, homes []Home, now time.Time) []Decision {
 	return out
 }
 
+// Fails says whether a reading is one the policy gates on: Known, over the minimum volume,
+// and at or over the threshold.
+func (p Policy) Fails(r Reading) bool { return fails(p, r) }
+
 // fails says whether a reading is one the policy gates on.
 func fails(p Policy, r Reading) bool {
 	return r.Known && r.Requests >= float64(p.MinRequests) && r.Requests > 0 &&

@@ -1,0 +1,281 @@
+package probing
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/clock"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+
+	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/pkg/observer"
+	"github.com/ome-routing/operator/pkg/passivegate"
+	"github.com/ome-routing/operator/pkg/schedule"
+	"github.com/ome-routing/operator/pkg/trafficsignal"
+)
+
+// SignalPoller reads the traffic signal (routing.trafficSignal) of every home whose
+// service has a passive gate: each interval, the requests and the failures that the
+// global gateway's counters show for the home over the window, two PromQL queries sent
+// through the observer the probes use, under the same cap and the same fairness between
+// namespaces. Like the capacity poller it writes nothing: when a home's reading changes
+// what a passive gate could decide, it asks the routing reconciler to run, which reads
+// the readings with Sync.
+//
+// Readings live only in memory; the gates they set are in the TrafficMap, so a new leader
+// keeps every passive gate and reads the signal afresh.
+//
+// It runs only on the leader.
+type SignalPoller struct {
+	observer *observer.Observer
+	settings *trafficsignal.Settings
+	notify   chan event.GenericEvent
+	engine   *signalEngine
+	maps     map[types.NamespacedName]*signalGroup // guarded by the engine's lock
+}
+
+type (
+	signalEngine = schedule.Engine[mapSignals, homeSignal, passivegate.Reading, types.NamespacedName]
+	signalGroup  = schedule.Group[mapSignals, homeSignal]
+	signalHome   = schedule.Home[mapSignals, homeSignal]
+)
+
+// mapSignals is what the poller keeps of one TrafficMap read under one passive gate.
+type mapSignals struct {
+	key    types.NamespacedName
+	policy passivegate.Policy
+}
+
+// homeSignal is one home's last reading; read is false until the first one arrives.
+type homeSignal struct {
+	reading passivegate.Reading
+	read    bool
+}
+
+// SignalTarget is a home the routing reconciler wants read, with the names its queries
+// are filled with.
+type SignalTarget struct {
+	Cluster string
+	Vars    trafficsignal.Vars
+}
+
+// NewSignalPoller returns a poller that sends its queries through obs, which has
+// maxConcurrentRequests slots; it dispatches at most a quarter of them at once (at least
+// one), so that probes, which gate traffic on their own, always find slots.
+func NewSignalPoller(obs *observer.Observer, settings *trafficsignal.Settings, maxConcurrentRequests int) *SignalPoller {
+	return newSignalPoller(obs, settings, maxConcurrentRequests, clock.RealClock{})
+}
+
+func newSignalPoller(obs *observer.Observer, settings *trafficsignal.Settings, maxConcurrentRequests int, clk clock.Clock) *SignalPoller {
+	p := &SignalPoller{
+		observer: obs,
+		settings: settings,
+		notify:   make(chan event.GenericEvent, 1024),
+		maps:     map[types.NamespacedName]*signalGroup{},
+	}
+	p.engine = schedule.New(signalPolicy{p}, schedule.Options{MaxInFlight: max(maxConcurrentRequests/4, 1), Clock: clk})
+	return p
+}
+
+// Configured says whether the installation names a signal source. A nil poller has none.
+func (p *SignalPoller) Configured() bool { return p != nil && p.settings != nil }
+
+// Window is the signal's window, zero without a source.
+func (p *SignalPoller) Window() time.Duration {
+	if !p.Configured() {
+		return 0
+	}
+	return p.settings.Window
+}
+
+// Events is the channel the routing controller watches for maps whose readings changed.
+func (p *SignalPoller) Events() <-chan event.GenericEvent { return p.notify }
+
+// NeedLeaderElection makes the poller run only on the leader.
+func (p *SignalPoller) NeedLeaderElection() bool { return true }
+
+// Start runs the schedule until ctx ends.
+func (p *SignalPoller) Start(ctx context.Context) error { return p.engine.Start(ctx) }
+
+// NotReadYet is the reason of a home's reading before its first one arrives.
+const NotReadYet = "no reading yet: the traffic signal is read every routing.trafficSignal.interval"
+
+// Sync makes the poller read exactly the given homes of a map under the passive gate's
+// policy and returns every home's last reading (not Known before the first). A home
+// whose names changed (a new route, another backend) starts afresh, and so does every
+// home when the policy's thresholds change. Without a signal source every reading says so.
+func (p *SignalPoller) Sync(key types.NamespacedName, policy passivegate.Policy, targets []SignalTarget) map[string]passivegate.Reading {
+	out := make(map[string]passivegate.Reading, len(targets))
+	if !p.Configured() {
+		for _, t := range targets {
+			out[t.Cluster] = passivegate.Reading{Reason: "routing.trafficSignal is not set: there is no traffic signal to read"}
+		}
+		return out
+	}
+	s := p.settings
+	p.engine.Lock()
+	defer p.engine.Unlock()
+	g := p.maps[key]
+	if g != nil && g.Data.policy != policy {
+		p.dropLocked(key, g)
+		g = nil
+	}
+	if g == nil {
+		// Two queries, one after the other: the group's timeout covers both.
+		g = p.engine.AddGroup(key.String(), key.Namespace, s.Interval, 2*s.Timeout, mapSignals{key: key, policy: policy})
+		p.maps[key] = g
+	}
+	sync := &signalSync{p: p, g: g, now: p.engine.Now(), readings: out}
+	for _, t := range targets {
+		sync.add(t)
+	}
+	p.engine.SyncGroup(g, sync)
+	return out
+}
+
+// Forget stops reading a map's homes.
+func (p *SignalPoller) Forget(key types.NamespacedName) {
+	if !p.Configured() {
+		return
+	}
+	p.engine.Lock()
+	defer p.engine.Unlock()
+	if g := p.maps[key]; g != nil {
+		p.dropLocked(key, g)
+	}
+}
+
+func (p *SignalPoller) dropLocked(key types.NamespacedName, g *signalGroup) {
+	p.engine.DropGroup(g)
+	delete(p.maps, key)
+}
+
+// signalSync is one Sync's targets: each home's "endpoint", for the engine, is its two
+// rendered queries, so that a home whose queries change starts afresh.
+type signalSync struct {
+	p        *SignalPoller
+	g        *signalGroup
+	now      time.Time
+	clusters []string
+	queries  []string
+	readings map[string]passivegate.Reading
+}
+
+// querySeparator joins a home's two queries into its engine endpoint; no template renders it.
+const querySeparator = "\x00"
+
+func (s *signalSync) add(t SignalTarget) {
+	// The cluster is the target's; the window is the installer's, the same for every home.
+	t.Vars.Cluster = t.Cluster
+	t.Vars.Window = trafficsignal.FormatWindow(int64(s.p.settings.Window / time.Second))
+	requests, err := trafficsignal.Render(s.p.settings.Requests, t.Vars)
+	if err == nil {
+		var failures string
+		if failures, err = trafficsignal.Render(s.p.settings.Failures, t.Vars); err == nil {
+			s.clusters = append(s.clusters, t.Cluster)
+			s.queries = append(s.queries, requests+querySeparator+failures)
+			return
+		}
+	}
+	// Validate rendered the template once; a failure here is the operator's own bug.
+	s.readings[t.Cluster] = passivegate.Reading{Reason: fmt.Sprintf("the queries do not render: %v", err)}
+}
+
+func (s *signalSync) Len() int { return len(s.clusters) }
+
+func (s *signalSync) Target(i int) (string, string) { return s.clusters[i], s.queries[i] }
+
+func (s *signalSync) New(i int) (homeSignal, string, time.Time) {
+	return homeSignal{}, s.queries[i], schedule.FirstDue(s.now, s.g.Name(), s.p.settings.Interval)
+}
+
+func (s *signalSync) Seen(i int, h *signalHome) {
+	r := h.Data.reading
+	if !h.Data.read {
+		r = passivegate.Reading{Reason: NotReadYet, Window: s.p.settings.Window}
+	}
+	s.readings[s.clusters[i]] = r
+}
+
+func (*signalSync) Gone(*signalHome) {}
+
+// signalPolicy is the poller's side of the engine.
+type signalPolicy struct{ p *SignalPoller }
+
+func (sp signalPolicy) Send(ctx context.Context, h *signalHome) (passivegate.Reading, time.Duration) {
+	s := sp.p.settings
+	header, reason := bearer(s.TokenFile)
+	if reason != "" {
+		return passivegate.Reading{Reason: reason, Window: s.Window}, 0
+	}
+	requests, failures, _ := strings.Cut(h.Endpoint(), querySeparator)
+	asked := sp.p.engine.Now()
+	key := h.Group().Data.key
+	var wait time.Duration
+	query := func(promql string) trafficsignal.Value {
+		res := sp.p.observer.Do(ctx, observer.Request{
+			URL: trafficsignal.QueryURL(s.URL, promql, asked), Timeout: s.Timeout, KeepBody: true,
+			Tenant: key.Namespace, Group: key.Name, Header: header, InstallerEndpoint: true,
+		})
+		wait += res.SlotWait
+		a := trafficsignal.Answer{Status: res.StatusCode, Body: res.Body, Truncated: res.Truncated}
+		if res.Outcome != observer.OutcomeResponse {
+			a.Err = res.Err
+		}
+		return trafficsignal.ParseAnswer(a, asked, s.Window)
+	}
+	rv := query(requests)
+	fv := trafficsignal.Value{Reason: "not asked: the requests query gave no count"}
+	if rv.Known {
+		fv = query(failures)
+	}
+	r := trafficsignal.Reading(rv, fv, s.Window)
+	countSignalRead(r.Known)
+	return r, wait
+}
+
+// bearer is the Authorization header from the token file, read for each reading so that
+// a rotated Secret takes effect at once. Its content is never quoted.
+func bearer(file string) (http.Header, string) {
+	if file == "" {
+		return nil, ""
+	}
+	raw, err := os.ReadFile(file) //nolint:gosec // the installer's own setting (the chart's mount)
+	if err != nil {
+		return nil, fmt.Sprintf("the bearer token file %s cannot be read", file)
+	}
+	token := strings.TrimSpace(string(raw))
+	if token == "" {
+		return nil, fmt.Sprintf("the bearer token file %s is empty", file)
+	}
+	return http.Header{"Authorization": {"Bearer " + token}}, ""
+}
+
+// Record keeps the reading, and says it is news when it changes what a passive gate can
+// decide: the reading turns Known or Unknown (or its reason changes), or it starts or
+// stops crossing the policy's threshold.
+func (signalPolicy) Record(_ context.Context, h *signalHome, r passivegate.Reading, _ time.Time) bool {
+	before, was := h.Data.reading, h.Data.read
+	h.Data.reading, h.Data.read = r, true
+	if !was {
+		return true
+	}
+	policy := h.Group().Data.policy
+	return before.Known != r.Known || before.Reason != r.Reason || policy.Fails(before) != policy.Fails(r)
+}
+
+func (signalPolicy) Notice(g *signalGroup) types.NamespacedName { return g.Data.key }
+
+func (sp signalPolicy) Announce(ctx context.Context, key types.NamespacedName) {
+	obj := &omev1beta1.InferenceService{}
+	obj.Name, obj.Namespace = key.Name, key.Namespace
+	select {
+	case sp.p.notify <- event.GenericEvent{Object: obj}:
+	case <-ctx.Done():
+	}
+}
