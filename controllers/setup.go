@@ -20,6 +20,7 @@ import (
 	"github.com/ome-routing/operator/pkg/config"
 	"github.com/ome-routing/operator/pkg/observer"
 	"github.com/ome-routing/operator/pkg/probe"
+	"github.com/ome-routing/operator/pkg/trafficsignal"
 )
 
 // Options wire the controllers to the installation's settings.
@@ -63,6 +64,8 @@ type Options struct {
 	// ObservationGrace is placement.observationGrace: how long the homes on a member that
 	// turned ConnectionFailed keep their entries, their probe alone deciding their traffic.
 	ObservationGrace time.Duration
+	// TrafficSignal is routing.trafficSignal, nil without a signal source.
+	TrafficSignal *trafficsignal.Settings
 	// Endpoint and Publisher are the publisher's settings: where it writes each map.
 	Endpoint  config.Endpoint
 	Publisher config.Publisher
@@ -95,7 +98,8 @@ func CacheOptions(secretNamespace string) cache.Options {
 }
 
 // Setup adds the WorkloadCluster controller, the routing controller, the prober, the
-// capacity poller and the publisher to the manager.
+// capacity poller, the traffic signal's poller (when routing.trafficSignal is set) and the
+// publisher to the manager.
 func Setup(mgr ctrl.Manager, opts Options) error {
 	if opts.SecretNamespace == "" {
 		return errors.New("controllers: SecretNamespace must be set")
@@ -103,8 +107,14 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 	members := workloadcluster.NewMembers(mgr.GetScheme(), opts.MemberTimeout)
 	prober := probing.NewProber(opts.Observer, opts.MaxProbesInFlight)
 	poller := probing.NewPoller(opts.Observer, opts.MaxProbesInFlight)
+	signal := probing.NewSignalPoller(opts.Observer, opts.TrafficSignal, opts.MaxProbesInFlight)
 	if err := mgr.Add(members); err != nil {
 		return err
+	}
+	if opts.TrafficSignal != nil {
+		if err := mgr.Add(signal); err != nil {
+			return err
+		}
 	}
 	if err := mgr.Add(prober); err != nil {
 		return err
@@ -137,6 +147,8 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 		Members:              members,
 		Prober:               prober,
 		Poller:               poller,
+		Signal:               signal,
+		RouteNamespace:       opts.Endpoint.RouteNamespace,
 		RoutingEnabled:       opts.RoutingEnabled,
 		InstallationProbe:    opts.InstallationProbe,
 		InstallationFailover: opts.InstallationFailover,

@@ -32,6 +32,7 @@ func OptionsFor(cfg *config.Config, secretNamespace string, obs *observer.Observ
 	opts.Limits = probe.Limits{MinPeriod: r.Observer.MinPeriod, MaxPeriod: r.Observer.MaxPeriod, MaxTimeout: r.Observer.MaxTimeout}
 	opts.InstallationCapacity = r.Capacity
 	opts.InstallationFailover = r.Failover
+	opts.TrafficSignal = r.TrafficSignal
 	opts.CapacityLimits = capacity.Limits{MinPeriod: r.Observer.MinPeriod, MaxSamples: r.Observer.MaxSamples}
 	opts.Observer = obs
 	opts.RoutingWorkers = r.Observer.MaxConcurrentReconciles

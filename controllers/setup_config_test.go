@@ -17,7 +17,9 @@ func TestOptionsFor(t *testing.T) {
   "probe": {"path": "/v1/models", "method": "GET", "acceptStatuses": [200], "gateStatuses": [503], "period": "10s", "timeout": "3s", "failureThreshold": 3, "successThreshold": 2, "allFailedPolicy": "Drain"},
   "observer": {"maxConcurrentReconciles": 7, "maxConcurrentRequests": 19, "maxResponseBytes": 4097, "minPeriod": "3s", "maxPeriod": "3m", "maxTimeout": "17s",
     "maxSamples": 6, "recordInterval": "41s", "allowLoopback": true, "allowPrivateNetworks": true},
-  "failover": {"tiers": [{"name": "onprem", "clusters": ["a"]}], "overprovisioningPercent": 130}}}`))
+  "failover": {"tiers": [{"name": "onprem", "clusters": ["a"]}], "overprovisioningPercent": 130},
+  "trafficSignal": {"prometheus": {"url": "http://prom:9090"}, "interval": "7s", "window": "33s",
+    "queries": {"requests": "sum(r{ns=\"{{.Namespace}}\"})", "failures": "sum(f{ns=\"{{.Namespace}}\"})"}}}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,6 +38,9 @@ func TestOptionsFor(t *testing.T) {
 		{"CapacityLimits.MaxSamples", opts.CapacityLimits.MaxSamples, 6},
 		{"InstallationFailover.Tiers[0].Name", opts.InstallationFailover.Tiers[0].Name, "onprem"},
 		{"InstallationFailover.OverprovisioningPercent", *opts.InstallationFailover.OverprovisioningPercent, 130},
+		{"TrafficSignal.URL", opts.TrafficSignal.URL, "http://prom:9090"},
+		{"TrafficSignal.Interval", opts.TrafficSignal.Interval, 7 * time.Second},
+		{"TrafficSignal.Window", opts.TrafficSignal.Window, 33 * time.Second},
 		{"RoutingWorkers", opts.RoutingWorkers, 7},
 		{"MaxProbesInFlight", opts.MaxProbesInFlight, 19},
 		{"RecordInterval", opts.RecordInterval, 41 * time.Second},

@@ -265,13 +265,15 @@ type TrafficMapPassiveGate struct {
 	// +required
 	Signal TrafficSignalState `json:"signal"`
 
-	// message says why the reading is Unknown.
+	// message says what the passive gate is doing (gated, would gate, left in traffic by
+	// the cap, lifted), or else why the reading is Unknown.
 	// +optional
 	// +kubebuilder:validation:MaxLength=256
 	Message string `json:"message,omitempty"`
 
 	// requests is the last Known reading over the signal's window: the requests the
-	// global gateway sent the cluster.
+	// global gateway sent the cluster. While a gate (or a Shadow gate) holds, requests and
+	// failures stay those of the reading that closed it.
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	Requests *int64 `json:"requests,omitempty"`
@@ -288,6 +290,11 @@ type TrafficMapPassiveGate struct {
 	// wouldGate is true while a Shadow passive gate would hold the cluster out.
 	// +optional
 	WouldGate bool `json:"wouldGate,omitempty"`
+
+	// capped is true while the reading would gate the cluster, but passive gates already
+	// hold out maxEjectionPercent of the service's capacity: it is left in traffic.
+	// +optional
+	Capped bool `json:"capped,omitempty"`
 
 	// count is how many passive gates came in a row: the ejection time's multiplier.
 	// +optional

@@ -93,8 +93,14 @@ func (p *SignalPoller) Window() time.Duration {
 	return p.settings.Window
 }
 
-// Events is the channel the routing controller watches for maps whose readings changed.
-func (p *SignalPoller) Events() <-chan event.GenericEvent { return p.notify }
+// Events is the channel the routing controller watches for maps whose readings changed;
+// a nil poller's never delivers.
+func (p *SignalPoller) Events() <-chan event.GenericEvent {
+	if p == nil {
+		return nil
+	}
+	return p.notify
+}
 
 // NeedLeaderElection makes the poller run only on the leader.
 func (p *SignalPoller) NeedLeaderElection() bool { return true }

@@ -34,6 +34,42 @@ func (r *Reconciler) announceAll(isvc *omev1beta1.InferenceService, current *ome
 	r.announceUnobserved(isvc, current, result.Entries, r.ObservationGrace)
 	r.announcePortWarnings(isvc, current, result.Entries)
 	r.announceFailover(isvc, current, result.Failover)
+	r.announcePassiveGates(isvc, current, result.Entries)
+}
+
+// announcePassiveGates emits an event when a passive gate closes or lifts, when a Shadow
+// one would close, and when the cap starts leaving a failing home in traffic.
+func (r *Reconciler) announcePassiveGates(isvc *omev1beta1.InferenceService, current *omev1beta1.TrafficMap, entries []omev1beta1.TrafficMapEntry) {
+	was := map[string]omev1beta1.TrafficMapPassiveGate{}
+	if current != nil {
+		for _, e := range current.Spec.Entries {
+			if e.PassiveGate != nil {
+				was[e.Cluster] = *e.PassiveGate
+			}
+		}
+	}
+	for _, e := range entries {
+		var now omev1beta1.TrafficMapPassiveGate
+		if e.PassiveGate != nil {
+			now = *e.PassiveGate
+		}
+		before, cluster := was[e.Cluster], related.WorkloadCluster(e.Cluster)
+		switch {
+		case now.Gated && !before.Gated:
+			r.Recorder.Eventf(isvc, cluster, corev1.EventTypeWarning, EventPassiveGated, actionRoute, "Cluster %s held out: %s", e.Cluster, now.Message)
+		case before.Gated && !now.Gated && e.PassiveGate == nil:
+			r.Recorder.Eventf(isvc, cluster, corev1.EventTypeNormal, EventPassiveGateLifted, actionRoute,
+				"Cluster %s passive gate lifted: the service's probe sets no passiveGate any more", e.Cluster)
+		case before.Gated && !now.Gated && !now.WouldGate:
+			r.Recorder.Eventf(isvc, cluster, corev1.EventTypeNormal, EventPassiveGateLifted, actionRoute, "Cluster %s: %s", e.Cluster, now.Message)
+		case now.WouldGate && !before.WouldGate && !before.Gated:
+			r.Recorder.Eventf(isvc, cluster, corev1.EventTypeNormal, EventPassiveWouldGate, actionRoute,
+				"Cluster %s would be held out: %s (Shadow mode: its weight is unchanged)", e.Cluster, now.Message)
+		}
+		if now.Capped && !before.Capped {
+			r.Recorder.Eventf(isvc, cluster, corev1.EventTypeWarning, EventPassiveGateCapped, actionRoute, "Cluster %s: %s", e.Cluster, now.Message)
+		}
+	}
 }
 
 // announce emits events for the gate transitions between the current map and the new

@@ -44,6 +44,12 @@ type Reconciler struct {
 	Members  *workloadcluster.Members
 	Prober   *probing.Prober
 	Poller   *probing.Poller
+	// Signal reads the traffic signal for the services whose probe sets a passiveGate;
+	// nil, or one without a source, reads every home as Unknown.
+	Signal *probing.SignalPoller
+	// RouteNamespace is endpoint.routeNamespace: where the publisher writes the routes,
+	// empty for each service's own namespace. The traffic signal's queries name the route.
+	RouteNamespace string
 	// RoutingEnabled is the installation's routing.enabled.
 	RoutingEnabled bool
 	// InstallationProbe is the installation's probe, nil when it sets none.
@@ -160,6 +166,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, workers int) error {
 		WatchesRawSource(source.Channel(r.Members.Events(), &handler.EnqueueRequestForObject{})).
 		WatchesRawSource(source.TypedChannel(r.Prober.Events(), probeNoticeHandler())).
 		WatchesRawSource(source.Channel(r.Poller.Events(), &handler.EnqueueRequestForObject{})).
+		WatchesRawSource(source.Channel(r.Signal.Events(), &handler.EnqueueRequestForObject{})).
 		// The priority queue is controller-runtime's default; it is named because the
 		// prober's notices depend on it (see priority.go).
 		WithOptions(controller.Options{MaxConcurrentReconciles: workers, UsePriorityQueue: ptr.To(true)}).

@@ -45,6 +45,19 @@ const (
 	EventHomeCapacityCapped = "HomeCapacityCapped"
 	// EventHomeCapacityRestored: a capacity report no longer holds a home at 0 replicas.
 	EventHomeCapacityRestored = "HomeCapacityRestored"
+	// EventPassiveGated: an enforcing passive gate held a home out: its real requests, as
+	// the gateway's counters show them, failed past failurePercent. The note gives the
+	// ratio, the window and when the gate may lift.
+	EventPassiveGated = "PassiveGated"
+	// EventPassiveGateLifted: a passive gate lifted (its ejection time is over and its
+	// probe passes), or the passive gate was turned off.
+	EventPassiveGateLifted = "PassiveGateLifted"
+	// EventPassiveWouldGate: a Shadow passive gate would have held a home out; its weight
+	// is unchanged.
+	EventPassiveWouldGate = "PassiveWouldGate"
+	// EventPassiveGateCapped: a home's real requests fail enough for a passive gate, but
+	// passive gates already hold out maxEjectionPercent of the service's capacity.
+	EventPassiveGateCapped = "PassiveGateCapped"
 	// EventTrafficSpilled: a failover tier after the first started to take traffic,
 	// because the tiers before it lost healthy capacity.
 	EventTrafficSpilled = "TrafficSpilled"

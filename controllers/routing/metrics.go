@@ -8,6 +8,8 @@ package routing
 import (
 	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/apimachinery/pkg/types"
+
+	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 )
 
 // Routing's gauges, registered into controller-runtime's registry by the manager (see
@@ -38,6 +40,11 @@ var (
 		Help: "1 while the manager refuses a service's routing settings and its TrafficMap is frozen as last written, 0 otherwise.",
 	}, []string{"namespace", "name"})
 
+	passiveGateHomes = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "ome_routing_passive_gate_homes",
+		Help: "Homes of a service by passive-gate state: Gated (an enforcing passive gate holds it out), WouldGate (a Shadow one would) and Capped (its real requests fail enough, but maxEjectionPercent leaves it in traffic); only for services whose probe sets a passiveGate.",
+	}, []string{"namespace", "name", "state"})
+
 	capacityFallbackHomes = prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "ome_trafficmap_capacity_fallback_homes",
 		Help: "Number of homes currently using control-plane allocation because configured endpoint capacity did not produce a usable ceiling.",
@@ -46,7 +53,7 @@ var (
 
 // Collectors are the routing metrics, for the manager to register.
 func Collectors() []prometheus.Collector {
-	return []prometheus.Collector{gatedHomes, shadowGatedHomes, refusedHomes, unobservedHomes, settingsRefused, capacityFallbackHomes}
+	return []prometheus.Collector{gatedHomes, shadowGatedHomes, refusedHomes, unobservedHomes, settingsRefused, capacityFallbackHomes, passiveGateHomes}
 }
 
 func setGatedHomes(key types.NamespacedName, n int) {
@@ -81,6 +88,32 @@ func forgetMapGauges(key types.NamespacedName) {
 	unobservedHomes.DeleteLabelValues(key.Namespace, key.Name)
 	settingsRefused.DeleteLabelValues(key.Namespace, key.Name)
 	forgetCapacityMetrics(key)
+	setPassiveGateHomes(key, false, nil)
+}
+
+// setPassiveGateHomes records a map's homes by passive-gate state; a service without a
+// passive gate has no series.
+func setPassiveGateHomes(key types.NamespacedName, passive bool, entries []omev1beta1.TrafficMapEntry) {
+	if !passive {
+		passiveGateHomes.DeletePartialMatch(prometheus.Labels{"namespace": key.Namespace, "name": key.Name})
+		return
+	}
+	var gated, would, capped int
+	for _, e := range entries {
+		if pg := e.PassiveGate; pg != nil {
+			gated, would, capped = gated+b2i(pg.Gated), would+b2i(pg.WouldGate), capped+b2i(pg.Capped)
+		}
+	}
+	passiveGateHomes.WithLabelValues(key.Namespace, key.Name, "Gated").Set(float64(gated))
+	passiveGateHomes.WithLabelValues(key.Namespace, key.Name, "WouldGate").Set(float64(would))
+	passiveGateHomes.WithLabelValues(key.Namespace, key.Name, "Capped").Set(float64(capped))
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // setSettingsRefused records whether the service's routing settings are refused. Every

@@ -140,6 +140,9 @@ func (r *Reconciler) attach(ctx context.Context, s *routingScope) phase.Outcome 
 		}
 		s.homes = append(slices.Clip(s.homes), held...)
 	}
+	// After the held homes: the gateway still counts their traffic, and the cap counts
+	// their capacity.
+	s.nextExpiry = earliest(s.nextExpiry, r.attachPassiveGates(s))
 	return phase.Proceed
 }
 
@@ -184,7 +187,7 @@ func (r *Reconciler) writeSpec(ctx context.Context, s *routingScope) phase.Outco
 // even when the status write after it fails and the reconcile runs again.
 func (r *Reconciler) announceChanges(_ context.Context, s *routingScope) phase.Outcome {
 	r.announceAll(s.isvc, s.current, s.result, allFailedPolicy(s.policy), s.in.excluded)
-	r.setMapGauges(s.key, s.result.Entries, shadow(s.policy), s.polls.Enabled())
+	r.setMapGauges(s.key, s.result.Entries, shadow(s.policy), s.polls.Enabled(), passivePolicy(s.policy) != nil)
 	return phase.Proceed
 }
 
@@ -198,8 +201,8 @@ func (r *Reconciler) writeStatus(ctx context.Context, s *routingScope) phase.Out
 }
 
 // requeue says when to look at the service again without an event: when a capacity
-// reading expires or an unobserved home's grace ends (either changes the map with nothing
-// else to trigger a reconcile), or
+// reading expires, an unobserved home's grace ends or a passive gate's ejection time is
+// over (each changes the map with nothing else to trigger a reconcile), or
 // soon while members are not connected yet.
 func (r *Reconciler) requeue(s *routingScope) (ctrl.Result, error) {
 	if !s.nextExpiry.IsZero() {
@@ -216,6 +219,7 @@ func (r *Reconciler) requeue(s *routingScope) (ctrl.Result, error) {
 func (r *Reconciler) stopObserving(key types.NamespacedName) {
 	r.Prober.Forget(key)
 	r.Poller.Forget(key)
+	r.Signal.Forget(key)
 }
 
 // forgetService drops everything the reconciler keeps about a service that is gone or no

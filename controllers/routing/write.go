@@ -111,8 +111,9 @@ func (r *Reconciler) writeMap(ctx context.Context, isvc *omev1beta1.InferenceSer
 
 // setMapGauges sets the map's gated, refused, would-gate, unobserved and capacity-fallback
 // gauges, and its settings-refused gauge to 0: the settings were accepted.
-func (r *Reconciler) setMapGauges(key types.NamespacedName, entries []omev1beta1.TrafficMapEntry, shadow, polled bool) {
+func (r *Reconciler) setMapGauges(key types.NamespacedName, entries []omev1beta1.TrafficMapEntry, shadow, polled, passive bool) {
 	setGatedHomes(key, countGated(entries))
+	setPassiveGateHomes(key, passive, entries)
 	setRefusedHomes(key, countRefused(entries))
 	setShadowGatedHomes(key, shadow, countWouldGate(entries))
 	setUnobservedHomes(key, trafficmap.UnobservedEntries(entries))

@@ -40,6 +40,9 @@ type Home struct {
 	// The home then carries its last known endpoint and capacity (see RetainUnobserved);
 	// it is weighed like any other, and its probe record decides its gate.
 	UnobservedSince time.Time
+	// PassiveGate is the home's passive-gate record, nil when the service's probe sets no
+	// passiveGate. Its Gated holds the home out as a probe gate does.
+	PassiveGate *omev1beta1.TrafficMapPassiveGate
 }
 
 // Input is everything the routing table of one service is computed from.
@@ -130,6 +133,7 @@ func Build(in Input) Result {
 			},
 			// A copy, so the caller's probe state and the written entry never alias.
 			Probe:           h.Probe.DeepCopy(),
+			PassiveGate:     h.PassiveGate.DeepCopy(),
 			UnobservedSince: unobservedSince(h),
 			Tier:            tierOf(in.Failover, h.Cluster),
 		}
@@ -152,8 +156,9 @@ func factorOf(factors map[string]resource.Quantity, cluster string) *omev1beta1.
 	return &f
 }
 
+// gated says whether a gate holds the home out, the probe's or the passive gate's.
 func gated(h Home) bool {
-	return h.Probe != nil && h.Probe.Gated
+	return (h.Probe != nil && h.Probe.Gated) || passiveGated(h.PassiveGate)
 }
 
 // allGated reports whether the all-failed policy applies: there is at least one home the

@@ -60,10 +60,15 @@ func explainEntry(e omev1beta1.TrafficMapEntry, everyOpenGated bool, policy omev
 	if e.Probe != nil && e.Probe.Gated {
 		gate = gateCause(e.Probe)
 	}
+	passive := passiveCause(e.PassiveGate)
 	if e.Weight > 0 {
-		switch p := e.Probe; {
-		case gate != "":
-			return omev1beta1.WeightPreservedTraffic, "takes traffic although " + gate +
+		switch p, pg := e.Probe, e.PassiveGate; {
+		case gate != "" || passive != "":
+			held := gate
+			if held == "" {
+				held = passive
+			}
+			return omev1beta1.WeightPreservedTraffic, "takes traffic although " + held +
 				": every home is gated and allFailedPolicy PreserveTraffic sets the gates aside; " + share(e) + unobservedNote(e)
 		case p != nil && p.RampPercent > 0 && p.RampPercent < 100:
 			return omev1beta1.WeightRampingUp, fmt.Sprintf("ramping back up after its gate lifted: %d%% of the weight of %s",
@@ -71,6 +76,11 @@ func explainEntry(e omev1beta1.TrafficMapEntry, everyOpenGated bool, policy omev
 		case p != nil && p.WouldGate:
 			return omev1beta1.WeightShadowGated, "takes traffic although a Shadow probe would gate it" + failures(p) +
 				lastProbe(p) + ": Shadow mode moves no traffic; " + share(e) + capNote(e) + unobservedNote(e)
+		case pg != nil && pg.WouldGate:
+			return omev1beta1.WeightPassiveShadowGated, "takes traffic although a Shadow passive gate would hold it out (" + pg.Message +
+				"): Shadow mode moves no traffic; " + share(e) + capNote(e) + unobservedNote(e)
+		case pg != nil && pg.Capped:
+			return omev1beta1.WeightPassiveGateCapped, pg.Message + "; " + share(e) + capNote(e) + unobservedNote(e)
 		case e.UnobservedSince != nil:
 			return omev1beta1.WeightUnobserved, UnobservedWording(e.UnobservedSince.Time) + "; " + share(e) + capNote(e)
 		case capped(e):
@@ -79,7 +89,7 @@ func explainEntry(e omev1beta1.TrafficMapEntry, everyOpenGated bool, policy omev
 			return omev1beta1.WeightRouted, share(e) + fallbackNote(e) + shadowNotSentNote(e)
 		}
 	}
-	causes := zeroCauses(e, gate)
+	causes := zeroCauses(e, gate, passive)
 	if len(causes) == 0 {
 		// Not reachable through Build (a home with capacity never rounds to 0), but a
 		// weight is never left without a word.
@@ -87,7 +97,7 @@ func explainEntry(e omev1beta1.TrafficMapEntry, everyOpenGated bool, policy omev
 	}
 	first := causes[0]
 	message := first.message
-	if first.reason == omev1beta1.WeightGated && everyOpenGated && policy == omev1beta1.AllFailedDrain {
+	if (first.reason == omev1beta1.WeightGated || first.reason == omev1beta1.WeightPassiveGated) && everyOpenGated && policy == omev1beta1.AllFailedDrain {
 		message += "; every home is gated, and allFailedPolicy Drain keeps them all at 0"
 	}
 	for _, c := range causes[1:] {
@@ -98,7 +108,7 @@ func explainEntry(e omev1beta1.TrafficMapEntry, everyOpenGated bool, policy omev
 
 // zeroCauses are the causes that each alone would hold the entry at 0, in the order in
 // which they win.
-func zeroCauses(e omev1beta1.TrafficMapEntry, gate string) []cause {
+func zeroCauses(e omev1beta1.TrafficMapEntry, gate, passive string) []cause {
 	var causes []cause
 	if len(e.DrainRefs) > 0 {
 		causes = append(causes, cause{omev1beta1.WeightDrained,
@@ -124,6 +134,9 @@ func zeroCauses(e omev1beta1.TrafficMapEntry, gate string) []cause {
 	}
 	if gate != "" {
 		causes = append(causes, cause{omev1beta1.WeightGated, gate})
+	}
+	if passive != "" {
+		causes = append(causes, cause{omev1beta1.WeightPassiveGated, passive})
 	}
 	return causes
 }
@@ -200,7 +213,7 @@ func entriesAllGated(entries []omev1beta1.TrafficMapEntry) bool {
 		if e.Refused != "" {
 			continue
 		}
-		if e.Probe == nil || !e.Probe.Gated {
+		if !EntryGated(e) {
 			return false
 		}
 		open++

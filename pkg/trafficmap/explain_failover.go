@@ -43,7 +43,7 @@ func hasNoOtherCause(e omev1beta1.TrafficMapEntry) bool {
 	if e.Probe != nil && e.Probe.Gated {
 		gate = gateCause(e.Probe)
 	}
-	return len(zeroCauses(e, gate)) == 0
+	return len(zeroCauses(e, gate, passiveCause(e.PassiveGate))) == 0
 }
 
 func tierNote(t omev1beta1.TrafficMapTier) string {

@@ -45,7 +45,7 @@ func routableCondition(candidates int, policy omev1beta1.AllFailedPolicy, entrie
 		if canServe {
 			servable++
 		}
-		if e.Probe != nil && e.Probe.Gated {
+		if EntryGated(e) {
 			gatedHomes++
 		}
 	}

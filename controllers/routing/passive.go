@@ -1,0 +1,174 @@
+package routing
+
+import (
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/controllers/probing"
+	"github.com/ome-routing/operator/pkg/passivegate"
+	"github.com/ome-routing/operator/pkg/probe"
+	"github.com/ome-routing/operator/pkg/publish"
+	"github.com/ome-routing/operator/pkg/text"
+	"github.com/ome-routing/operator/pkg/trafficsignal"
+)
+
+// This file owns the passive gate's part of the attach phase: each home's reading of the
+// traffic signal (from the signal poller), the decision (pkg/passivegate) taken from the
+// state the map last recorded, and the record written back on the home. The gate's state
+// lives in the map, so a new leader carries every passive gate; the readings live in the
+// poller's memory only.
+
+// passivePolicy is the service's passive gate, nil when its probe sets none (or there is
+// no probe).
+func passivePolicy(res probe.Resolution) *passivegate.Policy {
+	if res.Mode != probe.ModePolicy {
+		return nil
+	}
+	return res.Policy.PassiveGate
+}
+
+// attachPassiveGates decides every home's passive gate and puts its record on it. It
+// returns the earliest time a gate's ejection ends (zero when none is held): the gate may
+// lift then with nothing else to trigger a reconcile.
+func (r *Reconciler) attachPassiveGates(s *routingScope) time.Time {
+	policy := passivePolicy(s.policy)
+	if policy == nil {
+		r.Signal.Forget(s.key)
+		return time.Time{}
+	}
+	recorded := map[string]*omev1beta1.TrafficMapPassiveGate{}
+	if s.current != nil {
+		for _, e := range s.current.Spec.Entries {
+			recorded[e.Cluster] = e.PassiveGate
+		}
+	}
+	targets, positions := r.signalTargets(s)
+	readings := r.Signal.Sync(s.key, *policy, targets)
+	now := time.Now()
+	var homes []passivegate.Home
+	var at []int
+	for i, h := range s.homes {
+		if h.Refused != "" || positions[h.Cluster] == 0 {
+			// The operator sends a refused home nothing, and the route gives it nothing.
+			continue
+		}
+		homes = append(homes, passivegate.Home{
+			Cluster:      h.Cluster,
+			Capacity:     int64(max(min(h.Allocated, h.Ready), 0)),
+			Reading:      readings[h.Cluster],
+			ProbePassing: h.Probe != nil && h.Probe.Result == omev1beta1.ProbePassing && !h.Probe.Gated,
+			State:        passiveState(recorded[h.Cluster]),
+		})
+		at = append(at, i)
+	}
+	var next time.Time
+	for j, d := range passivegate.Decide(*policy, homes, now) {
+		h := &s.homes[at[j]]
+		h.PassiveGate = passiveRecord(d, homes[j].Reading, policy.Enforced(), recorded[h.Cluster])
+		if d.State.Gated && d.State.Until.After(now) {
+			next = earliest(next, d.State.Until)
+		}
+	}
+	return next
+}
+
+// signalTargets are the homes to read, each with the names of what the publisher writes
+// for it: the route, the cluster's backend, and its place among the route rule's
+// backendRefs (the publisher orders them by cluster name, refused ones included).
+func (r *Reconciler) signalTargets(s *routingScope) ([]probing.SignalTarget, map[string]int) {
+	clusters := make([]string, 0, len(s.homes))
+	for _, h := range s.homes {
+		clusters = append(clusters, h.Cluster)
+	}
+	slices.SortFunc(clusters, strings.Compare)
+	positions := make(map[string]int, len(clusters))
+	for i, c := range clusters {
+		positions[c] = i + 1
+	}
+	routeNamespace := r.RouteNamespace
+	if routeNamespace == "" {
+		routeNamespace = s.key.Namespace
+	}
+	route := publish.RouteName(s.key.Namespace, s.key.Name, r.RouteNamespace)
+	var targets []probing.SignalTarget
+	for _, h := range s.homes {
+		if h.Refused != "" {
+			continue
+		}
+		targets = append(targets, probing.SignalTarget{Cluster: h.Cluster, Vars: trafficsignal.Vars{
+			Namespace: s.key.Namespace, Service: s.key.Name, Route: route, RouteNamespace: routeNamespace,
+			Backends:        []string{publish.BackendName(s.key.Namespace, s.key.Name, h.Cluster)},
+			BackendPosition: positions[h.Cluster],
+		}})
+	}
+	return targets, positions
+}
+
+// passiveState is the decision's view of a record: a Shadow gate is a gate too, so that
+// switching the mode keeps it.
+func passiveState(rec *omev1beta1.TrafficMapPassiveGate) passivegate.State {
+	if rec == nil {
+		return passivegate.State{}
+	}
+	st := passivegate.State{Gated: rec.Gated || rec.WouldGate, Count: rec.Count,
+		Since: timeOf(rec.Since), Until: timeOf(rec.Until), LastLift: timeOf(rec.LastLiftTime)}
+	if st.Gated && rec.Requests != nil && *rec.Requests > 0 {
+		st.Requests = float64(*rec.Requests)
+		st.FailedPercent = 100 * float64(ptr.Deref(rec.Failures, 0)) / st.Requests
+	}
+	return st
+}
+
+// passiveRecord is the record of one decision. While a gate holds, the counts are those
+// of the reading that closed it; otherwise those of the last Known reading.
+func passiveRecord(d passivegate.Decision, r passivegate.Reading, enforced bool, prev *omev1beta1.TrafficMapPassiveGate) *omev1beta1.TrafficMapPassiveGate {
+	st := d.State
+	rec := &omev1beta1.TrafficMapPassiveGate{Signal: omev1beta1.TrafficSignalUnknown, Count: st.Count, Capped: d.Capped,
+		LastLiftTime: metaTime(st.LastLift)}
+	if r.Known {
+		rec.Signal = omev1beta1.TrafficSignalKnown
+	}
+	switch {
+	case st.Gated:
+		rec.Gated, rec.WouldGate = enforced, !enforced
+		rec.Since, rec.Until = metaTime(st.Since), metaTime(st.Until)
+		rec.Requests = ptr.To(count(st.Requests))
+		rec.Failures = ptr.To(count(st.Requests * st.FailedPercent / 100))
+	case r.Known:
+		rec.Requests, rec.Failures = ptr.To(count(r.Requests)), ptr.To(count(min(r.Failures, r.Requests)))
+	case prev != nil:
+		rec.Requests, rec.Failures = prev.Requests, prev.Failures
+	}
+	rec.Message = d.Message
+	if rec.Message == "" && !r.Known {
+		rec.Message = r.Reason
+	}
+	rec.Message = text.Cap(rec.Message, trafficsignal.MaxReasonBytes)
+	return rec
+}
+
+// count rounds a reading (increase() extrapolates to fractions) to a whole count.
+func count(v float64) int64 {
+	return int64(math.Round(max(v, 0)))
+}
+
+func timeOf(t *metav1.Time) time.Time {
+	if t == nil {
+		return time.Time{}
+	}
+	return t.Time
+}
+
+// metaTime is t as the map records times (to the second, as lastProbeTime), nil when zero.
+func metaTime(t time.Time) *metav1.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return &metav1.Time{Time: t.Truncate(time.Second)}
+}
