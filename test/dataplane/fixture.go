@@ -17,6 +17,7 @@ import (
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/internal/promserver"
 	"github.com/ome-routing/operator/pkg/publish"
 	"github.com/ome-routing/operator/test/framework"
 )
@@ -48,6 +49,9 @@ type Options struct {
 	Timing Timing
 	// Dir receives the logs and the processes' files.
 	Dir string
+	// TrafficSignal starts a Prometheus scraping haproxy's exporter, and gives the manager
+	// a routing.trafficSignal on it with the shipped HAProxy queries (see signal.go).
+	TrafficSignal bool
 }
 
 // Env is a running data plane.
@@ -56,6 +60,8 @@ type Env struct {
 	Servers *framework.Servers
 	Gateway *framework.HAProxyIngress
 	Manager *Manager
+	// Prometheus scrapes haproxy's exporter when Options.TrafficSignal is set.
+	Prometheus *promserver.Server
 	// Traffic sends requests through haproxy to the service's route.
 	Traffic *framework.Traffic
 	// Plugin is the kubectl-ome binary, and KubeConfig an admin kubeconfig file for the
@@ -112,6 +118,11 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 	if err := e.startGateway(ctx); err != nil {
 		return nil, err
 	}
+	if opts.TrafficSignal {
+		if err := e.startPrometheus(ctx); err != nil {
+			return nil, err
+		}
+	}
 	if err := e.startManager(ctx, managerBin); err != nil {
 		return nil, err
 	}
@@ -157,7 +168,13 @@ func (e *Env) startManager(ctx context.Context, bin string) error {
 	if err != nil {
 		return err
 	}
-	m, err := startManager(bin, e.opts.Dir, kc, settings(e.opts.Timing, GatewayNamespace+"/"+GatewayName, e.Servers.Port), e.Servers)
+	signal := ""
+	if e.Prometheus != nil {
+		if signal, err = signalSettings(e.Prometheus.URL); err != nil {
+			return err
+		}
+	}
+	m, err := startManager(bin, e.opts.Dir, kc, settings(e.opts.Timing, GatewayNamespace+"/"+GatewayName, e.Servers.Port, signal), e.Servers)
 	if err != nil {
 		return err
 	}

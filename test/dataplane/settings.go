@@ -21,10 +21,14 @@ var DefaultTiming = Timing{Period: time.Second, Timeout: 500 * time.Millisecond,
 // with t's timing, a capacity poll on the servers' report path, an observer that may dial
 // loopback (the model servers listen there; production keeps allowLoopback false), and
 // the publisher's endpoint: the Gateway HAProxy Ingress runs, with the default backends,
-// ExternalName Services, which HAProxy Ingress resolves itself.
-func settings(t Timing, gateway string, backendPort int) string {
+// ExternalName Services, which HAProxy Ingress resolves itself. signal, when not empty, is
+// the routing.trafficSignal block.
+func settings(t Timing, gateway string, backendPort int, signal string) string {
+	if signal != "" {
+		signal = `"trafficSignal": ` + signal + ","
+	}
 	return fmt.Sprintf(`{
-  "routing": {
+  "routing": {%[9]s
     "enabled": true,
     "probe": {
       "path": "/v1/models",
@@ -62,7 +66,7 @@ func settings(t Timing, gateway string, backendPort int) string {
     "globalHostTemplate": %[8]q
   }
 }
-`, t.Period, t.Timeout, t.FailureThreshold, t.SuccessThreshold, 3*t.Period, gateway, backendPort, HostTemplate)
+`, t.Period, t.Timeout, t.FailureThreshold, t.SuccessThreshold, 3*t.Period, gateway, backendPort, HostTemplate, signal)
 }
 
 // HostTemplate names each service's global host: what a client sends as Host.

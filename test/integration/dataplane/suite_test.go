@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/internal/promserver"
 	"github.com/ome-routing/operator/test/dataplane"
 	"github.com/ome-routing/operator/test/framework"
 	"github.com/ome-routing/operator/test/suite"
@@ -50,9 +51,11 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	// After env.Stop: the fixture's manager runs from a binary the suite may have built.
 	DeferCleanup(framework.RemoveBuiltBinaries)
 	var err error
+	// The traffic signal needs Prometheus; without it the passive gate's specs skip (and
+	// fail under .ci/run).
 	env, err = dataplane.Start(ctx, dataplane.Options{
 		Workers: workers, Ready: ready, Service: service, Probe: probeSpec(omev1beta1.AllFailedPreserveTraffic),
-		Timing: dataplane.DefaultTiming, Dir: GinkgoT().TempDir(),
+		Timing: dataplane.DefaultTiming, Dir: GinkgoT().TempDir(), TrafficSignal: promserver.Missing() == nil,
 	})
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(env.Stop)

@@ -1,73 +1,49 @@
 package dataplane
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"math"
 	"os"
-	"path/filepath"
-	"regexp"
 	"strings"
 	"text/template"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
-	"sigs.k8s.io/yaml"
 
 	"github.com/ome-routing/operator/internal/promserver"
 	"github.com/ome-routing/operator/pkg/publish"
+	"github.com/ome-routing/operator/pkg/trafficsignal"
+	"github.com/ome-routing/operator/test/dataplane"
 	"github.com/ome-routing/operator/test/framework"
 )
 
-// haproxyValues is the shipped values file whose templates the spec proves.
-var haproxyValues = filepath.Join("..", "..", "..", "config", "samples", "trafficsignal", "haproxy-values.yaml")
-
-// signalVars are the template variables: trafficsignal.Vars's, plus RouteNamespace and
-// ServersRegex, which haproxy's series need and the contract does not hold yet (haproxy
-// names a cluster's servers srv001, srv002, ... by the position of its backendRef; the
-// backend object names appear in no series).
-type signalVars struct {
-	Namespace, Service, Cluster, Route, RouteNamespace, Window string
-	Backends                                                   []string
-	BackendsRegex, ServersRegex                                string
-}
-
-// signalQueries reads the shipped requests and failures templates.
+// signalQueries are the shipped requests and failures templates, checked by the manager's
+// own rules.
 func signalQueries() (requests, failures *template.Template) {
 	GinkgoHelper()
-	raw, err := os.ReadFile(haproxyValues)
+	rq, fq, err := dataplane.ShippedSignalQueries()
 	Expect(err).NotTo(HaveOccurred())
-	var v struct {
-		Routing struct {
-			TrafficSignal struct {
-				Queries struct{ Requests, Failures string }
-			} `json:"trafficSignal"`
-		}
-	}
-	Expect(yaml.Unmarshal(raw, &v)).To(Succeed())
-	q := v.Routing.TrafficSignal.Queries
-	Expect(q.Requests).NotTo(BeEmpty())
-	Expect(q.Failures).NotTo(BeEmpty())
-	requests = template.Must(template.New("requests").Option("missingkey=error").Parse(q.Requests))
-	failures = template.Must(template.New("failures").Option("missingkey=error").Parse(q.Failures))
-	return requests, failures
+	s, errs := trafficsignal.Validate(trafficsignal.Spec{URL: ptr.To("http://127.0.0.1:9090"), Requests: &rq, Failures: &fq}, trafficsignal.Path, time.Second)
+	Expect(errs).To(BeEmpty())
+	return s.Requests, s.Failures
 }
 
-func render(t *template.Template, v signalVars) string {
+func render(t *template.Template, v trafficsignal.Vars) string {
 	GinkgoHelper()
-	var b bytes.Buffer
-	Expect(t.Execute(&b, v)).To(Succeed())
-	return b.String()
+	q, err := trafficsignal.Render(t, v)
+	Expect(err).NotTo(HaveOccurred())
+	return q
 }
 
-// clusterServers are haproxy's server names for each cluster, by the position of the
-// cluster's backendRef in the route's rule (one ExternalName Service, one address each).
-// It checks them against haproxy.cfg: each server there has its cluster's address.
-func clusterServers(ctx context.Context, route string) map[string]string {
+// backendPositions are each cluster's place among the route rule's backendRefs, from 1,
+// which the shipped queries turn into haproxy's server names. It checks them against
+// haproxy.cfg: the server of that number has its cluster's address.
+func backendPositions(ctx context.Context, route string) map[string]int {
 	GinkgoHelper()
 	r := &gatewayv1.HTTPRoute{}
 	Expect(env.Fleet.ControlPlane.Client.Get(ctx, client.ObjectKey{Namespace: service.Namespace, Name: route}, r)).To(Succeed())
@@ -77,10 +53,10 @@ func clusterServers(ctx context.Context, route string) map[string]string {
 	}
 	cfg, err := env.Gateway.Config()
 	Expect(err).NotTo(HaveOccurred())
-	out := map[string]string{}
+	out := map[string]int{}
 	for i, ref := range r.Spec.Rules[0].BackendRefs {
 		cluster, server := byBackend[string(ref.Name)], fmt.Sprintf("srv%03d", i+1)
-		out[cluster] = server
+		out[cluster] = i + 1
 		line := fmt.Sprintf("server %s %s:%d ", server, env.Servers.Addrs[cluster], env.Servers.Port)
 		Expect(string(cfg)).To(ContainSubstring(line), "haproxy.cfg has no %q for %s", line, cluster)
 	}
@@ -98,7 +74,7 @@ var _ = Describe("The shipped HAProxy traffic-signal queries", func() {
 		all := map[string]int32{"worker-a": 3, "worker-b": 2, "worker-c": 1}
 		awaitRouting(ctx, all)
 		route := publish.RouteName(service.Namespace, service.Name, "")
-		servers := clusterServers(ctx, route)
+		positions := backendPositions(ctx, route)
 
 		// Prometheus starts after the earlier traffic: its series begin at haproxy's
 		// counters as they are now, so the window holds only this spec's batch.
@@ -144,9 +120,9 @@ var _ = Describe("The shipped HAProxy traffic-signal queries", func() {
 		}
 		for _, w := range workers {
 			backend := publish.BackendName(service.Namespace, service.Name, w)
-			v := signalVars{
+			v := trafficsignal.Vars{
 				Namespace: service.Namespace, Service: service.Name, Cluster: w, Route: route, RouteNamespace: service.Namespace,
-				Window: "5m", Backends: []string{backend}, BackendsRegex: regexp.QuoteMeta(backend), ServersRegex: regexp.QuoteMeta(servers[w]),
+				Window: "5m", Backends: []string{backend}, BackendPosition: positions[w],
 			}
 			rq, fq := render(requests, v), render(failures, v)
 			Expect(strings.Count(rq+fq, "{{")).To(BeZero())
