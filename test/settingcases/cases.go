@@ -1,6 +1,7 @@
 package settingcases
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/ome-routing/operator/test/probecases"
@@ -76,7 +77,7 @@ func capacity() map[string]any {
 }
 
 // Cases is the shared table.
-var Cases = append(durationCases(), integerCases()...)
+var Cases = slices.Concat(durationCases(), integerCases(), trafficSignalCases())
 
 // durationCases are durations at and past the largest time.Duration, and in and out of the
 // grammar the two share.
@@ -188,4 +189,60 @@ func integerCases() []Case {
 func with(block map[string]any, key string, value any) map[string]any {
 	block[key] = value
 	return block
+}
+
+// signal is a routing.trafficSignal both accept, with edits: key/value pairs by dotted path
+// under the block.
+func signal(kv ...any) map[string]any {
+	block := map[string]any{
+		"prometheus": map[string]any{"url": "http://prometheus.monitoring:9090"},
+		"queries": map[string]any{
+			"requests": `sum(increase(requests_total{namespace="{{.Namespace}}",cluster="{{.Cluster}}"}[{{.Window}}]))`,
+			"failures": `sum(increase(requests_total{namespace="{{.Namespace}}",cluster="{{.Cluster}}",code="5xx"}[{{.Window}}]))`,
+		},
+	}
+	for i := 0; i+1 < len(kv); i += 2 {
+		keys := strings.Split(kv[i].(string), ".")
+		m := block
+		for _, k := range keys[:len(keys)-1] {
+			m = m[k].(map[string]any)
+		}
+		m[keys[len(keys)-1]] = kv[i+1]
+	}
+	return block
+}
+
+// trafficSignalCases are routing.trafficSignal's rules between fields, which the chart's
+// template repeats, and the shape the schema holds.
+func trafficSignalCases() []Case {
+	const path = "routing.trafficSignal"
+	return []Case{
+		{Name: "a traffic signal with its defaults", Set: map[string]any{path: signal()}},
+		{Name: "a traffic signal with every field", Set: map[string]any{path: signal("interval", "10s", "window", "1m",
+			"prometheus", map[string]any{"url": "https://prom.example.com/api/prom", "timeout": "3s", "bearerTokenSecret": map[string]any{"name": "prom", "key": "token"}})}},
+		{Name: "no traffic signal, {}", Set: map[string]any{path: map[string]any{}}},
+
+		{Name: "traffic signal timeout at its interval", Set: map[string]any{path: signal("prometheus.timeout", "5s")},
+			Manager: "routing.trafficSignal.prometheus.timeout (5s) must be less than routing.trafficSignal.interval (5s)"},
+		{Name: "traffic signal interval under minPeriod", Set: map[string]any{path: signal("interval", "500ms", "prometheus.timeout", "100ms")},
+			Manager: "routing.trafficSignal.interval (500ms) must be at least routing.observer.minPeriod (1s)"},
+		{Name: "traffic signal window under its interval", Set: map[string]any{path: signal("window", "3s")},
+			Manager: "routing.trafficSignal.window (3s) must be at least routing.trafficSignal.interval (5s): each reading covers the time since the one before"},
+		{Name: "traffic signal window of a fraction of a second", Set: map[string]any{path: signal("window", "7500ms")},
+			Manager: "routing.trafficSignal.window must be a whole number of seconds, got 7.5s"},
+		{Name: "traffic signal interval past the largest duration, its rules left out", Set: map[string]any{path: signal("interval", "5124096h")},
+			Manager: notDuration("routing.trafficSignal.interval", "5124096h")},
+		{Name: "traffic signal with both token sources", Set: map[string]any{path: signal("prometheus.bearerTokenFile", "/t",
+			"prometheus.bearerTokenSecret", map[string]any{"name": "prom", "key": "token"})},
+			Manager: "routing.trafficSignal.prometheus: set bearerTokenSecret or bearerTokenFile, not both"},
+
+		{Name: "traffic signal URL of another scheme", Set: map[string]any{path: signal("prometheus.url", "ftp://prom:21")},
+			Manager: `routing.trafficSignal.prometheus.url must be an http or https URL, got "ftp://prom:21"`, Schema: schemaPattern},
+		{Name: "traffic signal URL with a password", Set: map[string]any{path: signal("prometheus.url", "http://u:p@prom:9090")},
+			Manager: "routing.trafficSignal.prometheus.url must not carry credentials: use prometheus.bearerTokenSecret", Schema: schemaPattern},
+		{Name: "traffic signal interval that is no duration", Set: map[string]any{path: signal("interval", "soon")},
+			Manager: notDuration("routing.trafficSignal.interval", "soon"), Schema: schemaPattern},
+		{Name: "traffic signal without queries", Set: map[string]any{path: map[string]any{"prometheus": map[string]any{"url": "http://p:9090"}}},
+			Manager: "routing.trafficSignal.queries.failures is required", Schema: "missing property 'queries'"},
+	}
 }

@@ -48,3 +48,13 @@ between fields (_validate.tpl), which would make the new pod crash-loop.
 {{- end -}}
 {{- toJson $mc.config -}}
 {{- end }}
+
+{{/*
+ome-resources.signalTokenSecret is routing.trafficSignal.prometheus.bearerTokenSecret as
+JSON ({"name": ..., "key": ...}), or {} when none is set.
+*/}}
+{{- define "ome-resources.signalTokenSecret" -}}
+{{- $ts := (.Values.ome.multicluster.config.routing | default dict).trafficSignal | default dict -}}
+{{- $p := $ts.prometheus | default dict -}}
+{{- toJson ($p.bearerTokenSecret | default dict) -}}
+{{- end }}

@@ -195,6 +195,45 @@ once, at its first use in a second tier; both in the tiers' order, as pkg/failov
 {{- end -}}
 {{- end -}}
 
+{{- /* routing.trafficSignal, checked with routing off too: the rules between its durations
+(unset ones are the manager's defaults, 2s, 5s and 30s; a rule that names one that is not a
+duration is left out, as the manager does) and its two token sources. The schema holds the
+rest; where a template puts a name is the manager's to check, when it starts. */ -}}
+{{- $ts := $r.trafficSignal -}}
+{{- if and (kindIs "map" $ts) $ts -}}
+{{- $prom := $ts.prometheus | default dict -}}
+{{- $d := dict "timeout" 2000000000 "interval" 5000000000 "window" 30000000000 -}}
+{{- $bad := dict -}}
+{{- range $field := list (list "timeout" "prometheus.timeout" $prom.timeout) (list "interval" "interval" $ts.interval) (list "window" "window" $ts.window) -}}
+{{- $key := index $field 0 }}{{ $name := index $field 1 }}{{ $v := index $field 2 -}}
+{{- if $v -}}
+{{- $ns := include "ome-resources.durationNs" $v -}}
+{{- if eq $ns "invalid" -}}
+{{- $p = append $p (include "ome-resources.notDuration" (list (printf "routing.trafficSignal.%s" $name) $v)) -}}
+{{- $_ := set $bad $key true -}}
+{{- else -}}
+{{- $_ := set $d $key ($ns | int64) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- if and $prom.bearerTokenSecret $prom.bearerTokenFile -}}
+{{- $p = append $p (printf "%srouting.trafficSignal.prometheus: set bearerTokenSecret or bearerTokenFile, not both" $pre) -}}
+{{- end -}}
+{{- $timeout := $d.timeout }}{{ $interval := $d.interval }}{{ $window := $d.window -}}
+{{- if and (not $bad.timeout) (not $bad.interval) (ge $timeout $interval) -}}
+{{- $p = append $p (printf "%srouting.trafficSignal.prometheus.timeout (%s) must be less than routing.trafficSignal.interval (%s)" $pre (include "ome-resources.formatDuration" $timeout) (include "ome-resources.formatDuration" $interval)) -}}
+{{- end -}}
+{{- if and (not $bad.interval) (gt $minPeriod 0) (lt $interval $minPeriod) -}}
+{{- $p = append $p (printf "%srouting.trafficSignal.interval (%s) must be at least routing.observer.minPeriod (%s)" $pre (include "ome-resources.formatDuration" $interval) (include "ome-resources.formatDuration" $minPeriod)) -}}
+{{- end -}}
+{{- if and (not $bad.interval) (not $bad.window) (lt $window $interval) -}}
+{{- $p = append $p (printf "%srouting.trafficSignal.window (%s) must be at least routing.trafficSignal.interval (%s): each reading covers the time since the one before" $pre (include "ome-resources.formatDuration" $window) (include "ome-resources.formatDuration" $interval)) -}}
+{{- end -}}
+{{- if and (not $bad.window) (ne (mod $window 1000000000) 0) -}}
+{{- $p = append $p (printf "%srouting.trafficSignal.window must be a whole number of seconds, got %s" $pre (include "ome-resources.formatDuration" $window)) -}}
+{{- end -}}
+{{- end -}}
+
 {{- /* endpoint: a Gateway needs the port its routes send to; gateway features need a Gateway. */ -}}
 {{- $e := $cfg.endpoint | default dict -}}
 {{- $backend := $e.gatewayBackend | default dict -}}
