@@ -23,7 +23,7 @@ const MaxQueryLength = 4096
 
 // TokenMountPath is where the chart mounts prometheus.bearerTokenSecret's key in the
 // manager's pod; a setting that names the Secret reads its token from there.
-const TokenMountPath = "/var/run/secrets/ome/traffic-signal/token"
+const TokenMountPath = "/var/run/secrets/ome/traffic-signal/token" //nolint:gosec // a path, not a credential
 
 // Spec is routing.trafficSignal as written; a nil field was left out.
 type Spec struct {
