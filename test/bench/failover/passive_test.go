@@ -1,0 +1,172 @@
+package failover
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/test/dataplane"
+	"github.com/ome-routing/operator/test/framework"
+)
+
+// comparisonFlips is how many outages each mode of TestPassiveGateOutage takes
+// (OME_BENCH_COMPARE_FLIPS changes it).
+const comparisonFlips = 3
+
+// TestPassiveGateOutage measures, side by side in one run, the requests that fail during
+// an outage with the probe alone and with the passive gate on: the service's probe is
+// 10 s x 3 (the chart's example), the traffic signal reads haproxy's counters from a real
+// Prometheus over a 5 s window every second. Each outage makes worker-b's model server
+// fail everything (its probes too) under 100 requests per second, until the gateway has
+// stopped sending it requests; then it recovers. Per mode it prints
+//
+//	failover figure=outage_failed mode=probe flips=3 median=… max=… min=…
+//
+// for the requests sent during the outage that failed (through the gateway or as
+// worker-b's own 503s), and figure=outage_decision_to_traffic_moved for the map's weight 0
+// to the last request that reached worker-b. It runs only with OME_BENCH=1.
+func TestPassiveGateOutage(t *testing.T) {
+	if os.Getenv("OME_BENCH") == "" {
+		t.Skip("failover benchmark: set OME_BENCH=1 (with KUBEBUILDER_ASSETS, HELM and HAPROXY_INGRESS) to run it; `make bench-failover` does")
+	}
+	if err := framework.DataPlaneMissing(); err != nil {
+		t.Fatalf("the benchmark sends requests through haproxy, which cannot run here: %v", err)
+	}
+	n := comparisonFlips
+	if v := os.Getenv("OME_BENCH_COMPARE_FLIPS"); v != "" {
+		var err error
+		if n, err = strconv.Atoi(v); err != nil || n < 1 {
+			t.Fatalf("OME_BENCH_COMPARE_FLIPS=%q: want a positive number", v)
+		}
+	}
+	ctrl.SetLogger(logr.Discard())
+	ctx := t.Context()
+	t.Cleanup(framework.RemoveBuiltBinaries)
+	env, err := dataplane.Start(ctx, dataplane.Options{
+		Workers: []string{"worker-a", "worker-b"}, Ready: map[string]int32{"worker-a": 1, "worker-b": 1},
+		Service: service, Timing: dataplane.DefaultTiming, Dir: t.TempDir(), TrafficSignal: true,
+		Probe: outageProbe(nil),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := env.Stop(); err != nil {
+			t.Error(err)
+		}
+	})
+	rec := &recorder{}
+	env.Servers.Observe(rec.answer)
+	if err := rec.watch(ctx, env); err != nil {
+		t.Fatal(err)
+	}
+	b := &bench{t: t, ctx: ctx, env: env, rec: rec}
+	b.waitFor("haproxy to send to both clusters", func() bool {
+		before := env.Servers.Received()
+		env.Traffic.Batch(ctx, 10)
+		got := env.Servers.Delta(before)
+		return got["worker-a"] > 0 && got["worker-b"] > 0
+	}, rec.summary)
+	load := env.Traffic.StartLoad(ctx, rate, rate*600*n)
+
+	modes := []struct {
+		name  string
+		probe *omev1beta1.RoutingProbe
+	}{
+		{"probe", outageProbe(nil)},
+		{"passive", outageProbe(&omev1beta1.ProbePassiveGate{
+			Mode: omev1beta1.ProbeModeEnforce, FailurePercent: ptr.To[int32](10), MinRequests: ptr.To[int32](20),
+			MaxEjectionPercent: ptr.To[int32](50),
+			BaseEjectionTime:   &metav1.Duration{Duration: 5 * time.Second}, MaxEjectionTime: &metav1.Duration{Duration: 10 * time.Second},
+		})},
+	}
+	outages := map[string][]run{}
+	for _, m := range modes {
+		b.setProbe(m.probe)
+		for i := range n {
+			outages[m.name] = append(outages[m.name], b.outage(fmt.Sprintf("%s outage %d", m.name, i+1)))
+		}
+	}
+	results := load.Stop()
+	for _, m := range modes {
+		phases(outages[m.name], results)
+		counts := make([]int, 0, n)
+		moved := make([]time.Duration, 0, n)
+		for _, r := range outages[m.name] {
+			counts = append(counts, r.failed+r.refused)
+			moved = append(moved, r.lastToB.Sub(r.mapZero))
+		}
+		fmt.Printf("failover figure=outage_failed mode=%s flips=%d load_rps=%d median=%d max=%d min=%d\n", m.name, n, rate,
+			medianInt(counts), slices.Max(counts), slices.Min(counts))
+		fmt.Printf("failover figure=outage_decision_to_traffic_moved mode=%s flips=%d load_rps=%d median_ms=%s max_ms=%s min_ms=%s\n",
+			m.name, n, rate, ms(median(moved)), ms(slices.Max(moved)), ms(slices.Min(moved)))
+	}
+}
+
+// outageProbe is the service's 10 s x 3 probe, with a passive gate when one is given.
+func outageProbe(passive *omev1beta1.ProbePassiveGate) *omev1beta1.RoutingProbe {
+	p := framework.GuideProbe(10*time.Second, 3*time.Second, omev1beta1.AllFailedPreserveTraffic)
+	p.FailureThreshold, p.SuccessThreshold = ptr.To[int32](3), ptr.To[int32](2)
+	p.PassiveGate = passive
+	return p
+}
+
+// setProbe gives the service the probe, and waits until the route sends to worker-b.
+func (b *bench) setProbe(p *omev1beta1.RoutingProbe) {
+	cp := b.env.Fleet.ControlPlane.Client
+	b.waitFor("the service's new probe", func() bool {
+		isvc := &omev1beta1.InferenceService{}
+		if err := cp.Get(b.ctx, service, isvc); err != nil {
+			return false
+		}
+		isvc.Spec.Routing.Probe = p
+		return cp.Update(b.ctx, isvc) == nil
+	}, nil)
+	b.waitFor("worker-b's weight in the route", func() bool {
+		w, err := b.env.RouteWeights(b.ctx)
+		return err == nil && w["worker-b"] == 1
+	}, b.rec.summary)
+}
+
+// outage makes worker-b fail until the gateway sends it nothing, then recover until its
+// weight is back, and reads the moments of it from the recorder.
+func (b *bench) outage(what string) run {
+	servers := b.env.Servers
+	r := run{flip: time.Now()}
+	must(b.t, servers.Set("worker-b", framework.Unavailable))
+	b.waitFor(what+": the gateway to stop sending to worker-b", func() bool {
+		zero, ok := b.rec.routeAt(r.flip, 0)
+		return ok && b.rec.quietSince(zero) >= quiet
+	}, b.rec.summary)
+	r.recover = time.Now()
+	must(b.t, servers.Set("worker-b", framework.Serve))
+	b.waitFor(what+": worker-b's weight back in the route", func() bool {
+		w, err := b.env.RouteWeights(b.ctx)
+		return err == nil && w["worker-b"] == 1
+	}, b.rec.summary)
+	var ok bool
+	if r.mapZero, ok = b.rec.mapAt(r.flip, 0); !ok {
+		b.t.Fatalf("%s: no map event with worker-b at 0\n%s", what, b.rec.summary())
+	}
+	if r.lastToB, ok = b.rec.lastTrafficBefore(r.recover); !ok {
+		b.t.Fatalf("%s: no request reached worker-b\n%s", what, b.rec.summary())
+	}
+	return r
+}
+
+func medianInt(v []int) int {
+	s := slices.Sorted(slices.Values(v))
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
