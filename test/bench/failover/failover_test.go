@@ -90,10 +90,31 @@ func TestFailover(t *testing.T) {
 		dir = keep
 	}
 	t.Cleanup(framework.RemoveBuiltBinaries)
-	env, err := dataplane.Start(ctx, dataplane.Options{
-		Workers: []string{"worker-a", "worker-b"}, Ready: map[string]int32{"worker-a": 1, "worker-b": 1},
-		Service: service, Timing: dataplane.DefaultTiming, Dir: dir,
-	})
+	b := startBench(t, dataplane.Options{Dir: dir})
+	env := b.env
+	load := env.Traffic.StartLoad(ctx, rate, rate*int(stepTimeout.Seconds())*2*n)
+	var runs []run
+	for i := range n {
+		runs = append(runs, b.flip(i, load))
+	}
+	results := load.Stop()
+	phases(runs, results)
+	report(t, runs)
+	// The rate the load reached (on a busy machine the sender falls behind its ticker), and
+	// every request of the run by who answered it.
+	span := results[len(results)-1].Sent.Sub(results[0].Sent)
+	fmt.Printf("failover figure=load requests=%d sent_rps=%.0f tally=%q\n", len(results),
+		float64(len(results)-1)/span.Seconds(), framework.TallyOf(results).String())
+}
+
+// startBench starts the data plane with two clusters of weight 1 (opts adds to that),
+// records worker-b's answers and weights, and waits until haproxy sends to both.
+func startBench(t *testing.T, opts dataplane.Options) *bench {
+	t.Helper()
+	ctx := t.Context()
+	opts.Workers, opts.Ready = []string{"worker-a", "worker-b"}, map[string]int32{"worker-a": 1, "worker-b": 1}
+	opts.Service, opts.Timing = service, dataplane.DefaultTiming
+	env, err := dataplane.Start(ctx, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,19 +136,7 @@ func TestFailover(t *testing.T) {
 		got := env.Servers.Delta(before)
 		return got["worker-a"] > 0 && got["worker-b"] > 0
 	}, rec.summary)
-	load := env.Traffic.StartLoad(ctx, rate, rate*int(stepTimeout.Seconds())*2*n)
-	var runs []run
-	for i := range n {
-		runs = append(runs, b.flip(i, load))
-	}
-	results := load.Stop()
-	phases(runs, results)
-	report(t, runs)
-	// The rate the load reached (on a busy machine the sender falls behind its ticker), and
-	// every request of the run by who answered it.
-	span := results[len(results)-1].Sent.Sub(results[0].Sent)
-	fmt.Printf("failover figure=load requests=%d sent_rps=%.0f tally=%q\n", len(results),
-		float64(len(results)-1)/span.Seconds(), framework.TallyOf(results).String())
+	return b
 }
 
 // run is one flip's moments and counts.

@@ -51,31 +51,8 @@ func TestPassiveGateOutage(t *testing.T) {
 	ctrl.SetLogger(logr.Discard())
 	ctx := t.Context()
 	t.Cleanup(framework.RemoveBuiltBinaries)
-	env, err := dataplane.Start(ctx, dataplane.Options{
-		Workers: []string{"worker-a", "worker-b"}, Ready: map[string]int32{"worker-a": 1, "worker-b": 1},
-		Service: service, Timing: dataplane.DefaultTiming, Dir: t.TempDir(), TrafficSignal: true,
-		Probe: outageProbe(nil),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := env.Stop(); err != nil {
-			t.Error(err)
-		}
-	})
-	rec := &recorder{}
-	env.Servers.Observe(rec.answer)
-	if err := rec.watch(ctx, env); err != nil {
-		t.Fatal(err)
-	}
-	b := &bench{t: t, ctx: ctx, env: env, rec: rec}
-	b.waitFor("haproxy to send to both clusters", func() bool {
-		before := env.Servers.Received()
-		env.Traffic.Batch(ctx, 10)
-		got := env.Servers.Delta(before)
-		return got["worker-a"] > 0 && got["worker-b"] > 0
-	}, rec.summary)
+	b := startBench(t, dataplane.Options{Dir: t.TempDir(), TrafficSignal: true, Probe: outageProbe(nil)})
+	env := b.env
 	load := env.Traffic.StartLoad(ctx, rate, rate*600*n)
 
 	modes := []struct {
