@@ -235,8 +235,10 @@ func (sp signalPolicy) Send(ctx context.Context, h *signalHome) (passivegate.Rea
 		}
 		return trafficsignal.ParseAnswer(a, asked, s.Window)
 	}
+	// Without a count of requests the reading is Unknown by the requests' reason, so the
+	// failures are not asked.
 	rv := query(requests)
-	fv := trafficsignal.Value{Reason: "not asked: the requests query gave no count"}
+	var fv trafficsignal.Value
 	if rv.Known {
 		fv = query(failures)
 	}

@@ -133,3 +133,22 @@ func TestSignalPollerWithoutSource(t *testing.T) {
 		t.Fatalf("got %+v", r)
 	}
 }
+
+// A home whose names a valid template cannot be filled with (here, no backend for index)
+// reads Unknown with why, and is not read.
+func TestSignalPollerUnrenderableHome(t *testing.T) {
+	settings, errs := trafficsignal.Validate(trafficsignal.Spec{
+		URL:      new("http://127.0.0.1:9"),
+		Requests: new(`sum(r{b="{{index .Backends 0}}"})`),
+		Failures: new(`sum(f{b="{{index .Backends 0}}"})`),
+	}, trafficsignal.Path, time.Second)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	p := NewSignalPoller(nil, settings, 4)
+	r := p.Sync(types.NamespacedName{Namespace: "team", Name: "llm"}, passivegate.Policy{FailurePercent: 10, MinRequests: 1},
+		[]SignalTarget{{Cluster: "a"}})["a"]
+	if r.Known || !strings.HasPrefix(r.Reason, "the queries do not render: ") {
+		t.Fatalf("got %+v", r)
+	}
+}

@@ -48,13 +48,13 @@ func (r *Reconciler) attachPassiveGates(s *routingScope) time.Time {
 			recorded[e.Cluster] = e.PassiveGate
 		}
 	}
-	targets, positions := r.signalTargets(s)
+	targets := r.signalTargets(s)
 	readings := r.Signal.Sync(s.key, *policy, targets)
 	now := time.Now()
 	var homes []passivegate.Home
 	var at []int
 	for i, h := range s.homes {
-		if h.Refused != "" || positions[h.Cluster] == 0 {
+		if h.Refused != "" {
 			// The operator sends a refused home nothing, and the route gives it nothing.
 			continue
 		}
@@ -81,7 +81,7 @@ func (r *Reconciler) attachPassiveGates(s *routingScope) time.Time {
 // signalTargets are the homes to read, each with the names of what the publisher writes
 // for it: the route, the cluster's backend, and its place among the route rule's
 // backendRefs (the publisher orders them by cluster name, refused ones included).
-func (r *Reconciler) signalTargets(s *routingScope) ([]probing.SignalTarget, map[string]int) {
+func (r *Reconciler) signalTargets(s *routingScope) []probing.SignalTarget {
 	clusters := make([]string, 0, len(s.homes))
 	for _, h := range s.homes {
 		clusters = append(clusters, h.Cluster)
@@ -107,7 +107,7 @@ func (r *Reconciler) signalTargets(s *routingScope) ([]probing.SignalTarget, map
 			BackendPosition: positions[h.Cluster],
 		}})
 	}
-	return targets, positions
+	return targets
 }
 
 // passiveState is the decision's view of a record: a Shadow gate is a gate too, so that
