@@ -102,3 +102,37 @@ type ExcludedCluster struct {
 	// +kubebuilder:validation:MaxLength=512
 	Message string `json:"message,omitempty"`
 }
+
+// LeftOutReason says why the route the publisher wrote leaves out a cluster of the map.
+// +kubebuilder:validation:Enum=HostRefused;HostUnresolved;InvalidEndpoint
+type LeftOutReason string
+
+// The reasons a cluster is left out of the route.
+const (
+	// LeftOutHostRefused: the publish guard refuses the host of the cluster's endpoint,
+	// by its form or by an address it resolves to.
+	LeftOutHostRefused LeftOutReason = "HostRefused"
+	// LeftOutHostUnresolved: no lookup of the host has answered since the manager started,
+	// and no backend published before names it.
+	LeftOutHostUnresolved LeftOutReason = "HostUnresolved"
+	// LeftOutInvalidEndpoint: the cluster's endpoint gives no host a backend can name.
+	LeftOutInvalidEndpoint LeftOutReason = "InvalidEndpoint"
+)
+
+// LeftOutCluster is a cluster of the map that the route leaves out.
+type LeftOutCluster struct {
+	// cluster is the WorkloadCluster's name.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Cluster string `json:"cluster"`
+
+	// reason is why the route leaves the cluster out.
+	// +required
+	Reason LeftOutReason `json:"reason"`
+
+	// message is the whole cause, as the publish guard gives it.
+	// +optional
+	// +kubebuilder:validation:MaxLength=512
+	Message string `json:"message,omitempty"`
+}

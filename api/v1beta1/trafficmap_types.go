@@ -23,6 +23,10 @@ const (
 	// settings. False means the map is frozen as last written: no probe runs and no weight
 	// moves until the settings are fixed.
 	TrafficMapSettingsAccepted = "SettingsAccepted"
+	// TrafficMapRouteComplete says whether the route the publisher wrote carries every
+	// cluster of the map. False names the clusters it leaves out (status.leftOutOfRoute):
+	// they get no traffic through the route, whatever their weight in the map.
+	TrafficMapRouteComplete = "RouteComplete"
 )
 
 // TrafficMapConditionReason is the reason of a TrafficMap condition. The reasons are typed
@@ -117,6 +121,10 @@ const (
 	TrafficMapReasonGlobalHostRefused TrafficMapConditionReason = "GlobalHostRefused"
 	// TrafficMapReasonApplyFailed: writing the route or a backend failed; retried with backoff.
 	TrafficMapReasonApplyFailed TrafficMapConditionReason = "ApplyFailed"
+	// TrafficMapReasonNoBackends (Published False): the route is written but holds no
+	// backend at all (the map has no cluster the publisher may publish), so the gateway
+	// sends the service's requests nowhere.
+	TrafficMapReasonNoBackends TrafficMapConditionReason = "NoBackends"
 	// TrafficMapReasonLastPositiveRetained (Published False, PublicationFallback True): the current
 	// plan would send nothing where the route sends traffic, and the map's allFailedPolicy
 	// is not Drain, so the route stays as last published; the message says why the plan
@@ -124,6 +132,16 @@ const (
 	TrafficMapReasonLastPositiveRetained TrafficMapConditionReason = "LastPositiveRetained"
 	// TrafficMapReasonUnsupported (PublicationFallback False): the publisher retains no plans.
 	TrafficMapReasonUnsupported TrafficMapConditionReason = "Unsupported"
+)
+
+// Reasons of the TrafficMap RouteComplete condition.
+const (
+	// TrafficMapReasonAllClustersInRoute (True): the route holds a backend for every
+	// cluster of the map the publisher publishes.
+	TrafficMapReasonAllClustersInRoute TrafficMapConditionReason = "AllClustersInRoute"
+	// TrafficMapReasonClustersLeftOut (False): the route leaves out the clusters that
+	// status.leftOutOfRoute names; the message names them too.
+	TrafficMapReasonClustersLeftOut TrafficMapConditionReason = "ClustersLeftOut"
 )
 
 // MaxWeight is the largest weight an entry can carry.
@@ -595,12 +613,23 @@ type TrafficMapStatus struct {
 	// +kubebuilder:validation:MaxLength=4096
 	NoTraffic string `json:"noTraffic,omitempty"`
 
-	// conditions include Routable, CapacityFallback, OverrideActive, Published and
-	// PublicationFallback.
+	// leftOutOfRoute are the map's clusters that the route the publisher wrote leaves
+	// out, each with why: their host is refused by the publish guard, has not resolved
+	// yet, or their endpoint has no usable host. They get no traffic through the route.
+	// Written by the publisher with RouteComplete; empty when the route carries every
+	// cluster.
+	// +optional
+	// +listType=map
+	// +listMapKey=cluster
+	// +kubebuilder:validation:MaxItems=64
+	LeftOutOfRoute []LeftOutCluster `json:"leftOutOfRoute,omitempty"`
+
+	// conditions include Routable, CapacityFallback, OverrideActive, SettingsAccepted,
+	// Published, PublicationFallback and RouteComplete.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
-	// +kubebuilder:validation:MaxItems=8
+	// +kubebuilder:validation:MaxItems=12
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
 }
 

@@ -162,6 +162,12 @@ func (r *Reconciler) publish(ctx context.Context, tm *omev1beta1.TrafficMap, pla
 	}
 	r.announceHoldEnded(ctx, tm, plan)
 	ref := &omev1beta1.TrafficMapGatewayRef{Group: gatewayv1.GroupName, Kind: "HTTPRoute", Name: plan.Route.Name, Namespace: plan.Route.Namespace}
+	if len(plan.Backends) == 0 {
+		// A route with no backend sends the service's requests nowhere: it is written (it
+		// holds the hostname, and says so to the gateway), but it is not published.
+		conditions := publish.NoBackendsConditions(len(tm.Spec.Entries), len(r.guard.leftOut(key)), tm.Generation)
+		return r.resync(r.recordConditions(ctx, tm, omev1beta1.TrafficMapReasonNoBackends, ref, conditions))
+	}
 	return r.resync(r.record(ctx, tm, omev1beta1.TrafficMapReasonPublished, ref))
 }
 
@@ -215,8 +221,10 @@ func (r *Reconciler) recordConditions(ctx context.Context, tm *omev1beta1.Traffi
 	if ref != nil {
 		fields["gatewayRef"] = map[string]any{"group": ref.Group, "kind": ref.Kind, "name": ref.Name, "namespace": ref.Namespace}
 	}
+	conditions, fields["leftOutOfRoute"] = r.withRouteComplete(client.ObjectKeyFromObject(tm), reason, tm.Generation, conditions)
 	observed := tm.Status.ObservedTrafficMapGeneration
-	if reason == omev1beta1.TrafficMapReasonPublished {
+	if reason == omev1beta1.TrafficMapReasonPublished || reason == omev1beta1.TrafficMapReasonNoBackends {
+		// The route carries this generation, empty or not.
 		observed = tm.Generation
 	}
 	fields["observedTrafficMapGeneration"] = observed
@@ -226,7 +234,7 @@ func (r *Reconciler) recordConditions(ctx context.Context, tm *omev1beta1.Traffi
 	setPublicationFallback(client.ObjectKeyFromObject(tm), reason == omev1beta1.TrafficMapReasonLastPositiveRetained)
 	_, err := mapstatus.Apply(ctx, r.Client, tm, mapstatus.Share{
 		Manager:    mapstatus.PublisherStatusManager,
-		Owned:      []string{omev1beta1.TrafficMapPublished, omev1beta1.TrafficMapPublicationFallback},
+		Owned:      []string{omev1beta1.TrafficMapPublished, omev1beta1.TrafficMapPublicationFallback, omev1beta1.TrafficMapRouteComplete},
 		Conditions: conditions,
 		Fields:     fields,
 	}, r.clock())

@@ -51,10 +51,11 @@ type publishGuard struct {
 
 	mu    sync.Mutex
 	hosts map[string]*guardedHost
-	// announced is the refusal last announced per map and cluster, so an event is sent
-	// when it changes, not every round; kept is likewise the unresolved host last logged
-	// as kept per map and cluster.
-	announced map[types.NamespacedName]map[string]string
+	// announced is the cluster left out last announced per map and cluster, so an event
+	// is sent when its cause changes, not every round; it is also what the map's
+	// status.leftOutOfRoute says. kept is likewise the unresolved host last logged as kept
+	// per map and cluster.
+	announced map[types.NamespacedName]map[string]omev1beta1.LeftOutCluster
 	kept      map[types.NamespacedName]map[string]string
 }
 
@@ -77,7 +78,7 @@ const publishLookupRetry = 10 * time.Second
 // and the same names (the observer's Hosts included, which tests and demos use).
 func newPublishGuard(guard observer.Guard, lookup func(ctx context.Context, host string) ([]netip.Addr, error), recheck time.Duration) *publishGuard {
 	return &publishGuard{guard: guard, lookup: lookup, recheck: recheck, now: time.Now,
-		hosts: map[string]*guardedHost{}, announced: map[types.NamespacedName]map[string]string{},
+		hosts: map[string]*guardedHost{}, announced: map[types.NamespacedName]map[string]omev1beta1.LeftOutCluster{},
 		kept: map[types.NamespacedName]map[string]string{}}
 }
 
@@ -108,7 +109,7 @@ func (g *publishGuard) admit(ctx context.Context, tm *omev1beta1.TrafficMap, pub
 	decisions := g.decide(ctx, hosts)
 	out := tm.DeepCopy()
 	out.Spec.Entries = out.Spec.Entries[:0]
-	refusals, kept := map[string]string{}, map[string]string{}
+	refusals, kept := map[string]omev1beta1.LeftOutCluster{}, map[string]string{}
 	var publishedHosts map[string]string
 	for i, e := range tm.Spec.Entries {
 		switch {
@@ -117,7 +118,7 @@ func (g *publishGuard) admit(ctx context.Context, tm *omev1beta1.TrafficMap, pub
 			continue
 		case invalid[i] != nil:
 			// The plan would refuse the whole map for it: only this entry is left out.
-			refusals[e.Cluster] = invalid[i].Error()
+			refusals[e.Cluster] = omev1beta1.LeftOutCluster{Cluster: e.Cluster, Reason: omev1beta1.LeftOutInvalidEndpoint, Message: invalid[i].Error()}
 			continue
 		case !decisions[i].Allowed:
 			if !decisions[i].Resolved {
@@ -129,7 +130,11 @@ func (g *publishGuard) admit(ctx context.Context, tm *omev1beta1.TrafficMap, pub
 					break // out of the switch: the entry goes into the route
 				}
 			}
-			refusals[e.Cluster] = decisions[i].Reason
+			reason := omev1beta1.LeftOutHostRefused
+			if !decisions[i].Resolved {
+				reason = omev1beta1.LeftOutHostUnresolved
+			}
+			refusals[e.Cluster] = omev1beta1.LeftOutCluster{Cluster: e.Cluster, Reason: reason, Message: decisions[i].Reason}
 			continue
 		}
 		out.Spec.Entries = append(out.Spec.Entries, e)
@@ -243,7 +248,8 @@ func (g *publishGuard) forgetIdle(now time.Time) {
 
 // announce logs and sends an event for each refusal that is new or changed for the map,
 // and logs each unresolved host newly kept in its route.
-func (g *publishGuard) announce(ctx context.Context, tm *omev1beta1.TrafficMap, refusals, kept map[string]string, rec events.EventRecorder) {
+func (g *publishGuard) announce(ctx context.Context, tm *omev1beta1.TrafficMap, refusals map[string]omev1beta1.LeftOutCluster, kept map[string]string,
+	rec events.EventRecorder) {
 	key := client.ObjectKeyFromObject(tm)
 	g.mu.Lock()
 	before, keptBefore := g.announced[key], g.kept[key]
@@ -257,19 +263,30 @@ func (g *publishGuard) announce(ctx context.Context, tm *omev1beta1.TrafficMap, 
 				"trafficMap", klog.KObj(tm), "cluster", cluster, "host", host)
 		}
 	}
-	for cluster, reason := range refusals {
-		if before[cluster] == reason {
+	for cluster, out := range refusals {
+		if before[cluster] == out {
 			continue
 		}
 		log.Info("Leaving a backend out of the route: the publish guard refuses its host",
-			"trafficMap", klog.KObj(tm), "cluster", cluster, "reason", reason)
+			"trafficMap", klog.KObj(tm), "cluster", cluster, "reason", out.Message)
 		rec.Eventf(tm, related.WorkloadCluster(cluster), corev1.EventTypeWarning, EventBackendRefused, actionPublish,
-			"Cluster %s left out of the route: %s", cluster, reason)
+			"Cluster %s left out of the route: %s", cluster, out.Message)
 	}
 }
 
+// leftOut is what the last admit of the map left out of its route, sorted by cluster.
+func (g *publishGuard) leftOut(key types.NamespacedName) []omev1beta1.LeftOutCluster {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	list := make([]omev1beta1.LeftOutCluster, 0, len(g.announced[key]))
+	for _, out := range g.announced[key] {
+		list = append(list, out)
+	}
+	return publish.SortedLeftOut(list)
+}
+
 // setOrDelete sets m[key] to v, or deletes it when v is empty.
-func setOrDelete(m map[types.NamespacedName]map[string]string, key types.NamespacedName, v map[string]string) {
+func setOrDelete[V any](m map[types.NamespacedName]map[string]V, key types.NamespacedName, v map[string]V) {
 	if len(v) == 0 {
 		delete(m, key)
 		return

@@ -17,7 +17,7 @@ func TestExcludedClustersAreListedUpToTheCRDsMaximum(t *testing.T) {
 		excluded = append(excluded, omev1beta1.ExcludedCluster{Cluster: fmt.Sprintf("worker-%04d", i),
 			Reason: omev1beta1.ExcludedNoCopy, Message: "no copy"})
 	}
-	fields := withExplanations(map[string]any{}, nil, excluded)
+	fields := withExplanations(map[string]any{}, nil, excluded, nil)
 	list, _ := fields["excludedClusters"].([]any)
 	if len(list) != trafficmap.MaxExcludedClusters {
 		t.Fatalf("status lists %d excluded clusters, want %d", len(list), trafficmap.MaxExcludedClusters)

@@ -32,6 +32,8 @@ func (routingInputChanged) Update(e event.UpdateEvent) bool {
 		!equality.Semantic.DeepEqual(before.Status.Homes, after.Status.Homes) ||
 		!equality.Semantic.DeepEqual(before.Status.GatedHomes, after.Status.GatedHomes) ||
 		!equality.Semantic.DeepEqual(before.Status.ExcludedClusters, after.Status.ExcludedClusters) ||
+		// The publisher's word on what its route leaves out goes into noTraffic.
+		!equality.Semantic.DeepEqual(before.Status.LeftOutOfRoute, after.Status.LeftOutOfRoute) ||
 		before.Status.NoTraffic != after.Status.NoTraffic {
 		return true
 	}

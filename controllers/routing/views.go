@@ -22,12 +22,19 @@ type mapView struct {
 	// unwritten under recordInterval has newer times in memory; taking those would write
 	// the status every round, the very write recordInterval spares.
 	lastProbeTime *metav1.Time
+	// leftOutOfRoute is what the publisher last said its route leaves out (the current
+	// map's status), for noTraffic.
+	leftOutOfRoute []omev1beta1.LeftOutCluster
 }
 
 // viewOf is the map view of one reconcile, once the spec is written.
 func (r *Reconciler) viewOf(s *routingScope) mapView {
-	return mapView{policy: s.policy, recordInterval: r.RecordInterval, routeGeneration: trafficmap.RouteGeneration(s.current, s.written),
+	v := mapView{policy: s.policy, recordInterval: r.RecordInterval, routeGeneration: trafficmap.RouteGeneration(s.current, s.written),
 		lastProbeTime: trafficmap.NewestProbeTime(s.written.Spec.Entries)}
+	if s.current != nil {
+		v.leftOutOfRoute = s.current.Status.LeftOutOfRoute
+	}
+	return v
 }
 
 // withViews adds to the routing reconciler's status fields the counts of -o wide's

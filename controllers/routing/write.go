@@ -171,7 +171,7 @@ func (r *Reconciler) applyMapStatus(ctx context.Context, tm *omev1beta1.TrafficM
 // by JSON name (the names are mapstatus.RoutingFields).
 func routingStatusFields(isvc *omev1beta1.InferenceService, result trafficmap.Result, excluded []omev1beta1.ExcludedCluster, view mapView) map[string]any {
 	fields := withExplanations(map[string]any{"homes": int64(len(result.Entries)), "gatedHomes": int64(countGated(result.Entries)),
-		"refusedHomes": int64(countRefused(result.Entries))}, result.Entries, excluded)
+		"refusedHomes": int64(countRefused(result.Entries))}, result.Entries, excluded, view.leftOutOfRoute)
 	fields = withViews(fields, result.Entries, view)
 	fields["sourceUID"] = string(isvc.UID)
 	return fields

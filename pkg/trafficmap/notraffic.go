@@ -22,14 +22,24 @@ const noTrafficSeparator = " | "
 
 // NoTraffic is the map's status.noTraffic: every cluster the placement selects that takes
 // no traffic, sorted by name, as "<cluster> <reason>: <cause>": the entries at weight 0
-// (their weightReason and weightMessage, so Explain runs first) and the excluded clusters.
+// (their weightReason and weightMessage, so Explain runs first), the entries with weight
+// that the publisher's route leaves out ("<cluster> LeftOutOfRoute: <why>") and the
+// excluded clusters.
 // It answers "why does this cluster get no traffic?" in one printer column, and is ""
 // when every selected cluster takes traffic. It names at most eight clusters, then how
 // many more there are, and fits in MaxNoTrafficBytes.
-func NoTraffic(entries []omev1beta1.TrafficMapEntry, excluded []omev1beta1.ExcludedCluster) string {
+func NoTraffic(entries []omev1beta1.TrafficMapEntry, excluded []omev1beta1.ExcludedCluster, leftOut []omev1beta1.LeftOutCluster) string {
 	type item struct{ cluster, text string }
 	var items []item
+	outOfRoute := map[string]omev1beta1.LeftOutCluster{}
+	for _, x := range leftOut {
+		outOfRoute[x.Cluster] = x
+	}
 	for _, e := range entries {
+		if x, ok := outOfRoute[e.Cluster]; ok && e.Weight > 0 {
+			items = append(items, item{e.Cluster, e.Cluster + " LeftOutOfRoute: " + string(x.Reason) + ": " + x.Message})
+			continue
+		}
 		if e.Weight > 0 {
 			continue
 		}

@@ -18,22 +18,35 @@ func TestNoTraffic(t *testing.T) {
 		name     string
 		entries  []omev1beta1.TrafficMapEntry
 		excluded []omev1beta1.ExcludedCluster
+		leftOut  []omev1beta1.LeftOutCluster
 		want     string
 	}{
-		{"nothing", nil, nil, ""},
-		{"everyone takes traffic", []omev1beta1.TrafficMapEntry{routed}, nil, ""},
-		{"one gated", []omev1beta1.TrafficMapEntry{routed, gated}, nil, "worker-b Gated: gated by the routing probe"},
+		{"nothing", nil, nil, nil, ""},
+		{"everyone takes traffic", []omev1beta1.TrafficMapEntry{routed}, nil, nil, ""},
+		{"one gated", []omev1beta1.TrafficMapEntry{routed, gated}, nil, nil, "worker-b Gated: gated by the routing probe"},
 		{
 			"entries and excluded clusters, sorted by name",
-			[]omev1beta1.TrafficMapEntry{routed, gated}, []omev1beta1.ExcludedCluster{unreachable, noCopy},
+			[]omev1beta1.TrafficMapEntry{routed, gated}, []omev1beta1.ExcludedCluster{unreachable, noCopy}, nil,
 			"worker-0 NoCopy: holds no copy | worker-b Gated: gated by the routing probe | " +
 				"worker-c ClusterUnreachable: WorkloadCluster Ready is False (ConnectionFailed): connection refused",
 		},
-		{"an entry from an older manager, without a reason", []omev1beta1.TrafficMapEntry{{Cluster: "x"}}, nil, "x weight 0"},
+		{"an entry from an older manager, without a reason", []omev1beta1.TrafficMapEntry{{Cluster: "x"}}, nil, nil, "x weight 0"},
+		{
+			"an entry with weight that the route leaves out",
+			[]omev1beta1.TrafficMapEntry{routed, gated}, nil,
+			[]omev1beta1.LeftOutCluster{{Cluster: "worker-a", Reason: omev1beta1.LeftOutHostRefused, Message: `host "localhost" is reserved for loopback`}},
+			`worker-a LeftOutOfRoute: HostRefused: host "localhost" is reserved for loopback | worker-b Gated: gated by the routing probe`,
+		},
+		{
+			"a gated entry the route leaves out says its gate",
+			[]omev1beta1.TrafficMapEntry{routed, gated}, nil,
+			[]omev1beta1.LeftOutCluster{{Cluster: "worker-b", Reason: omev1beta1.LeftOutHostUnresolved, Message: "not resolved"}},
+			"worker-b Gated: gated by the routing probe",
+		},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := NoTraffic(tc.entries, tc.excluded); got != tc.want {
+			if got := NoTraffic(tc.entries, tc.excluded, tc.leftOut); got != tc.want {
 				t.Errorf("NoTraffic() = %q, want %q", got, tc.want)
 			}
 		})
@@ -46,7 +59,7 @@ func TestNoTrafficIsBounded(t *testing.T) {
 		entries = append(entries, omev1beta1.TrafficMapEntry{Cluster: fmt.Sprintf("c%02d", i), WeightReason: omev1beta1.WeightGated,
 			WeightMessage: strings.Repeat("x", 1000)})
 	}
-	got := NoTraffic(entries, nil)
+	got := NoTraffic(entries, nil, nil)
 	if len(got) > MaxNoTrafficBytes {
 		t.Fatalf("%d bytes", len(got))
 	}
@@ -57,7 +70,7 @@ func TestNoTrafficIsBounded(t *testing.T) {
 	for i := range short {
 		short[i].WeightMessage = "m"
 	}
-	if got := NoTraffic(short, nil); !strings.HasSuffix(got, "c07 Gated: m | and 2 more: see spec.entries[].weightReason and status.excludedClusters") {
+	if got := NoTraffic(short, nil, nil); !strings.HasSuffix(got, "c07 Gated: m | and 2 more: see spec.entries[].weightReason and status.excludedClusters") {
 		t.Fatalf("got %q", got)
 	}
 }

@@ -40,6 +40,12 @@ func newService(ctx context.Context, name string, routing *omev1beta1.Routing, a
 
 // newServiceAt is newService in an existing namespace.
 func newServiceAt(ctx context.Context, key client.ObjectKey, routing *omev1beta1.Routing, annotations map[string]string) *service {
+	return newServiceAtHosts(ctx, key, routing, annotations, func(worker string) string { return worker + ".example.test" })
+}
+
+// newServiceAtHosts is newServiceAt with each worker's copy reporting the host given.
+func newServiceAtHosts(ctx context.Context, key client.ObjectKey, routing *omev1beta1.Routing, annotations map[string]string,
+	host func(worker string) string) *service {
 	s := &service{key: key, endpoints: map[string]*framework.Endpoint{}}
 	workers := []string{"worker-a", "worker-b"}
 	for _, w := range workers {
@@ -49,7 +55,7 @@ func newServiceAt(ctx context.Context, key client.ObjectKey, routing *omev1beta1
 		s.endpoints[w] = ep
 		u, err := url.Parse(ep.URL())
 		Expect(err).NotTo(HaveOccurred())
-		Expect(framework.PlaceCopy(ctx, fleet.Workers[w].Client, s.key, fmt.Sprintf("http://%s.example.test:%s", w, u.Port()), 1, 1)).To(Succeed())
+		Expect(framework.PlaceCopy(ctx, fleet.Workers[w].Client, s.key, fmt.Sprintf("http://%s:%s", host(w), u.Port()), 1, 1)).To(Succeed())
 	}
 	isvc := framework.SourceService(s.key, workers, routing)
 	isvc.Annotations = annotations

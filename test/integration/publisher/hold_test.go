@@ -156,7 +156,9 @@ var _ = Describe("A map with nothing to send traffic to", func() {
 
 		s.unplace(ctx)
 		Eventually(s.weights).WithTimeout(timeout).WithPolling(interval).Should(BeEmpty())
-		Eventually(s.condition).WithArguments("Published").WithTimeout(timeout).WithPolling(interval).Should(Equal(publishedTrue))
+		// Written, but not Published: a route with no backend sends requests nowhere.
+		Eventually(s.condition).WithArguments("Published").WithTimeout(timeout).WithPolling(interval).Should(Equal(
+			`False NoBackends: TrafficMap publisher "gatewayapi" wrote a route with no backend: the TrafficMap has no entry to publish`))
 		Expect(s.condition(Default, "PublicationFallback")).To(Equal(fallbackFalse))
 		Eventually(s.externalNames).WithArguments(ctx).WithTimeout(timeout).WithPolling(interval).Should(BeEmpty())
 		Expect(mapEvents(s.key, string(omev1beta1.TrafficMapReasonLastPositiveRetained))).To(BeEmpty())
