@@ -599,11 +599,11 @@ type TrafficMapStatus struct {
 
 	// excludedClusters are the clusters the service's placement selects that have no
 	// entry, each with why: not Ready, not connected, no copy or no endpoint. It lists
-	// the first 256 by name; noTraffic counts the rest.
+	// the first 192 by name; noTraffic counts the rest.
 	// +optional
 	// +listType=map
 	// +listMapKey=cluster
-	// +kubebuilder:validation:MaxItems=256
+	// +kubebuilder:validation:MaxItems=192
 	ExcludedClusters []ExcludedCluster `json:"excludedClusters,omitempty"`
 
 	// noTraffic names every cluster the placement selects that takes no traffic (an entry
@@ -629,7 +629,7 @@ type TrafficMapStatus struct {
 	// +optional
 	// +listType=map
 	// +listMapKey=type
-	// +kubebuilder:validation:MaxItems=12
+	// +kubebuilder:validation:MaxItems=8
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
 }
 

@@ -10,7 +10,7 @@ const (
 	MaxEntries = 64
 	// MaxExcludedClusters is the most excluded clusters the status lists, the first by
 	// name; status.noTraffic counts the rest.
-	MaxExcludedClusters = 256
+	MaxExcludedClusters = 192
 )
 
 // CheckHomes refuses a service with more homes than a map holds. Writing such a map would

@@ -20,28 +20,32 @@ const (
 	kindCondition = "condition reason"
 	kindWeight    = "weight reason"
 	kindExclusion = "exclusion reason"
+	kindLeftOut   = "left-out reason"
 )
 
-var reasonKinds = []string{kindEvent, kindCondition, kindWeight, kindExclusion}
+var reasonKinds = []string{kindEvent, kindCondition, kindWeight, kindExclusion, kindLeftOut}
 
 // apiReasons are api/v1beta1's reasons by kind: a weight reason is a constant of type
-// WeightReason, an exclusion reason one of ExclusionReason, and a condition reason a
+// WeightReason, an exclusion reason one of ExclusionReason, a left-out reason one of
+// LeftOutReason, and a condition reason a
 // constant named Reason... or of another type whose name ends in Reason.
 func apiReasons(t *testing.T, src *sourceTree) map[string]map[string]bool {
 	t.Helper()
 	p := src.dir(t, "api/v1beta1")
-	out := map[string]map[string]bool{kindCondition: {}, kindWeight: {}, kindExclusion: {}}
+	out := map[string]map[string]bool{kindCondition: {}, kindWeight: {}, kindExclusion: {}, kindLeftOut: {}}
 	for name, value := range p.consts {
 		switch typ := p.types[name]; {
 		case typ == "WeightReason":
 			out[kindWeight][value] = true
 		case typ == "ExclusionReason":
 			out[kindExclusion][value] = true
+		case typ == "LeftOutReason":
+			out[kindLeftOut][value] = true
 		case strings.HasPrefix(name, "Reason") || strings.HasSuffix(typ, "Reason"):
 			out[kindCondition][value] = true
 		}
 	}
-	for kind, least := range map[string]int{kindCondition: 20, kindWeight: 8, kindExclusion: 4} {
+	for kind, least := range map[string]int{kindCondition: 20, kindWeight: 8, kindExclusion: 4, kindLeftOut: 3} {
 		if len(out[kind]) < least {
 			t.Fatalf("found only %d %ss in api/v1beta1: the constant pattern is broken", len(out[kind]), kind)
 		}

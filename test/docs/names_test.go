@@ -37,7 +37,7 @@ var (
 //
 // In docs/reference the section says the kind: every reason in events-and-metrics.md is an
 // event's, and in conditions.md a reason is a condition's, except under the "Weight
-// reasons" and "Exclusion reasons" headings. Elsewhere a reason must be of some kind.
+// reasons", "Exclusion reasons" and "Left-out reasons" headings. Elsewhere a reason must be of some kind.
 // Other code spans that look like reasons (PreserveTraffic, an OME reason this operator
 // does not use, such as limitations.md's PublisherChanged) are not claims, so no allow-list
 // is needed.
@@ -136,7 +136,8 @@ func TestReferenceListsEveryReasonAndMetric(t *testing.T) {
 		}
 	}
 	where := map[string]string{kindEvent: eventsPage + "'s events table", kindCondition: conditionsPage + "'s condition tables",
-		kindWeight: conditionsPage + "'s Weight reasons table", kindExclusion: conditionsPage + "'s Exclusion reasons table"}
+		kindWeight: conditionsPage + "'s Weight reasons table", kindExclusion: conditionsPage + "'s Exclusion reasons table",
+		kindLeftOut: conditionsPage + "'s Left-out reasons table"}
 	for _, kind := range reasonKinds {
 		for _, name := range sortedKeys(defined[kind]) {
 			if !listed[kind][name] {
@@ -222,6 +223,8 @@ func reasonClaims(page, text string) []reasonClaim {
 			return kindWeight
 		case page == conditionsPage && strings.HasPrefix(section, "Exclusion reasons"):
 			return kindExclusion
+		case page == conditionsPage && strings.HasPrefix(section, "Left-out reasons"):
+			return kindLeftOut
 		case page == conditionsPage:
 			return kindCondition
 		}
