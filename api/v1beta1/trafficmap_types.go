@@ -27,6 +27,11 @@ const (
 	// cluster of the map. False names the clusters it leaves out (status.leftOutOfRoute):
 	// they get no traffic through the route, whatever their weight in the map.
 	TrafficMapRouteComplete = "RouteComplete"
+	// TrafficMapTrafficApplied says whether the global gateway's own counters show that it
+	// follows the route: each cluster the route holds at weight 0 stopped getting requests.
+	// The routing reconciler writes it from the traffic signal (routing.trafficSignal);
+	// without one it is Unknown NotObserved.
+	TrafficMapTrafficApplied = "TrafficApplied"
 )
 
 // TrafficMapConditionReason is the reason of a TrafficMap condition. The reasons are typed
@@ -142,6 +147,29 @@ const (
 	// TrafficMapReasonClustersLeftOut (False): the route leaves out the clusters that
 	// status.leftOutOfRoute names; the message names them too.
 	TrafficMapReasonClustersLeftOut TrafficMapConditionReason = "ClustersLeftOut"
+)
+
+// Reasons of the TrafficMap TrafficApplied condition, which the routing reconciler writes.
+const (
+	// TrafficMapReasonTrafficMoved (True): every cluster the route holds at weight 0 got no
+	// request in a whole window of the traffic signal that started after the route did.
+	TrafficMapReasonTrafficMoved TrafficMapConditionReason = "TrafficMoved"
+	// TrafficMapReasonStillServed (False): a cluster the route has held at weight 0 for at
+	// least one interval of the signal still gets requests: the gateway does not follow the
+	// route (a lost update).
+	TrafficMapReasonStillServed TrafficMapConditionReason = "StillServed"
+	// TrafficMapReasonAwaitingEvidence (Unknown): a cluster went to weight 0 and no window of
+	// the signal that started after the route carried it has been read yet.
+	TrafficMapReasonAwaitingEvidence TrafficMapConditionReason = "AwaitingEvidence"
+	// TrafficMapReasonSignalUnknown (Unknown): the traffic signal of a cluster at weight 0
+	// cannot be read; the message gives the signal's reason.
+	TrafficMapReasonSignalUnknown TrafficMapConditionReason = "SignalUnknown"
+	// TrafficMapReasonNoClusterAtZero (Unknown): the route holds no cluster at weight 0, so
+	// there is no withdrawal to see; the split between weighted clusters is not checked.
+	TrafficMapReasonNoClusterAtZero TrafficMapConditionReason = "NoClusterAtZero"
+	// TrafficMapReasonNotObserved (Unknown): the installation sets no traffic signal, so
+	// nothing shows what the gateway does with the route.
+	TrafficMapReasonNotObserved TrafficMapConditionReason = "NotObserved"
 )
 
 // MaxWeight is the largest weight an entry can carry.
@@ -625,7 +653,7 @@ type TrafficMapStatus struct {
 	LeftOutOfRoute []LeftOutCluster `json:"leftOutOfRoute,omitempty"`
 
 	// conditions include Routable, CapacityFallback, OverrideActive, SettingsAccepted,
-	// Published, PublicationFallback and RouteComplete.
+	// TrafficApplied, Published, PublicationFallback and RouteComplete.
 	// +optional
 	// +listType=map
 	// +listMapKey=type

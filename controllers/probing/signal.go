@@ -20,11 +20,13 @@ import (
 )
 
 // SignalPoller reads the traffic signal (routing.trafficSignal) of every home whose
-// service has a passive gate: each interval, the requests and the failures that the
+// service has a passive gate, and of every home a map holds at weight 0 (the evidence of
+// TrafficApplied): each interval, the requests and the failures that the
 // global gateway's counters show for the home over the window, two PromQL queries sent
 // through the observer the probes use, under the same cap and the same fairness between
 // namespaces. Like the capacity poller it writes nothing: when a home's reading changes
-// what a passive gate could decide, it asks the routing reconciler to run, which reads
+// what a passive gate could decide, or whether a home at weight 0 gets requests at all,
+// it asks the routing reconciler to run, which reads
 // the readings with Sync.
 //
 // Readings live only in memory; the gates they set are in the TrafficMap, so a new leader
@@ -45,10 +47,11 @@ type (
 	signalHome   = schedule.Home[mapSignals, homeSignal]
 )
 
-// mapSignals is what the poller keeps of one TrafficMap read under one passive gate.
+// mapSignals is what the poller keeps of one TrafficMap read under one passive gate (nil
+// when only its homes at weight 0 are read).
 type mapSignals struct {
 	key    types.NamespacedName
-	policy passivegate.Policy
+	policy *passivegate.Policy
 }
 
 // homeSignal is one home's last reading; read is false until the first one arrives.
@@ -85,6 +88,14 @@ func newSignalPoller(obs *observer.Observer, settings *trafficsignal.Settings, m
 // Configured says whether the installation names a signal source. A nil poller has none.
 func (p *SignalPoller) Configured() bool { return p != nil && p.settings != nil }
 
+// Interval is how often each home's signal is read, zero without a source.
+func (p *SignalPoller) Interval() time.Duration {
+	if !p.Configured() {
+		return 0
+	}
+	return p.settings.Interval
+}
+
 // Window is the signal's window, zero without a source.
 func (p *SignalPoller) Window() time.Duration {
 	if !p.Configured() {
@@ -112,10 +123,10 @@ func (p *SignalPoller) Start(ctx context.Context) error { return p.engine.Start(
 const NotReadYet = "no reading yet: the traffic signal is read every routing.trafficSignal.interval"
 
 // Sync makes the poller read exactly the given homes of a map under the passive gate's
-// policy and returns every home's last reading (not Known before the first). A home
+// policy (nil when the map has none) and returns every home's last reading (not Known before the first). A home
 // whose names changed (a new route, another backend) starts afresh, and so does every
 // home when the policy's thresholds change. Without a signal source every reading says so.
-func (p *SignalPoller) Sync(key types.NamespacedName, policy passivegate.Policy, targets []SignalTarget) map[string]passivegate.Reading {
+func (p *SignalPoller) Sync(key types.NamespacedName, policy *passivegate.Policy, targets []SignalTarget) map[string]passivegate.Reading {
 	out := make(map[string]passivegate.Reading, len(targets))
 	if !p.Configured() {
 		for _, t := range targets {
@@ -127,13 +138,13 @@ func (p *SignalPoller) Sync(key types.NamespacedName, policy passivegate.Policy,
 	p.engine.Lock()
 	defer p.engine.Unlock()
 	g := p.maps[key]
-	if g != nil && g.Data.policy != policy {
+	if g != nil && !samePolicy(g.Data.policy, policy) {
 		p.dropLocked(key, g)
 		g = nil
 	}
 	if g == nil {
 		// Two queries, one after the other: the group's timeout covers both.
-		g = p.engine.AddGroup(key.String(), key.Namespace, s.Interval, 2*s.Timeout, mapSignals{key: key, policy: policy})
+		g = p.engine.AddGroup(key.String(), key.Namespace, s.Interval, 2*s.Timeout, mapSignals{key: key, policy: clonePolicy(policy)})
 		p.maps[key] = g
 	}
 	sync := &signalSync{p: p, g: g, now: p.engine.Now(), readings: out}
@@ -243,6 +254,7 @@ func (sp signalPolicy) Send(ctx context.Context, h *signalHome) (passivegate.Rea
 		fv = query(failures)
 	}
 	r := trafficsignal.Reading(rv, fv, s.Window)
+	r.At = asked
 	countSignalRead(r.Known)
 	return r, wait
 }
@@ -264,17 +276,39 @@ func bearer(file string) (http.Header, string) {
 	return http.Header{"Authorization": {"Bearer " + token}}, ""
 }
 
-// Record keeps the reading, and says it is news when it changes what a passive gate can
-// decide: the reading turns Known or Unknown (or its reason changes), or it starts or
-// stops crossing the policy's threshold.
+// Record keeps the reading, and says it is news when it changes what a passive gate or
+// TrafficApplied can decide: the reading turns Known or Unknown (or its reason changes),
+// it starts or stops crossing the policy's threshold, or the home starts or stops getting
+// requests at all.
 func (signalPolicy) Record(_ context.Context, h *signalHome, r passivegate.Reading, _ time.Time) bool {
 	before, was := h.Data.reading, h.Data.read
 	h.Data.reading, h.Data.read = r, true
 	if !was {
 		return true
 	}
+	if before.Known != r.Known || before.Reason != r.Reason || served(before) != served(r) {
+		return true
+	}
 	policy := h.Group().Data.policy
-	return before.Known != r.Known || before.Reason != r.Reason || policy.Fails(before) != policy.Fails(r)
+	return policy != nil && policy.Fails(before) != policy.Fails(r)
+}
+
+// served says whether a reading counts a whole request (increase() extrapolates).
+func served(r passivegate.Reading) bool { return r.Known && r.Requests >= 0.5 }
+
+func clonePolicy(p *passivegate.Policy) *passivegate.Policy {
+	if p == nil {
+		return nil
+	}
+	c := *p
+	return &c
+}
+
+func samePolicy(a, b *passivegate.Policy) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
 }
 
 func (signalPolicy) Notice(g *signalGroup) types.NamespacedName { return g.Data.key }

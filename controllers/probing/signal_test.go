@@ -84,6 +84,7 @@ func TestSignalPollerReadsARealPrometheus(t *testing.T) {
 	p := NewSignalPoller(obs, settings, 4)
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
+	started := time.Now()
 	go func() { _ = p.Start(ctx) }()
 
 	// Counts rise over a few scrapes, so that increase() sees them within the window.
@@ -97,13 +98,13 @@ func TestSignalPollerReadsARealPrometheus(t *testing.T) {
 	policy := passivegate.Policy{FailurePercent: 20, MinRequests: 20}
 	targets := []SignalTarget{{Cluster: "a"}, {Cluster: "b"}, {Cluster: "none"}}
 	for _, tg := range targets {
-		if r := p.Sync(key, policy, targets)[tg.Cluster]; r.Known || r.Reason != NotReadYet {
+		if r := p.Sync(key, &policy, targets)[tg.Cluster]; r.Known || r.Reason != NotReadYet {
 			t.Fatalf("%s before its first reading: %+v", tg.Cluster, r)
 		}
 	}
 	deadline := time.After(30 * time.Second)
 	for {
-		got := p.Sync(key, policy, targets)
+		got := p.Sync(key, &policy, targets)
 		a, b, none := got["a"], got["b"], got["none"]
 		if a.Known && b.Known && none.Reason != NotReadYet && a.Requests > 0 && b.Requests > 0 {
 			if !policy.Fails(a) || policy.Fails(b) {
@@ -111,6 +112,9 @@ func TestSignalPollerReadsARealPrometheus(t *testing.T) {
 			}
 			if share := a.Failures / a.Requests; share < 0.25 || share > 0.35 {
 				t.Fatalf("a's failed share is %.2f, want 0.30: %+v", share, a)
+			}
+			if a.At.IsZero() || a.At.After(time.Now()) || a.At.Before(started) {
+				t.Fatalf("a reading is asked for after the poller starts, and before now: at %s, started %s", a.At, started)
 			}
 			if none.Known || !strings.Contains(none.Reason, "the query gave no sample") {
 				t.Fatalf("a cluster without series: %+v", none)
@@ -128,7 +132,7 @@ func TestSignalPollerReadsARealPrometheus(t *testing.T) {
 // Without a signal source every reading says so, and nothing is sent.
 func TestSignalPollerWithoutSource(t *testing.T) {
 	var p *SignalPoller
-	r := p.Sync(types.NamespacedName{Name: "x"}, passivegate.Policy{}, []SignalTarget{{Cluster: "a"}})["a"]
+	r := p.Sync(types.NamespacedName{Name: "x"}, nil, []SignalTarget{{Cluster: "a"}})["a"]
 	if r.Known || r.Reason != "routing.trafficSignal is not set: there is no traffic signal to read" {
 		t.Fatalf("got %+v", r)
 	}
@@ -146,7 +150,7 @@ func TestSignalPollerUnrenderableHome(t *testing.T) {
 		t.Fatal(errs)
 	}
 	p := NewSignalPoller(nil, settings, 4)
-	r := p.Sync(types.NamespacedName{Namespace: "team", Name: "llm"}, passivegate.Policy{FailurePercent: 10, MinRequests: 1},
+	r := p.Sync(types.NamespacedName{Namespace: "team", Name: "llm"}, &passivegate.Policy{FailurePercent: 10, MinRequests: 1},
 		[]SignalTarget{{Cluster: "a"}})["a"]
 	if r.Known || !strings.HasPrefix(r.Reason, "the queries do not render: ") {
 		t.Fatalf("got %+v", r)

@@ -71,6 +71,9 @@ type Reconciler struct {
 	// written remembers the map versions this reconciler wrote, whose watch events it
 	// skips (see own_writes.go).
 	written ownWrites
+	// applied remembers the clusters each map holds at weight 0, for TrafficApplied
+	// (see applied.go).
+	applied appliedTracker
 	// Capacity is the installation's capacity poll, nil when it sets none.
 	Capacity *capacity.Policy
 	// CapacityLimits are the observer limits a service's capacity poll must respect.

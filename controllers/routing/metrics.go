@@ -6,6 +6,8 @@ package routing
 // prober's own counters live with it (controllers/probing).
 
 import (
+	"time"
+
 	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -45,6 +47,18 @@ var (
 		Help: "Homes of a service by passive-gate state: Gated (an enforcing passive gate holds it out), WouldGate (a Shadow one would) and Capped (its real requests fail enough, but maxEjectionPercent leaves it in traffic); only for services whose probe sets a passiveGate.",
 	}, []string{"namespace", "name", "state"})
 
+	servedAtZeroHomes = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "ome_routing_served_at_zero_homes",
+		Help: "Homes of a service that the route has held at weight 0 for at least one interval of the traffic signal and that the global gateway still sends requests to (TrafficApplied False, StillServed): a lost update.",
+	}, []string{"namespace", "name"})
+
+	trafficAppliedSeconds = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name: "ome_routing_traffic_applied_seconds",
+		Help: "Time from the routing reconciler's decision to give a home weight 0 to each stage of it reaching the traffic: route_written (the publisher says the route carries it) and traffic_moved (the start of the first window of the traffic signal with no request to the home).",
+		// From a fast route write to a slow window: the signal's window is whole seconds.
+		Buckets: []float64{0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60, 120, 300},
+	}, []string{"stage"})
+
 	capacityFallbackHomes = prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "ome_trafficmap_capacity_fallback_homes",
 		Help: "Number of homes currently using control-plane allocation because configured endpoint capacity did not produce a usable ceiling.",
@@ -53,7 +67,8 @@ var (
 
 // Collectors are the routing metrics, for the manager to register.
 func Collectors() []prometheus.Collector {
-	return []prometheus.Collector{gatedHomes, shadowGatedHomes, refusedHomes, unobservedHomes, settingsRefused, capacityFallbackHomes, passiveGateHomes}
+	return []prometheus.Collector{gatedHomes, shadowGatedHomes, refusedHomes, unobservedHomes, settingsRefused, capacityFallbackHomes, passiveGateHomes,
+		servedAtZeroHomes, trafficAppliedSeconds}
 }
 
 func setGatedHomes(key types.NamespacedName, n int) {
@@ -87,6 +102,7 @@ func forgetMapGauges(key types.NamespacedName) {
 	refusedHomes.DeleteLabelValues(key.Namespace, key.Name)
 	unobservedHomes.DeleteLabelValues(key.Namespace, key.Name)
 	settingsRefused.DeleteLabelValues(key.Namespace, key.Name)
+	servedAtZeroHomes.DeleteLabelValues(key.Namespace, key.Name)
 	forgetCapacityMetrics(key)
 	setPassiveGateHomes(key, false, nil)
 }
@@ -141,4 +157,20 @@ func setCapacityFallbackHomes(key types.NamespacedName, n int) {
 // forgetCapacityMetrics deletes a map's series when it is no longer polled.
 func forgetCapacityMetrics(key types.NamespacedName) {
 	capacityFallbackHomes.DeletePartialMatch(prometheus.Labels{"namespace": key.Namespace, "trafficmap": key.Name})
+}
+
+// The stages of a withdrawal that ome_routing_traffic_applied_seconds times.
+const (
+	stageRouteWritten = "route_written"
+	stageTrafficMoved = "traffic_moved"
+)
+
+func observeTrafficApplied(stage string, d time.Duration) {
+	trafficAppliedSeconds.WithLabelValues(stage).Observe(max(d, 0).Seconds())
+}
+
+// setServedAtZero records how many homes at weight 0 the gateway still serves. Every
+// routed map has the series, 0 when none is; it goes with the map (forgetMapGauges).
+func setServedAtZero(key types.NamespacedName, n int) {
+	servedAtZeroHomes.WithLabelValues(key.Namespace, key.Name).Set(float64(n))
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/ome-routing/operator/pkg/probe"
 	"github.com/ome-routing/operator/pkg/publish"
 	"github.com/ome-routing/operator/pkg/text"
+	"github.com/ome-routing/operator/pkg/trafficmap"
 	"github.com/ome-routing/operator/pkg/trafficsignal"
 )
 
@@ -39,7 +40,6 @@ func passivePolicy(res probe.Resolution) *passivegate.Policy {
 func (r *Reconciler) attachPassiveGates(s *routingScope) time.Time {
 	policy := passivePolicy(s.policy)
 	if policy == nil {
-		r.Signal.Forget(s.key)
 		return time.Time{}
 	}
 	recorded := map[string]*omev1beta1.TrafficMapPassiveGate{}
@@ -48,8 +48,7 @@ func (r *Reconciler) attachPassiveGates(s *routingScope) time.Time {
 			recorded[e.Cluster] = e.PassiveGate
 		}
 	}
-	targets := r.signalTargets(s)
-	readings := r.Signal.Sync(s.key, *policy, targets)
+	readings := s.readings
 	now := time.Now()
 	var homes []passivegate.Home
 	var at []int
@@ -78,10 +77,32 @@ func (r *Reconciler) attachPassiveGates(s *routingScope) time.Time {
 	return next
 }
 
+// readSignal syncs the signal poller with the homes to read and keeps their last
+// readings in s: every home the operator sends traffic to while the service has a passive
+// gate, and every home the map holds at weight 0 in the route (TrafficApplied's evidence).
+// A map with neither is not read.
+func (r *Reconciler) readSignal(s *routingScope) {
+	policy := passivePolicy(s.policy)
+	withdrawn := r.applied.clusters(s.key)
+	var read []trafficmap.Home
+	for _, h := range s.homes {
+		if (policy != nil && h.Refused == "") || withdrawn[h.Cluster] {
+			read = append(read, h)
+		}
+	}
+	if len(read) == 0 {
+		r.Signal.Forget(s.key)
+		s.readings = nil
+		return
+	}
+	s.readings = r.Signal.Sync(s.key, policy, r.signalTargets(s, read))
+}
+
 // signalTargets are the homes to read, each with the names of what the publisher writes
 // for it: the route, the cluster's backend, and its place among the route rule's
-// backendRefs (the publisher orders them by cluster name, refused ones included).
-func (r *Reconciler) signalTargets(s *routingScope) []probing.SignalTarget {
+// backendRefs (the publisher orders all the map's homes by cluster name, refused ones
+// included).
+func (r *Reconciler) signalTargets(s *routingScope, read []trafficmap.Home) []probing.SignalTarget {
 	clusters := make([]string, 0, len(s.homes))
 	for _, h := range s.homes {
 		clusters = append(clusters, h.Cluster)
@@ -97,10 +118,7 @@ func (r *Reconciler) signalTargets(s *routingScope) []probing.SignalTarget {
 	}
 	route := publish.RouteName(s.key.Namespace, s.key.Name, r.RouteNamespace)
 	var targets []probing.SignalTarget
-	for _, h := range s.homes {
-		if h.Refused != "" {
-			continue
-		}
+	for _, h := range read {
 		targets = append(targets, probing.SignalTarget{Cluster: h.Cluster, Vars: trafficsignal.Vars{
 			Namespace: s.key.Namespace, Service: s.key.Name, Route: route, RouteNamespace: routeNamespace,
 			Backends:        []string{publish.BackendName(s.key.Namespace, s.key.Name, h.Cluster)},

@@ -8,6 +8,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -16,6 +17,7 @@ import (
 	"github.com/ome-routing/operator/controllers/internal/phase"
 	"github.com/ome-routing/operator/pkg/capacity"
 	"github.com/ome-routing/operator/pkg/drain"
+	"github.com/ome-routing/operator/pkg/passivegate"
 	"github.com/ome-routing/operator/pkg/probe"
 	"github.com/ome-routing/operator/pkg/trafficmap"
 )
@@ -37,20 +39,24 @@ type routingScope struct {
 	tiersPath string                      // where failover was set, for its errors
 	// gather and attach
 	in         gathered
-	homes      []trafficmap.Home // the gathered homes, then those of unconnected members as last written
-	nextExpiry time.Time         // when the earliest capacity reading expires, zero if none does
+	homes      []trafficmap.Home              // the gathered homes, then those of unconnected members as last written
+	nextExpiry time.Time                      // when the earliest capacity reading expires, zero if none does
+	readings   map[string]passivegate.Reading // the traffic signal of the homes read (readSignal)
 	// build
 	result trafficmap.Result
 	// writeSpec
 	written *omev1beta1.TrafficMap
+	// judgeApplied
+	trafficApplied metav1.Condition
 }
 
 // phases are the steps of a reconcile, in order: read the service and its map, resolve its
 // settings, gather its homes from the members, attach probe records and capacity
-// ceilings, build the entries, write the spec, announce what changed (events and gauges),
+// ceilings, build the entries, write the spec, judge whether the gateway follows the
+// route (TrafficApplied), announce what changed (events and gauges),
 // and write the status. Each phase may end the reconcile.
 func (r *Reconciler) phases() []phase.Phase[routingScope] {
-	return []phase.Phase[routingScope]{r.read, r.resolve, r.gatherHomes, r.attach, r.build, r.writeSpec, r.announceChanges, r.writeStatus}
+	return []phase.Phase[routingScope]{r.read, r.resolve, r.gatherHomes, r.attach, r.build, r.writeSpec, r.judgeApplied, r.announceChanges, r.writeStatus}
 }
 
 // Reconcile brings one service's TrafficMap up to date.
@@ -142,6 +148,7 @@ func (r *Reconciler) attach(ctx context.Context, s *routingScope) phase.Outcome 
 	}
 	// After the held homes: the gateway still counts their traffic, and the cap counts
 	// their capacity.
+	r.readSignal(s)
 	s.nextExpiry = earliest(s.nextExpiry, r.attachPassiveGates(s))
 	return phase.Proceed
 }
@@ -194,7 +201,7 @@ func (r *Reconciler) announceChanges(_ context.Context, s *routingScope) phase.O
 // writeStatus applies the routing reconciler's share of the map's status.
 func (r *Reconciler) writeStatus(ctx context.Context, s *routingScope) phase.Outcome {
 	override := drain.OverrideActive(s.overrides, s.result.Entries)
-	if err := r.writeMapStatus(ctx, s.isvc, s.written, s.result, s.polls.Enabled(), override, s.in.excluded, r.viewOf(s)); err != nil {
+	if err := r.writeMapStatus(ctx, s.isvc, s.written, s.result, s.polls.Enabled(), override, s.in.excluded, r.viewOf(s), s.trafficApplied); err != nil {
 		return phase.Finish(r.retryConflict(s.key, err))
 	}
 	return phase.Proceed
@@ -230,5 +237,6 @@ func (r *Reconciler) forgetService(key types.NamespacedName) {
 	r.stopObserving(key)
 	forgetMapGauges(key)
 	r.written.forget(key)
+	r.applied.forget(key)
 	r.forgetMap(key)
 }

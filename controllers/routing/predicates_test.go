@@ -39,6 +39,16 @@ func TestRoutingInputChanged(t *testing.T) {
 			tm.Status.GatewayRef = &omev1beta1.TrafficMapGatewayRef{Name: "m-global"}
 			tm.Status.Conditions = append(tm.Status.Conditions, metav1.Condition{Type: omev1beta1.TrafficMapPublished, Status: metav1.ConditionTrue})
 		}, false},
+		{"the route catches up with the map's route generation", func(tm *omev1beta1.TrafficMap) {
+			tm.Status.RouteGeneration, tm.Status.ObservedTrafficMapGeneration = 1, 1
+		}, true},
+		{"the publisher observes a probe round's generation, the route already caught up", func(tm *omev1beta1.TrafficMap) {
+			tm.Status.ObservedTrafficMapGeneration = 3
+		}, false},
+		{"Published turns True on a map with an entry at weight 0", func(tm *omev1beta1.TrafficMap) {
+			tm.Spec.Entries[1].Weight = 0
+			tm.Status.Conditions = append(tm.Status.Conditions, metav1.Condition{Type: omev1beta1.TrafficMapPublished, Status: metav1.ConditionTrue})
+		}, true},
 		{"the publisher's finalizer", func(tm *omev1beta1.TrafficMap) { tm.Finalizers = []string{publisher.Finalizer} }, false},
 		{"a spec edit", func(tm *omev1beta1.TrafficMap) { tm.Generation = 2; tm.Spec.Entries[0].Weight = 9 }, true},
 		{"the Routable condition edited", func(tm *omev1beta1.TrafficMap) { tm.Status.Conditions[0].Status = metav1.ConditionFalse }, true},

@@ -137,11 +137,12 @@ func (r *Reconciler) quietRound(tm *omev1beta1.TrafficMap, spec omev1beta1.Traff
 // explanations kubectl shows, under its own field manager, only when it changed. The
 // publisher's fields and conditions are left to the publisher.
 func (r *Reconciler) writeMapStatus(ctx context.Context, isvc *omev1beta1.InferenceService, tm *omev1beta1.TrafficMap,
-	result trafficmap.Result, polled bool, override trafficmap.Condition, excluded []omev1beta1.ExcludedCluster, view mapView) error {
+	result trafficmap.Result, polled bool, override trafficmap.Condition, excluded []omev1beta1.ExcludedCluster, view mapView,
+	trafficApplied metav1.Condition) error {
 	fallback := capacity.FallbackCondition(polled, result.Entries)
 	fallback.ObservedGeneration = tm.Generation
 	conditions := []metav1.Condition{mapCondition(tm, omev1beta1.TrafficMapRoutable, result.Routable), fallback,
-		mapCondition(tm, omev1beta1.TrafficMapOverrideActive, override), settingsAccepted(tm, nil)}
+		mapCondition(tm, omev1beta1.TrafficMapOverrideActive, override), settingsAccepted(tm, nil), trafficApplied}
 	return r.applyMapStatus(ctx, tm, mapstatus.Share{
 		Manager:    r.statusManager(),
 		Owned:      mapstatus.RoutingConditionTypes,

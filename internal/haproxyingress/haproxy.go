@@ -303,6 +303,18 @@ func (h *HAProxyIngress) PIDs() []int {
 	return processGroup(h.cmd.Process.Pid)
 }
 
+// Pause stops the controller process with SIGSTOP and leaves haproxy running: haproxy
+// keeps serving with the configuration it last loaded, whatever the routes say since, as
+// it does when its controller hangs. Resume continues it.
+func (h *HAProxyIngress) Pause() error {
+	return syscall.Kill(h.cmd.Process.Pid, syscall.SIGSTOP)
+}
+
+// Resume continues a paused controller, which then catches up with the routes.
+func (h *HAProxyIngress) Resume() error {
+	return syscall.Kill(h.cmd.Process.Pid, syscall.SIGCONT)
+}
+
 // Stop stops the controller with SIGTERM, which stops haproxy too, and removes the
 // controller's files. A SIGTERM that comes while v0.14.0 reloads haproxy stops haproxy's
 // master and then waits forever for the new worker that master would have started (its

@@ -92,6 +92,24 @@ func (s *Server) targets(ctx context.Context) ([]target, error) {
 	return data.ActiveTargets, err
 }
 
+// Alert is one alert of /api/v1/alerts: pending while its rule's for has not passed yet,
+// firing after.
+type Alert struct {
+	Labels   map[string]string `json:"labels"`
+	State    string            `json:"state"`
+	ActiveAt time.Time         `json:"activeAt"`
+	Value    string            `json:"value"`
+}
+
+// Alerts are the alerts of the server's rules that are pending or firing now.
+func (s *Server) Alerts(ctx context.Context) ([]Alert, error) {
+	var data struct {
+		Alerts []Alert `json:"alerts"`
+	}
+	err := s.get(ctx, "/api/v1/alerts", nil, &data)
+	return data.Alerts, err
+}
+
 // LastScrapes are the times of every target's last scrape, by scrape URL.
 func (s *Server) LastScrapes(ctx context.Context) (map[string]time.Time, error) {
 	ts, err := s.targets(ctx)

@@ -52,8 +52,12 @@ type Options struct {
 	Targets []string
 	// MetricsPath is the path scraped on every target, /metrics when empty.
 	MetricsPath string
-	// ScrapeInterval is how often every target is scraped, 1s when zero.
+	// ScrapeInterval is how often every target is scraped, 1s when zero; the rules are
+	// evaluated as often.
 	ScrapeInterval time.Duration
+	// Rules, when set, is a Prometheus rule file (groups of alerting and recording rules)
+	// that the server evaluates; its alerts are read with Alerts.
+	Rules []byte
 	// Log receives the server's own log; discarded when nil.
 	Log io.Writer
 }
@@ -104,7 +108,15 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 
 func (s *Server) start(ctx context.Context, bin string) error {
 	config := filepath.Join(s.dir, "prometheus.yml")
-	if err := os.WriteFile(config, []byte(configText(s.opts)), 0o600); err != nil {
+	text := configText(s.opts)
+	if s.opts.Rules != nil {
+		rules := filepath.Join(s.dir, "rules.yml")
+		if err := os.WriteFile(rules, s.opts.Rules, 0o600); err != nil {
+			return err
+		}
+		text += fmt.Sprintf("rule_files: [%q]\n", rules)
+	}
+	if err := os.WriteFile(config, []byte(text), 0o600); err != nil {
 		return err
 	}
 	port, err := freePort()
@@ -147,12 +159,13 @@ func configText(o Options) string {
 	return fmt.Sprintf(`global:
   scrape_interval: %s
   scrape_timeout: %s
+  evaluation_interval: %s
 scrape_configs:
   - job_name: targets
     metrics_path: %q
     static_configs:
       - targets: [%s]
-`, o.ScrapeInterval, o.ScrapeInterval, o.MetricsPath, strings.Join(quoted, ", "))
+`, o.ScrapeInterval, o.ScrapeInterval, o.ScrapeInterval, o.MetricsPath, strings.Join(quoted, ", "))
 }
 
 // Stop stops the server with SIGTERM (SIGKILL past a timeout) and removes its directory.

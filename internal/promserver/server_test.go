@@ -17,7 +17,8 @@ import (
 const requireDataPlaneEnv = "OME_REQUIRE_DATAPLANE"
 
 // TestScrapeAndQuery starts a real Prometheus scraping a loopback target whose counter the
-// test moves, and reads the counter back through Query.
+// test moves, reads the counter back through Query, and sees the alert of its rule file
+// fire once the counter passes the rule's bound.
 func TestScrapeAndQuery(t *testing.T) {
 	if err := Missing(); err != nil {
 		if os.Getenv(requireDataPlaneEnv) != "" {
@@ -39,7 +40,14 @@ func TestScrapeAndQuery(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	var log strings.Builder
-	p, err := Start(ctx, Options{Targets: []string{l.Addr().String()}, Log: &log})
+	rules := []byte(`groups:
+  - name: test
+    rules:
+      - alert: TestHitsHigh
+        expr: test_hits_total > 40
+        for: 0s
+`)
+	p, err := Start(ctx, Options{Targets: []string{l.Addr().String()}, Log: &log, Rules: rules})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, log.String())
 	}
@@ -68,6 +76,22 @@ func TestScrapeAndQuery(t *testing.T) {
 		}
 	}
 	t.Logf("a counter's change was visible to queries %s after it was made", time.Since(set).Round(time.Millisecond))
+
+	for firing := false; !firing; {
+		alerts, err := p.Alerts(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range alerts {
+			firing = firing || (a.Labels["alertname"] == "TestHitsHigh" && a.State == "firing" && a.Labels["code"] == "200")
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("the rule's alert never fired: last %+v", alerts)
+		case <-tick.C:
+		}
+	}
+	t.Logf("the rule's alert fired %s after the counter's change", time.Since(set).Round(time.Millisecond))
 
 	if _, err := p.Query(ctx, `test_hits_total[1m]`); err == nil {
 		t.Fatal("a range vector came back without an error")

@@ -15,6 +15,9 @@ type Reading struct {
 	Requests float64
 	Failures float64
 	Window   time.Duration
+	// At is when the reading was asked for: it covers the window up to At. Zero before the
+	// first reading.
+	At time.Time
 }
 
 // failedPercent is the share of failed requests in percent; 0 without requests.

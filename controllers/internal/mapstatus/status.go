@@ -36,6 +36,7 @@ var RoutingConditionTypes = []string{
 	omev1beta1.TrafficMapCapacityFallback,
 	omev1beta1.TrafficMapOverrideActive,
 	omev1beta1.TrafficMapSettingsAccepted,
+	omev1beta1.TrafficMapTrafficApplied,
 }
 
 // RoutingFields are the status fields, by JSON name, the routing reconciler owns.
