@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/internal/promserver"
 	"github.com/ome-routing/operator/test/framework"
 )
 
@@ -119,6 +121,14 @@ func TestDemoStory(t *testing.T) {
 			"requests: worker-a 50 (answered 503 itself)  worker-b 50 (answered 503 itself)\n",
 			"requests: worker-a 0  worker-b 0  haproxy 100 (its own 503, no server left)\n",
 			"requests: worker-a 0  worker-b 100\n")
+	}
+	// And the gateway's own counters say the gate reached the traffic, where Prometheus runs.
+	if framework.DataPlaneMissing() == nil && promserver.Missing() == nil {
+		gateway = append(gateway, `get trafficmap qwen3-0-6b -n qwen3-0-6b -o jsonpath='{.status.conditions[?(@.type=="TrafficApplied")].message}{"\n"}'`)
+		if !regexp.MustCompile(`The gateway sends no request to the 1 cluster\(s\) the route holds at weight 0: ` +
+			`worker-b: weight 0 in the route after [0-9.]+m?s, no requests after [0-9.]+m?s\n`).MatchString(transcript.String()) {
+			t.Error("the demo never printed worker-b's TrafficApplied evidence")
+		}
 	}
 	for _, want := range gateway {
 		if !strings.Contains(transcript.String(), want) {

@@ -13,8 +13,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
+	"github.com/ome-routing/operator/config/samples"
 	"github.com/ome-routing/operator/internal/egtranslate"
 	"github.com/ome-routing/operator/internal/haproxyingress"
+	"github.com/ome-routing/operator/internal/promserver"
 	"github.com/ome-routing/operator/internal/traffic"
 	"github.com/ome-routing/operator/pkg/publish"
 )
@@ -93,6 +95,30 @@ func (d *Demo) startHAProxy(ctx context.Context) error {
 	d.out.Say("It resolves the workers' names itself, through an /etc/hosts of its own. At each step")
 	d.out.Say("the story sends %d real requests through haproxy with Host %s and counts", requestBatch, host)
 	d.out.Say("which model server answered each.")
+	return d.startPrometheus(ctx, gw.MetricsAddr)
+}
+
+// startPrometheus starts a Prometheus that scrapes haproxy's own exporter, for the
+// manager's traffic signal (TrafficApplied), or says why it cannot.
+func (d *Demo) startPrometheus(ctx context.Context, exporter string) error {
+	if err := promserver.Missing(); err != nil {
+		d.out.Say("No Prometheus here, so the manager has no traffic signal: %v", err)
+		return nil
+	}
+	log, err := os.Create(d.path("prometheus.log"))
+	if err != nil {
+		return err
+	}
+	p, err := promserver.Start(ctx, promserver.Options{Targets: []string{exporter}, ScrapeInterval: signalScrape, Log: log})
+	if err != nil {
+		log.Close()
+		return fmt.Errorf("start Prometheus (its log is %s): %w", rel(log.Name()), err)
+	}
+	d.onClose("Prometheus", func() error { defer log.Close(); return p.Stop() })
+	d.signalURL = p.URL
+	d.out.Event("Prometheus on %s scrapes haproxy's exporter every %s; its log is %s", p.URL, signalScrape, rel(log.Name()))
+	d.out.Say("The manager reads haproxy's own per-server counters from it (routing.trafficSignal, with")
+	d.out.Say("the queries of %s), so the map can say whether the gateway follows the route.", samples.HAProxySignalValuesPath)
 	return nil
 }
 

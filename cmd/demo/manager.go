@@ -32,14 +32,17 @@ const managerStopTimeout = 10 * time.Second
 func (d *Demo) StartManager(ctx context.Context) error {
 	d.out.Heading("Starting the routing operator against the control plane")
 	settings := d.path("multicluster.json")
-	if err := os.WriteFile(settings, []byte(managerSettings(d.cfg.Timing, d.servers.Port)), 0o644); err != nil {
+	signal, err := signalSettings(d.signalURL)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(settings, []byte(managerSettings(d.cfg.Timing, d.servers.Port, signal)), 0o644); err != nil {
 		return err
 	}
 	d.out.Say("Settings: %s, the spec's Step 1 probe with period %s and timeout %s,", rel(settings), d.cfg.Timing.Period, d.cfg.Timing.Timeout)
 	d.out.Say("and an observer that may dial loopback, where the model servers listen.")
 	logPath := d.path("manager.log")
 	var exited <-chan error
-	var err error
 	if d.cfg.Manager == "" {
 		exited, err = d.startInProcess(settings, logPath)
 	} else {

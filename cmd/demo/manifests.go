@@ -40,10 +40,13 @@ var demoTiming = Timing{Period: 2 * time.Second, Timeout: time.Second, Step: 60 
 // keeps allowLoopback false), and the publisher's endpoint: the global Gateway, with the
 // default backends, ExternalName Services, which HAProxy Ingress resolves and sends to on
 // backendPort, the model servers' port.
-func managerSettings(t Timing, backendPort int) string {
+func managerSettings(t Timing, backendPort int, signal string) string {
+	if signal != "" {
+		signal = "\n    \"trafficSignal\": " + signal + ","
+	}
 	return fmt.Sprintf(`{
   "routing": {
-    "enabled": true,
+    "enabled": true,%[5]s
     "probe": {
       "path": "/v1/models",
       "method": "GET",
@@ -81,7 +84,7 @@ func managerSettings(t Timing, backendPort int) string {
     "globalHostTemplate": "{{ .Name }}.{{ .Namespace }}.global.example.com"
   }
 }
-`, t.Period, t.Timeout, 3*t.Period, backendPort)
+`, t.Period, t.Timeout, 3*t.Period, backendPort, signal)
 }
 
 // isvcManifest is the spec's Step 2 isvc.yaml with the demo's timing and the given
@@ -104,4 +107,22 @@ func isvcManifestWithRamp(t Timing, allFailedPolicy string, rampUp time.Duration
 		panic(err) // the sample is compiled in: a test of this package shows it at once
 	}
 	return manifest
+}
+
+// The demo's traffic signal: haproxy's exporter scraped every second, read every second
+// over a 5-second window.
+const (
+	signalScrape   = time.Second
+	signalInterval = time.Second
+	signalWindow   = 5 * time.Second
+	signalTimeout  = 500 * time.Millisecond
+)
+
+// signalSettings is the routing.trafficSignal block for the Prometheus at url, with the
+// shipped HAProxy queries; empty when there is none.
+func signalSettings(url string) (string, error) {
+	if url == "" {
+		return "", nil
+	}
+	return samples.HAProxyTrafficSignal(url, signalInterval, signalWindow, signalTimeout)
 }

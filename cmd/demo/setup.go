@@ -50,6 +50,9 @@ type Demo struct {
 	kubectl                 *Kubectl
 	// handles switch the model servers and the workers' API servers for "Your turn".
 	handles *handles
+	// signalURL is the Prometheus that scrapes haproxy's exporter, the manager's traffic
+	// signal; empty when Prometheus or the data plane cannot run here.
+	signalURL string
 	// metricsAddr is where the manager binary serves its metrics, over plain HTTP on
 	// loopback; empty when the controllers run in this process.
 	metricsAddr string

@@ -29,6 +29,9 @@ type Step struct {
 	Reached func(before, now View) bool
 	// After explains what the reader just watched.
 	After []string
+	// Applied, when set, waits after the state for the gateway's own counters to show that
+	// the weight 0 reached the traffic, and prints that evidence (showApplied).
+	Applied bool
 }
 
 // Steps is the story, in order. Each step starts from the state the one before reached.
@@ -56,6 +59,8 @@ func (d *Demo) Steps() []Step {
 		Title: "worker-b's model server starts answering 503",
 		Do:    func(context.Context) error { return d.setModelServer(b, modelserver.Unavailable) },
 		Want:  "worker-b gated with weight 0, worker-a passing",
+		// The gate's evidence: haproxy itself stopped sending worker-b requests.
+		Applied: true,
 		Reached: func(_, v View) bool {
 			eb := v.Entries[b]
 			return passing(v.Entries[a]) && gated(eb) && eb.Weight == 0 && routable(v, metav1.ConditionTrue, string(omev1beta1.TrafficMapReasonRoutable))
@@ -183,6 +188,11 @@ func (d *Demo) RunStep(ctx context.Context, n, total int, s Step) error {
 	}
 	if err := d.showGateway(ctx); err != nil {
 		return fmt.Errorf("step %d: %w", n, err)
+	}
+	if s.Applied {
+		if err := d.showApplied(ctx); err != nil {
+			return fmt.Errorf("step %d: %w", n, err)
+		}
 	}
 	for _, line := range s.After {
 		d.out.Say("%s", line)

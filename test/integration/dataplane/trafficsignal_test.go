@@ -15,10 +15,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
+	"github.com/ome-routing/operator/config/samples"
 	"github.com/ome-routing/operator/internal/promserver"
 	"github.com/ome-routing/operator/pkg/publish"
 	"github.com/ome-routing/operator/pkg/trafficsignal"
-	"github.com/ome-routing/operator/test/dataplane"
 	"github.com/ome-routing/operator/test/framework"
 )
 
@@ -26,7 +26,7 @@ import (
 // own rules.
 func signalQueries() (requests, failures *template.Template) {
 	GinkgoHelper()
-	rq, fq, err := dataplane.ShippedSignalQueries()
+	rq, fq, err := samples.HAProxySignalQueries()
 	Expect(err).NotTo(HaveOccurred())
 	s, errs := trafficsignal.Validate(trafficsignal.Spec{URL: ptr.To("http://127.0.0.1:9090"), Requests: &rq, Failures: &fq}, trafficsignal.Path, time.Second)
 	Expect(errs).To(BeEmpty())
