@@ -362,6 +362,14 @@ type TrafficMapPassiveGate struct {
 	// +kubebuilder:validation:Pattern=`^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]([.][0-9]{1,9})?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$`
 	Until *metav1.Time `json:"until,omitempty"`
 
+	// rampPercent is the share of its computed weight, in percent, that a cluster whose
+	// enforcing passive gate lifted gets while it ramps back up under the probe's rampUp;
+	// only while the ramp lasts.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=100
+	RampPercent int32 `json:"rampPercent,omitempty"`
+
 	// lastLiftTime is when the passive gate last lifted.
 	// +optional
 	// +kubebuilder:validation:Type=string

@@ -8,9 +8,14 @@ import (
 // fields and its gauges share.
 
 func countRefused(entries []omev1beta1.TrafficMapEntry) int {
+	return countEntries(entries, func(e omev1beta1.TrafficMapEntry) bool { return e.Refused != "" })
+}
+
+// countEntries counts the entries that have the property.
+func countEntries(entries []omev1beta1.TrafficMapEntry, has func(omev1beta1.TrafficMapEntry) bool) int {
 	n := 0
 	for _, e := range entries {
-		if e.Refused != "" {
+		if has(e) {
 			n++
 		}
 	}
@@ -28,11 +33,5 @@ func countGated(entries []omev1beta1.TrafficMapEntry) int {
 
 // countProbes counts the entries with a probe record that has the property.
 func countProbes(entries []omev1beta1.TrafficMapEntry, has func(*omev1beta1.TrafficMapProbe) bool) int {
-	n := 0
-	for _, e := range entries {
-		if e.Probe != nil && has(e.Probe) {
-			n++
-		}
-	}
-	return n
+	return countEntries(entries, func(e omev1beta1.TrafficMapEntry) bool { return e.Probe != nil && has(e.Probe) })
 }

@@ -35,8 +35,8 @@ func passivePolicy(res probe.Resolution) *passivegate.Policy {
 }
 
 // attachPassiveGates decides every home's passive gate and puts its record on it. It
-// returns the earliest time a gate's ejection ends (zero when none is held): the gate may
-// lift then with nothing else to trigger a reconcile.
+// returns the earliest time a gate's ejection ends or a passive ramp takes its next step
+// (zero when neither): nothing else may trigger a reconcile then.
 func (r *Reconciler) attachPassiveGates(s *routingScope) time.Time {
 	policy := passivePolicy(s.policy)
 	if policy == nil {
@@ -67,11 +67,16 @@ func (r *Reconciler) attachPassiveGates(s *routingScope) time.Time {
 		at = append(at, i)
 	}
 	var next time.Time
+	probePolicy := s.policy.Policy
 	for j, d := range passivegate.Decide(*policy, homes, now) {
 		h := &s.homes[at[j]]
 		h.PassiveGate = passiveRecord(d, homes[j].Reading, policy.Enforced(), recorded[h.Cluster])
 		if d.State.Gated && d.State.Until.After(now) {
 			next = earliest(next, d.State.Until)
+		}
+		// A lift comes back through the probe's rampUp, a step each probe period.
+		if h.PassiveGate.RampPercent = policy.RampPercent(d.State, now, probePolicy.RampShare); h.PassiveGate.RampPercent > 0 {
+			next = earliest(next, now.Add(probePolicy.NextRampStep(now.Sub(d.State.LastLift))))
 		}
 	}
 	return next

@@ -42,7 +42,7 @@ func (r *Reconciler) viewOf(s *routingScope) mapView {
 // routeGeneration. A value that does not apply is left out (nil), which drops the field.
 func withViews(fields map[string]any, entries []omev1beta1.TrafficMapEntry, v mapView) map[string]any {
 	fields["wouldGateHomes"] = int64(countWouldGate(entries))
-	fields["rampingHomes"] = int64(countProbes(entries, trafficmap.Ramping))
+	fields["rampingHomes"] = int64(countEntries(entries, trafficmap.Ramping))
 	fields["warnedHomes"] = int64(countWarned(entries))
 	fields["lastProbeTime"], fields["probePeriod"], fields["probeRecordInterval"] = nil, nil, nil
 	if v.lastProbeTime != nil {

@@ -191,3 +191,41 @@ func decideOne(p Policy, h Home, at time.Time) Decision {
 	// A second, idle cluster of the same size keeps one gate within a 50% cap.
 	return Decide(p, []Home{h, {Cluster: "idle", Capacity: h.Capacity, Reading: reading(100, 0), ProbePassing: true}}, at)[0]
 }
+
+// A lift of an enforcing passive gate ramps the cluster back along the probe's curve; a
+// Shadow gate, a held gate, a cluster never lifted and a service without rampUp do not.
+func TestRampPercent(t *testing.T) {
+	lift := time.Date(2026, 12, 4, 10, 0, 0, 0, time.UTC)
+	curve := func(elapsed time.Duration) int32 {
+		if elapsed >= time.Minute {
+			return 0
+		}
+		return int32(10 + elapsed/time.Second)
+	}
+	enforce := Policy{Mode: v1beta1.ProbeModeEnforce}
+	lifted := State{LastLift: lift}
+	cases := []struct {
+		name string
+		p    Policy
+		st   State
+		now  time.Time
+		ramp Ramp
+		want int32
+	}{
+		{"at the lift", enforce, lifted, lift, curve, 10},
+		{"later on the curve", enforce, lifted, lift.Add(20 * time.Second), curve, 30},
+		{"past the curve", enforce, lifted, lift.Add(time.Minute), curve, 0},
+		{"a lift stamped after now starts at the first step", enforce, lifted, lift.Add(-2 * time.Second), curve, 10},
+		{"Shadow took no weight away", Policy{Mode: v1beta1.ProbeModeShadow}, lifted, lift, curve, 0},
+		{"a gate holds", enforce, State{Gated: true, LastLift: lift}, lift, curve, 0},
+		{"never lifted", enforce, State{}, lift, curve, 0},
+		{"no rampUp", enforce, lifted, lift, nil, 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := c.p.RampPercent(c.st, c.now, c.ramp); got != c.want {
+				t.Fatalf("RampPercent = %d, want %d", got, c.want)
+			}
+		})
+	}
+}

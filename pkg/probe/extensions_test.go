@@ -397,3 +397,30 @@ func TestRecast(t *testing.T) {
 		t.Fatal("Recast modified its argument")
 	}
 }
+
+// The passive gate follows the same curve under its own mode: RampShare ignores the
+// probe's, and NextRampStep says when the share moves on (the middle of the next period).
+func TestRampShareForPassiveLifts(t *testing.T) {
+	p := rampPolicy(time.Minute)
+	p.Mode = v1beta1.ProbeModeShadow
+	if got := p.RampShare(0); got != 14 {
+		t.Errorf("RampShare(0) under a Shadow probe = %d, want 14", got)
+	}
+	if got := rampShare(0, p); got != 0 {
+		t.Errorf("a Shadow probe's own ramp = %d, want 0", got)
+	}
+	for _, tt := range []struct{ elapsed, want time.Duration }{
+		{0, 5 * time.Second},
+		{4 * time.Second, time.Second},
+		{5 * time.Second, 10 * time.Second},
+		{-time.Hour, 5 * time.Second},
+	} {
+		next := p.NextRampStep(tt.elapsed)
+		if next != tt.want {
+			t.Errorf("NextRampStep(%v) = %v, want %v", tt.elapsed, next, tt.want)
+		}
+		if tt.elapsed >= 0 && p.RampShare(tt.elapsed+next) == p.RampShare(tt.elapsed) {
+			t.Errorf("the share at %v + %v is still %d", tt.elapsed, next, p.RampShare(tt.elapsed))
+		}
+	}
+}

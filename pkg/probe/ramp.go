@@ -26,7 +26,17 @@ import (
 // rampShare is the share, 1 to 99 percent, of a ramp elapsed after its lift; 0 once the
 // ramp is over or without one.
 func rampShare(elapsed time.Duration, p Policy) int32 {
-	if p.RampUp <= 0 || p.Shadow() || elapsed >= p.RampUp {
+	if p.Shadow() {
+		return 0
+	}
+	return p.RampShare(elapsed)
+}
+
+// RampShare is the share, 1 to 99 percent, of the rampUp curve elapsed after a lift,
+// whatever the probe's mode; 0 once the ramp is over or without one. The passive gate's
+// lifts follow the same curve, under the passive gate's own mode.
+func (p Policy) RampShare(elapsed time.Duration) int32 {
+	if p.RampUp <= 0 || elapsed >= p.RampUp {
 		return 0
 	}
 	elapsed = max(elapsed, 0)
@@ -48,6 +58,15 @@ func rampShare(elapsed time.Duration, p Policy) int32 {
 		return 0 // the round at rampUp, or less than half a percent short of it: over
 	}
 	return int32(max(q, 1)) //nolint:gosec // within 1..99
+}
+
+// NextRampStep is how long after elapsed the curve's share next changes: the middle of
+// the next probe period, where a round counts as the following step.
+func (p Policy) NextRampStep(elapsed time.Duration) time.Duration {
+	period := max(p.Period, 1)
+	elapsed = max(elapsed, 0)
+	rounds := saturatingAdd(elapsed, period/2) / period
+	return max(saturatingAdd(rounds*period, period/2)-elapsed, 1)
 }
 
 // advanceRamp moves a ramp on at a Passing result that comes elapsed after the lift. A

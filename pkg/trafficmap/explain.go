@@ -30,10 +30,10 @@ const MaxWeightMessageBytes = 1024
 // other cause that holds follows in the message ("; also ..."), so that fixing the first
 // does not come as a surprise. A positive weight is PreservedTraffic when the probe gates
 // the home (only PreserveTraffic gives a gated home weight), RampingUp while rampUp scales
-// it after a lift, ShadowGated while a Shadow probe would gate it (which moves nothing),
-// Unobserved while the manager cannot read the home's cluster (unobservedSince), then
-// CapacityCapped when a capacity report lowered its allocated replicas, and Routed
-// otherwise. Every other reason of an unobserved home's entry says so at the end of its
+// it after a lift (its probe's or its passive gate's), ShadowGated while a Shadow probe
+// would gate it (which moves nothing), Unobserved while the manager cannot read the home's
+// cluster (unobservedSince), then CapacityCapped when a capacity report lowered its
+// allocated replicas, and Routed otherwise. Every other reason of an unobserved home's entry says so at the end of its
 // message; its time is fixed while the home stays unobserved.
 func Explain(result Result, policy omev1beta1.AllFailedPolicy) Result {
 	out := Result{Entries: slices.Clone(result.Entries), Routable: result.Routable, Failover: result.Failover}
@@ -70,9 +70,9 @@ func explainEntry(e omev1beta1.TrafficMapEntry, everyOpenGated bool, policy omev
 			}
 			return omev1beta1.WeightPreservedTraffic, "takes traffic although " + held +
 				": every home is gated and allFailedPolicy PreserveTraffic sets the gates aside; " + share(e) + unobservedNote(e)
-		case p != nil && p.RampPercent > 0 && p.RampPercent < 100:
-			return omev1beta1.WeightRampingUp, fmt.Sprintf("ramping back up after its gate lifted: %d%% of the weight of %s",
-				p.RampPercent, strings.TrimPrefix(share(e), "takes traffic in proportion to ")) + capNote(e) + unobservedNote(e)
+		case rampOf(p, pg) < 100:
+			return omev1beta1.WeightRampingUp, fmt.Sprintf("ramping back up after %s lifted: %d%% of the weight of %s", rampingGate(p, pg),
+				rampOf(p, pg), strings.TrimPrefix(share(e), "takes traffic in proportion to ")) + capNote(e) + unobservedNote(e)
 		case p != nil && p.WouldGate:
 			return omev1beta1.WeightShadowGated, "takes traffic although a Shadow probe would gate it" + failures(p) +
 				lastProbe(p) + ": Shadow mode moves no traffic; " + share(e) + capNote(e) + unobservedNote(e)
@@ -219,4 +219,13 @@ func entriesAllGated(entries []omev1beta1.TrafficMapEntry) bool {
 		open++
 	}
 	return open > 0
+}
+
+// rampingGate names the gate whose lift sets a ramping home's share: its probe's, unless
+// its passive gate's ramp is the lower.
+func rampingGate(p *omev1beta1.TrafficMapProbe, pg *omev1beta1.TrafficMapPassiveGate) string {
+	if rampOf(nil, pg) < rampOf(p, nil) {
+		return "its passive gate"
+	}
+	return "its gate"
 }

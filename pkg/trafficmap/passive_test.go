@@ -82,3 +82,30 @@ func TestAllFailedCountsPassiveGates(t *testing.T) {
 		t.Fatalf("one gate: weights %v", got)
 	}
 }
+
+// A home ramping back up after its passive gate lifted says so, and names that gate; with
+// both ramping, the entry names the one whose share it takes.
+func TestPassiveRampExplained(t *testing.T) {
+	ramp := func(pct int32) omev1beta1.TrafficMapPassiveGate {
+		return omev1beta1.TrafficMapPassiveGate{Signal: omev1beta1.TrafficSignalKnown, RampPercent: pct}
+	}
+	r := buildExplained(Input{Candidates: 3, Homes: homes(
+		makeHome("a").replicas(1, 1).passing().passive(ramp(15)),
+		makeHome("b").replicas(1, 1).ramping(40).passive(ramp(70)),
+		makeHome("c").replicas(1, 1).ramping(40).passive(ramp(20)),
+	)})
+	want := []string{
+		"ramping back up after its passive gate lifted: 15% of the weight of",
+		"ramping back up after its gate lifted: 40% of the weight of",
+		"ramping back up after its passive gate lifted: 20% of the weight of",
+	}
+	for i, w := range want {
+		e := r.Entries[i]
+		if e.WeightReason != omev1beta1.WeightRampingUp || !strings.HasPrefix(e.WeightMessage, w) {
+			t.Errorf("%s: %s %q, want RampingUp starting %q", e.Cluster, e.WeightReason, e.WeightMessage, w)
+		}
+		if !Ramping(e) {
+			t.Errorf("%s: not counted as ramping", e.Cluster)
+		}
+	}
+}

@@ -62,6 +62,14 @@ func TestBuildWeightsRamp(t *testing.T) {
 			homes:  homes(makeHome("a").replicas(1, 1).gated().rampPercent(10), makeHome("b").replicas(1, 1).gated().rampPercent(20)),
 			policy: omev1beta1.AllFailedPreserveTraffic,
 			want:   []int32{1, 1}},
+		{name: "a passive gate's lift ramps the home as a probe lift does",
+			homes: homes(makeHome("a").replicas(1, 1).passing(), makeHome("b").replicas(1, 1).passing().passive(
+				omev1beta1.TrafficMapPassiveGate{Signal: omev1beta1.TrafficSignalKnown, RampPercent: 15})),
+			want: []int32{20, 3}},
+		{name: "with both ramping, the lower share wins",
+			homes: homes(makeHome("a").replicas(1, 1).passing(), makeHome("b").replicas(1, 1).ramping(58).passive(
+				omev1beta1.TrafficMapPassiveGate{Signal: omev1beta1.TrafficSignalKnown, RampPercent: 15})),
+			want: []int32{20, 3}},
 		{name: "a share out of range counts as the full weight",
 			homes: homes(makeHome("a").replicas(1, 1).passing(), makeHome("b").replicas(1, 1).ramping(250)),
 			want:  []int32{1, 1}},

@@ -11,11 +11,26 @@ import (
 // cannot see the manager's settings (kubectl, an alert on the object) judge the map's
 // freshness from these.
 
-// Ramping says whether a home ramps back up after its gate lifted: it takes only
-// rampPercent of its weight. This is the share Build applies, so a home counted here is
-// exactly one whose weight the ramp lowers.
-func Ramping(p *omev1beta1.TrafficMapProbe) bool {
-	return p != nil && !p.Gated && p.RampPercent > 0 && p.RampPercent < 100
+// Ramping says whether a home ramps back up after a gate lifted, its probe's or its
+// passive gate's: it takes only part of its weight. This is the share Build applies, so a
+// home counted here is exactly one whose weight a ramp lowers.
+func Ramping(e omev1beta1.TrafficMapEntry) bool {
+	return rampOf(e.Probe, e.PassiveGate) < 100
+}
+
+// rampOf is the share of its weight, in percent, a home gets: the lower of its probe's
+// and its passive gate's rampPercent while either ramps up after a lift, 100 otherwise. A
+// gate ends its own ramp (and holds the home at 0 anyway), and Shadow records no ramp, so
+// neither is ever scaled.
+func rampOf(p *omev1beta1.TrafficMapProbe, pg *omev1beta1.TrafficMapPassiveGate) int32 {
+	share := int32(100)
+	if p != nil && !p.Gated && p.RampPercent > 0 && p.RampPercent < 100 {
+		share = p.RampPercent
+	}
+	if pg != nil && !pg.Gated && pg.RampPercent > 0 && pg.RampPercent < 100 {
+		share = min(share, pg.RampPercent)
+	}
+	return share
 }
 
 // NewestProbeTime is the latest lastProbeTime of the entries, nil when none records one.

@@ -22,17 +22,20 @@ func TestRamping(t *testing.T) {
 	cases := []struct {
 		name string
 		p    *omev1beta1.TrafficMapProbe
+		pg   *omev1beta1.TrafficMapPassiveGate
 		want bool
 	}{
-		{"no probe", nil, false},
-		{"no ramp", &omev1beta1.TrafficMapProbe{}, false},
-		{"ramping", &omev1beta1.TrafficMapProbe{RampPercent: 40}, true},
-		{"a gate ends the ramp", &omev1beta1.TrafficMapProbe{RampPercent: 40, Gated: true}, false},
-		{"at full weight", &omev1beta1.TrafficMapProbe{RampPercent: 100}, false},
+		{"no probe", nil, nil, false},
+		{"no ramp", &omev1beta1.TrafficMapProbe{}, nil, false},
+		{"ramping", &omev1beta1.TrafficMapProbe{RampPercent: 40}, nil, true},
+		{"a gate ends the ramp", &omev1beta1.TrafficMapProbe{RampPercent: 40, Gated: true}, nil, false},
+		{"at full weight", &omev1beta1.TrafficMapProbe{RampPercent: 100}, nil, false},
+		{"ramping after a passive lift", &omev1beta1.TrafficMapProbe{}, &omev1beta1.TrafficMapPassiveGate{RampPercent: 30}, true},
+		{"a passive gate ends its ramp", &omev1beta1.TrafficMapProbe{}, &omev1beta1.TrafficMapPassiveGate{RampPercent: 30, Gated: true}, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if got := Ramping(c.p); got != c.want {
+			if got := Ramping(omev1beta1.TrafficMapEntry{Probe: c.p, PassiveGate: c.pg}); got != c.want {
 				t.Fatalf("Ramping = %v, want %v", got, c.want)
 			}
 		})

@@ -57,14 +57,9 @@ func servableCapacity(homes []Home, factors map[string]resource.Quantity, ignore
 	return out
 }
 
-// rampPercent is the share of its weight a home gets: its probe record's rampPercent
-// while it ramps up after a lift, 100 otherwise. A gated home's ramp is over (a gate ends
-// it), and a Shadow probe records none, so neither is ever scaled.
+// rampPercent is the share of its weight a home gets while a ramp lowers it (rampOf).
 func rampPercent(h Home) int32 {
-	if h.Probe == nil || h.Probe.Gated || h.Probe.RampPercent <= 0 || h.Probe.RampPercent >= 100 {
-		return 100
-	}
-	return h.Probe.RampPercent
+	return rampOf(h.Probe, h.PassiveGate)
 }
 
 // factorUnits converts a capacity factor to an integer count of thousandths, rounding any

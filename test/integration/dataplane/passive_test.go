@@ -140,6 +140,55 @@ var _ = Describe("The passive gate, on haproxy's own counters read from a real P
 		AddReportEntry("worker-a's last reading", fmt.Sprintf("%d failures of %d requests", ptr.Deref(a.Failures, 0), ptr.Deref(a.Requests, 0)))
 	})
 
+	It("lifts a passive gate once its ejection time is over, back through the probe's rampUp, and real requests reach the cluster again", func(ctx context.Context) {
+		load := env.Traffic.StartLoad(ctx, loadRate, loadRate*600)
+		DeferCleanup(load.Stop)
+		// An ejection longer than the window, so that the failures that closed the gate are
+		// out of it when the gate lifts; a ramp of eight one-second probe rounds.
+		p := passiveProbe(omev1beta1.ProbeModeEnforce, 50)
+		p.PassiveGate.BaseEjectionTime = &metav1.Duration{Duration: 8 * time.Second}
+		p.PassiveGate.MaxEjectionTime = &metav1.Duration{Duration: 8 * time.Second}
+		p.RampUp = &metav1.Duration{Duration: 8 * time.Second}
+		failShare(3, "worker-b")
+		setProbe(ctx, p)
+		Eventually(func(g Gomega) {
+			b := passiveRecords(ctx, g)["worker-b"]
+			g.Expect(b.PassiveGate).NotTo(BeNil())
+			g.Expect(b.PassiveGate.Gated).To(BeTrue(), "worker-b's record: %+v", b.PassiveGate)
+			g.Expect(b.Weight).To(BeZero())
+		}).WithTimeout(detectionBound).WithPolling(interval).Should(Succeed())
+		gatedAt := time.Now()
+		By("worker-b's model server recovers; held out, it gets no request to show it")
+		failShare(0, "worker-b")
+
+		By("after the ejection time worker-b comes back at a share of its weight, rising to the whole of it")
+		var shares []int32
+		Eventually(func(g Gomega) {
+			e := passiveRecords(ctx, g)
+			b := e["worker-b"]
+			g.Expect(b.PassiveGate).NotTo(BeNil())
+			g.Expect(b.PassiveGate.Gated).To(BeFalse(), "worker-b's record: %+v", b.PassiveGate)
+			if pct := b.PassiveGate.RampPercent; pct > 0 && (len(shares) == 0 || shares[len(shares)-1] != pct) {
+				// While it ramps, it takes less than its full share against worker-a's.
+				g.Expect(b.WeightReason).To(Equal(omev1beta1.WeightRampingUp))
+				g.Expect(b.WeightMessage).To(HavePrefix(fmt.Sprintf("ramping back up after its passive gate lifted: %d%% of the weight of", pct)))
+				g.Expect(b.Weight*3).To(BeNumerically("<", e["worker-a"].Weight*2), "worker-b at %d%%: %d against worker-a's %d", pct, b.Weight, e["worker-a"].Weight)
+				shares = append(shares, pct)
+			}
+			g.Expect(b.PassiveGate.RampPercent).To(BeZero(), "the ramp is not over")
+			g.Expect(b.WeightReason).To(Equal(omev1beta1.WeightRouted))
+		}).WithTimeout(detectionBound + 20*time.Second).WithPolling(200 * time.Millisecond).Should(Succeed())
+		AddReportEntry("worker-b's ramp after its passive lift", fmt.Sprintf("%v, over in %s", shares, time.Since(gatedAt).Round(time.Second)))
+		Expect(shares).NotTo(BeEmpty(), "the lift went through the ramp")
+		for i := 1; i < len(shares); i++ {
+			Expect(shares[i]).To(BeNumerically(">", shares[i-1]), "the share only rises: %v", shares)
+		}
+		expectRouting(ctx, all)
+		t, got := send(ctx, rampBatch)
+		Expect(t.Failed()).To(BeZero())
+		Expect(got["worker-b"]).To(BeNumerically(">", 0), "real requests reach worker-b again: %v", got)
+	})
+
 	It("never holds out more than maxEjectionPercent of the capacity: the second failing cluster stays in traffic and says so", func(ctx context.Context) {
 		load := env.Traffic.StartLoad(ctx, loadRate, loadRate*600)
 		DeferCleanup(load.Stop)
