@@ -544,8 +544,8 @@ type TrafficMapGatewayRef struct {
 
 // TrafficMapStatus reports how the map stands. The routing reconciler writes sourceUID,
 // the counts, the probe timings, routeGeneration, the explanations and its conditions; the
-// publisher writes published, gatewayRef, observedTrafficMapGeneration and the Published
-// and PublicationFallback conditions.
+// publisher writes published, gatewayRef, observedTrafficMapGeneration, leftOutOfRoute,
+// routeParents and the Published, PublicationFallback and RouteComplete conditions.
 type TrafficMapStatus struct {
 	// sourceUID is the UID of the InferenceService the map was built from.
 	// +optional
@@ -589,7 +589,7 @@ type TrafficMapStatus struct {
 	WouldGateHomes *int32 `json:"wouldGateHomes,omitempty"`
 
 	// rampingHomes is the number of entries ramping back up after their gate lifted
-	// (probe.rampPercent above 0, under the probe's rampUp).
+	// (probe.rampPercent or passiveGate.rampPercent above 0, under the probe's rampUp).
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	RampingHomes *int32 `json:"rampingHomes,omitempty"`
@@ -659,6 +659,15 @@ type TrafficMapStatus struct {
 	// +listMapKey=cluster
 	// +kubebuilder:validation:MaxItems=64
 	LeftOutOfRoute []LeftOutCluster `json:"leftOutOfRoute,omitempty"`
+
+	// routeParents are what the gateways themselves report on the route the map is
+	// published through (the route's status.parents), read back by the publisher. Empty
+	// while no gateway reports: some never write route status. Shown, never trusted
+	// alone: TrafficApplied is judged on the gateway's own counters.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=32
+	RouteParents []RouteParentStatus `json:"routeParents,omitempty"`
 
 	// conditions include Routable, CapacityFallback, OverrideActive, SettingsAccepted,
 	// TrafficApplied, Published, PublicationFallback and RouteComplete.

@@ -150,7 +150,8 @@ func (r *Reconciler) publish(ctx context.Context, tm *omev1beta1.TrafficMap, pla
 			return ctrl.Result{}, err
 		}
 	}
-	if err := r.apply(ctx, objects, live); err != nil {
+	standing, err := r.apply(ctx, objects, live)
+	if err != nil {
 		return r.fail(ctx, tm, omev1beta1.TrafficMapReasonApplyFailed, err, true)
 	}
 	keep := refsOf(objects)
@@ -162,13 +163,14 @@ func (r *Reconciler) publish(ctx context.Context, tm *omev1beta1.TrafficMap, pla
 	}
 	r.announceHoldEnded(ctx, tm, plan)
 	ref := &omev1beta1.TrafficMapGatewayRef{Group: gatewayv1.GroupName, Kind: "HTTPRoute", Name: plan.Route.Name, Namespace: plan.Route.Namespace}
+	parents := routeParents(ctx, standing[len(standing)-1])
 	if len(plan.Backends) == 0 {
 		// A route with no backend sends the service's requests nowhere: it is written (it
 		// holds the hostname, and says so to the gateway), but it is not published.
 		conditions := publish.NoBackendsConditions(len(tm.Spec.Entries), len(r.guard.leftOut(key)), tm.Generation)
-		return r.resync(r.recordConditions(ctx, tm, omev1beta1.TrafficMapReasonNoBackends, ref, conditions))
+		return r.resync(r.recordConditions(ctx, tm, omev1beta1.TrafficMapReasonNoBackends, ref, conditions, parents))
 	}
-	return r.resync(r.record(ctx, tm, omev1beta1.TrafficMapReasonPublished, ref))
+	return r.resync(r.recordConditions(ctx, tm, omev1beta1.TrafficMapReasonPublished, ref, publish.Conditions(omev1beta1.TrafficMapReasonPublished, tm.Generation), parents))
 }
 
 // resync looks at the map again after the resync interval, because what the publisher
@@ -210,14 +212,14 @@ func (r *Reconciler) fail(ctx context.Context, tm *omev1beta1.TrafficMap, reason
 // what stays (the last published route while it still stands, nothing once it is
 // removed).
 func (r *Reconciler) record(ctx context.Context, tm *omev1beta1.TrafficMap, reason omev1beta1.TrafficMapConditionReason, ref *omev1beta1.TrafficMapGatewayRef) error {
-	return r.recordConditions(ctx, tm, reason, ref, publish.Conditions(reason, tm.Generation))
+	return r.recordConditions(ctx, tm, reason, ref, publish.Conditions(reason, tm.Generation), keptParents(tm, reason, ref))
 }
 
 // recordConditions is record with the conditions given, for an outcome whose message is
-// its own (see hold).
+// its own (see hold), and the gateways' reports on the route (routeparents.go).
 func (r *Reconciler) recordConditions(ctx context.Context, tm *omev1beta1.TrafficMap, reason omev1beta1.TrafficMapConditionReason, ref *omev1beta1.TrafficMapGatewayRef,
-	conditions []metav1.Condition) error {
-	fields := map[string]any{"published": reason == omev1beta1.TrafficMapReasonPublished, "gatewayRef": nil}
+	conditions []metav1.Condition, parents []omev1beta1.RouteParentStatus) error {
+	fields := map[string]any{"published": reason == omev1beta1.TrafficMapReasonPublished, "gatewayRef": nil, "routeParents": parentsField(parents)}
 	if ref != nil {
 		fields["gatewayRef"] = map[string]any{"group": ref.Group, "kind": ref.Kind, "name": ref.Name, "namespace": ref.Namespace}
 	}

@@ -118,7 +118,7 @@ func (r *Reconciler) hold(ctx context.Context, tm *omev1beta1.TrafficMap, plan p
 		r.Recorder.Eventf(tm, plan.Route, corev1.EventTypeWarning, string(omev1beta1.TrafficMapReasonLastPositiveRetained), actionPublish, "%s", message)
 	}
 	ref := &omev1beta1.TrafficMapGatewayRef{Group: gatewayv1.GroupName, Kind: "HTTPRoute", Name: plan.Route.Name, Namespace: plan.Route.Namespace}
-	return r.resync(r.recordConditions(ctx, tm, omev1beta1.TrafficMapReasonLastPositiveRetained, ref, publish.HeldConditions(message, tm.Generation)))
+	return r.resync(r.recordConditions(ctx, tm, omev1beta1.TrafficMapReasonLastPositiveRetained, ref, publish.HeldConditions(message, tm.Generation), keptParents(tm, omev1beta1.TrafficMapReasonLastPositiveRetained, ref)))
 }
 
 // EventCurrentPlanApplied is the reason of the event the publisher records when a hold

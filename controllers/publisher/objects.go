@@ -211,18 +211,24 @@ func (r *Reconciler) hostnameFree(ctx context.Context, plan publish.Plan) error 
 
 // apply writes, in order, every object that is not already what the plan says, with
 // server-side apply under the publisher's field manager. live holds the objects as they
-// are (nil where absent).
-func (r *Reconciler) apply(ctx context.Context, objects []publish.Object, live []map[string]any) error {
+// are (nil where absent). It returns the objects as they stand after: the API server's
+// answer where it wrote, live elsewhere.
+func (r *Reconciler) apply(ctx context.Context, objects []publish.Object, live []map[string]any) ([]map[string]any, error) {
+	standing := make([]map[string]any, len(objects))
 	for i, o := range objects {
 		if live[i] != nil && publish.UpToDate(o.Object.Object, live[i]) {
+			standing[i] = live[i]
 			continue
 		}
-		if err := r.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(o.Object.DeepCopy()),
+		// The API server's answer is decoded into u.
+		u := o.Object.DeepCopy()
+		if err := r.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(u),
 			client.FieldOwner(mapstatus.PublisherStatusManager), client.ForceOwnership); err != nil {
-			return fmt.Errorf("apply global %s %s/%s: %w", o.Kind, o.Object.GetNamespace(), o.Object.GetName(), err)
+			return nil, fmt.Errorf("apply global %s %s/%s: %w", o.Kind, o.Object.GetNamespace(), o.Object.GetName(), err)
 		}
+		standing[i] = u.Object
 	}
-	return nil
+	return standing, nil
 }
 
 // removeAll deletes every route and backend labelled as the service's (the map's
