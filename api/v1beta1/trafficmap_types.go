@@ -164,8 +164,17 @@ const (
 	// TrafficMapReasonSignalUnknown (Unknown): the traffic signal of a cluster at weight 0
 	// cannot be read; the message gives the signal's reason.
 	TrafficMapReasonSignalUnknown TrafficMapConditionReason = "SignalUnknown"
+	// TrafficMapReasonSplitMatched (True): the route holds no cluster at weight 0, and the
+	// requests the gateway sent the clusters it weighs, in a whole window after the route
+	// carried its weights, matched those weights within the stated tolerance.
+	TrafficMapReasonSplitMatched TrafficMapConditionReason = "SplitMatched"
+	// TrafficMapReasonSplitMismatch (False): the gateway's requests to the clusters the
+	// route weighs, in a whole window an interval after the route carried its weights, are
+	// off those weights by more than the stated tolerance: it may not follow the route.
+	TrafficMapReasonSplitMismatch TrafficMapConditionReason = "SplitMismatch"
 	// TrafficMapReasonNoClusterAtZero (Unknown): the route holds no cluster at weight 0, so
-	// there is no withdrawal to see; the split between weighted clusters is not checked.
+	// there is no withdrawal to see, and its split cannot be judged (fewer than two
+	// clusters weighed, or too few requests).
 	TrafficMapReasonNoClusterAtZero TrafficMapConditionReason = "NoClusterAtZero"
 	// TrafficMapReasonNotObserved (Unknown): the installation sets no traffic signal, so
 	// nothing shows what the gateway does with the route.

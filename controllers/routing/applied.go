@@ -2,6 +2,7 @@ package routing
 
 import (
 	"context"
+	"maps"
 	"sync"
 	"time"
 
@@ -23,33 +24,48 @@ import (
 // withdrawal afresh, at the time it first sees it, so its figures are never shorter than
 // the truth.
 
-// appliedTracker keeps each map's withdrawals (pkg/applied).
+// appliedTracker keeps each map's withdrawals and its split check (pkg/applied).
 type appliedTracker struct {
 	mu   sync.Mutex
-	maps map[types.NamespacedName][]applied.Withdrawal
+	maps map[types.NamespacedName]trackedMap
 }
 
-// clusters are the clusters a map holds at weight 0, whose traffic the signal reads.
+// trackedMap is what one map's TrafficApplied follows.
+type trackedMap struct {
+	withdrawals []applied.Withdrawal
+	split       *applied.Split
+}
+
+// clusters are the clusters whose traffic the signal reads for TrafficApplied: those a
+// map holds at weight 0, and while its split check is open, those its route weighs.
 func (t *appliedTracker) clusters(key types.NamespacedName) map[string]bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	m := t.maps[key]
 	out := map[string]bool{}
-	for _, w := range t.maps[key] {
+	for _, w := range m.withdrawals {
 		out[w.Cluster] = true
+	}
+	if m.split != nil && !m.split.Settled() {
+		for c := range m.split.Weights {
+			out[c] = true
+		}
 	}
 	return out
 }
 
-// update brings a map's withdrawals in line with the map as written: a cluster at weight 0
-// in the route is tracked from now, one given weight again or gone is dropped, and one
-// whose route generation the publisher has now published is marked written. It returns
-// the withdrawals, and those just marked written.
+// update brings a map's withdrawals and split check in line with the map as written: a
+// cluster at weight 0 in the route is tracked from now, one given weight again or gone is
+// dropped, and one whose route generation the publisher has now published is marked
+// written; a change of the route's weights opens a new split check. It returns what it
+// tracks now, and the withdrawals just marked written.
 func (t *appliedTracker) update(key types.NamespacedName, tm *omev1beta1.TrafficMap, routeGeneration int64,
-	now time.Time) (ws, written []applied.Withdrawal) {
+	now time.Time) (m trackedMap, written []applied.Withdrawal) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	prev := t.maps[key]
 	known := map[string]applied.Withdrawal{}
-	for _, w := range t.maps[key] {
+	for _, w := range prev.withdrawals {
 		known[w.Cluster] = w
 	}
 	leftOut := map[string]bool{}
@@ -57,42 +73,61 @@ func (t *appliedTracker) update(key types.NamespacedName, tm *omev1beta1.Traffic
 		leftOut[l.Cluster] = true
 	}
 	published := meta.IsStatusConditionTrue(tm.Status.Conditions, omev1beta1.TrafficMapPublished)
+	carries := func(generation int64) bool {
+		return published && tm.Status.ObservedTrafficMapGeneration >= generation
+	}
+	weights := map[string]int32{}
 	for _, e := range tm.Spec.Entries {
 		// A cluster the route leaves out gets nothing through it, whatever its weight.
-		if e.Weight != 0 || leftOut[e.Cluster] {
+		if leftOut[e.Cluster] {
+			continue
+		}
+		if e.Weight != 0 {
+			weights[e.Cluster] = e.Weight
 			continue
 		}
 		w, ok := known[e.Cluster]
 		if !ok {
 			w = applied.Withdrawal{Cluster: e.Cluster, Decided: now, RouteGeneration: routeGeneration}
 		}
-		if w.Written.IsZero() && published && tm.Status.ObservedTrafficMapGeneration >= w.RouteGeneration {
+		if w.Written.IsZero() && carries(w.RouteGeneration) {
 			w.Written = now
 			written = append(written, w)
 		}
-		ws = append(ws, w)
+		m.withdrawals = append(m.withdrawals, w)
 	}
-	t.store(key, ws)
-	return ws, written
+	if prev.split != nil && maps.Equal(prev.split.Weights, weights) {
+		// A copy: Judge settles the check in place, and the tracker's copy changes only
+		// through keep.
+		c := *prev.split
+		m.split = &c
+	} else {
+		m.split = applied.NewSplit(weights, routeGeneration)
+	}
+	if m.split != nil && m.split.Written.IsZero() && carries(m.split.RouteGeneration) {
+		m.split.Written = now
+	}
+	t.store(key, m)
+	return m, written
 }
 
-// store keeps a map's withdrawals; the caller holds the lock.
-func (t *appliedTracker) store(key types.NamespacedName, ws []applied.Withdrawal) {
+// store keeps a map's tracking; the caller holds the lock.
+func (t *appliedTracker) store(key types.NamespacedName, m trackedMap) {
 	if t.maps == nil {
-		t.maps = map[types.NamespacedName][]applied.Withdrawal{}
+		t.maps = map[types.NamespacedName]trackedMap{}
 	}
-	if len(ws) == 0 {
+	if len(m.withdrawals) == 0 && m.split == nil {
 		delete(t.maps, key)
 		return
 	}
-	t.maps[key] = ws
+	t.maps[key] = m
 }
 
-// keep stores the withdrawals as a judgement left them.
-func (t *appliedTracker) keep(key types.NamespacedName, ws []applied.Withdrawal) {
+// keep stores the tracking as a judgement left it.
+func (t *appliedTracker) keep(key types.NamespacedName, m trackedMap) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.store(key, ws)
+	t.store(key, m)
 }
 
 func (t *appliedTracker) forget(key types.NamespacedName) {
@@ -106,16 +141,18 @@ func (t *appliedTracker) forget(key types.NamespacedName) {
 // asks for a reconcile when the next reading that can settle a withdrawal is due.
 func (r *Reconciler) judgeApplied(_ context.Context, s *routingScope) phase.Outcome {
 	now := time.Now()
-	ws, written := r.applied.update(s.key, s.written, trafficmap.RouteGeneration(s.current, s.written), now)
+	m, written := r.applied.update(s.key, s.written, trafficmap.RouteGeneration(s.current, s.written), now)
 	for _, w := range written {
 		observeTrafficApplied(stageRouteWritten, w.Written.Sub(w.Decided))
 	}
-	v, ws := applied.Judge(ws, s.readings, applied.Signal{Configured: r.Signal.Configured(), Interval: r.Signal.Interval()}, now)
-	r.applied.keep(s.key, ws)
+	v, ws := applied.Judge(m.withdrawals, m.split, s.readings, applied.Signal{Configured: r.Signal.Configured(), Interval: r.Signal.Interval()}, now)
+	m.withdrawals = ws
+	r.applied.keep(s.key, m)
 	for _, w := range v.Moved {
 		observeTrafficApplied(stageTrafficMoved, w.Moved.Sub(w.Decided))
 	}
 	setServedAtZero(s.key, len(v.Served))
+	setSplitOffWeights(s.key, m.split != nil && m.split.Verdict == applied.SplitMismatched)
 	s.trafficApplied = metav1.Condition{Type: omev1beta1.TrafficMapTrafficApplied, Status: v.Status, Reason: string(v.Reason),
 		Message: v.Message, ObservedGeneration: s.written.Generation}
 	if !v.Next.IsZero() {

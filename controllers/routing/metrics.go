@@ -52,6 +52,11 @@ var (
 		Help: "Homes of a service that the route has held at weight 0 for at least one interval of the traffic signal and that the global gateway still sends requests to (TrafficApplied False, StillServed): a lost update.",
 	}, []string{"namespace", "name"})
 
+	splitOffWeights = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "ome_routing_split_off_weights",
+		Help: "1 while the requests the global gateway sends the clusters a service's route weighs are off the route's weights by more than the tolerance, in windows that start an interval after the route carried them (TrafficApplied False, SplitMismatch): the gateway may not follow the route; 0 otherwise.",
+	}, []string{"namespace", "name"})
+
 	trafficAppliedSeconds = prometheus.NewHistogramVec(prometheus.HistogramOpts{
 		Name: "ome_routing_traffic_applied_seconds",
 		Help: "Time from the routing reconciler's decision to give a home weight 0 to each stage of it reaching the traffic: route_written (the publisher says the route carries it) and traffic_moved (the start of the first window of the traffic signal with no request to the home).",
@@ -68,7 +73,7 @@ var (
 // Collectors are the routing metrics, for the manager to register.
 func Collectors() []prometheus.Collector {
 	return []prometheus.Collector{gatedHomes, shadowGatedHomes, refusedHomes, unobservedHomes, settingsRefused, capacityFallbackHomes, passiveGateHomes,
-		servedAtZeroHomes, trafficAppliedSeconds}
+		servedAtZeroHomes, splitOffWeights, trafficAppliedSeconds}
 }
 
 func setGatedHomes(key types.NamespacedName, n int) {
@@ -103,6 +108,7 @@ func forgetMapGauges(key types.NamespacedName) {
 	unobservedHomes.DeleteLabelValues(key.Namespace, key.Name)
 	settingsRefused.DeleteLabelValues(key.Namespace, key.Name)
 	servedAtZeroHomes.DeleteLabelValues(key.Namespace, key.Name)
+	splitOffWeights.DeleteLabelValues(key.Namespace, key.Name)
 	forgetCapacityMetrics(key)
 	setPassiveGateHomes(key, false, nil)
 }
@@ -173,4 +179,14 @@ func observeTrafficApplied(stage string, d time.Duration) {
 // routed map has the series, 0 when none is; it goes with the map (forgetMapGauges).
 func setServedAtZero(key types.NamespacedName, n int) {
 	servedAtZeroHomes.WithLabelValues(key.Namespace, key.Name).Set(float64(n))
+}
+
+// setSplitOffWeights records whether the gateway's split is off the route's weights. Every
+// routed map has the series; it goes with the map (forgetMapGauges).
+func setSplitOffWeights(key types.NamespacedName, off bool) {
+	v := 0.0
+	if off {
+		v = 1
+	}
+	splitOffWeights.WithLabelValues(key.Namespace, key.Name).Set(v)
 }

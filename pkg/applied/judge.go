@@ -56,20 +56,19 @@ const maxNamed = 8
 // MaxMessageBytes bounds the condition's message.
 const MaxMessageBytes = 2048
 
-// Judge decides the condition for the withdrawals with each cluster's last reading, and
-// returns the withdrawals with the traffic moves it found recorded.
-func Judge(ws []Withdrawal, readings map[string]passivegate.Reading, sig Signal, now time.Time) (Verdict, []Withdrawal) {
+// Judge decides the condition for the withdrawals and the split check (nil when the route
+// weighs fewer than two clusters) with each cluster's last reading. It returns the
+// withdrawals with the traffic moves it found recorded, and settles split in place when
+// the readings allow.
+func Judge(ws []Withdrawal, split *Split, readings map[string]passivegate.Reading, sig Signal, now time.Time) (Verdict, []Withdrawal) {
 	if !sig.Configured {
 		return Verdict{Status: metav1.ConditionUnknown, Reason: omev1beta1.TrafficMapReasonNotObserved,
 			Message: "routing.trafficSignal is not set: nothing shows whether the gateway follows the route"}, ws
 	}
-	if len(ws) == 0 {
-		return Verdict{Status: metav1.ConditionUnknown, Reason: omev1beta1.TrafficMapReasonNoClusterAtZero,
-			Message: "The route holds no cluster at weight 0, so there is no withdrawal to see " +
-				"(the split between weighted clusters is not checked)"}, ws
-	}
-	out := make([]Withdrawal, len(ws))
 	var v Verdict
+	splitWaiting, splitUnknown, splitNext := judgeSplit(split, readings, sig.Interval, now)
+	v.Next = splitNext
+	out := make([]Withdrawal, len(ws))
 	var served, unknown, awaiting, moved []string
 	for i, w := range ws {
 		st, note, next := judgeOne(&w, readings[w.Cluster], sig.Interval, now)
@@ -92,22 +91,41 @@ func Judge(ws []Withdrawal, readings map[string]passivegate.Reading, sig Signal,
 			moved = append(moved, line)
 		}
 	}
+	splitNote := splitLine(split, splitWaiting)
 	switch {
 	case len(served) > 0:
 		v.Status, v.Reason = metav1.ConditionFalse, omev1beta1.TrafficMapReasonStillServed
-		v.Message = fmt.Sprintf("The gateway still sends requests to %d cluster(s) the route holds at weight 0, "+
-			"so it may not follow the route (a lost update): %s", len(served), named(served))
+		v.Message = join(fmt.Sprintf("The gateway still sends requests to %d cluster(s) the route holds at weight 0, "+
+			"so it may not follow the route (a lost update): %s", len(served), named(served)), splitNote)
+	case split != nil && split.Verdict == SplitMismatched:
+		v.Status, v.Reason = metav1.ConditionFalse, omev1beta1.TrafficMapReasonSplitMismatch
+		v.Message = "The gateway's requests do not follow the route's weights, so it may not follow the route (a lost update): " + split.Note
 	case len(unknown) > 0:
 		v.Status, v.Reason = metav1.ConditionUnknown, omev1beta1.TrafficMapReasonSignalUnknown
-		v.Message = fmt.Sprintf("The traffic signal of %d cluster(s) at weight 0 cannot be read: %s", len(unknown), named(unknown))
+		v.Message = join(fmt.Sprintf("The traffic signal of %d cluster(s) at weight 0 cannot be read: %s", len(unknown), named(unknown)), splitNote)
+	case splitUnknown != "":
+		v.Status, v.Reason = metav1.ConditionUnknown, omev1beta1.TrafficMapReasonSignalUnknown
+		v.Message = "The traffic signal of the clusters the route weighs cannot be read: " + splitUnknown
 	case len(awaiting) > 0:
 		v.Status, v.Reason = metav1.ConditionUnknown, omev1beta1.TrafficMapReasonAwaitingEvidence
-		v.Message = fmt.Sprintf("No evidence yet that the gateway stopped sending to %d cluster(s) at weight 0: %s",
-			len(awaiting), named(awaiting))
-	default:
+		v.Message = join(fmt.Sprintf("No evidence yet that the gateway stopped sending to %d cluster(s) at weight 0: %s",
+			len(awaiting), named(awaiting)), splitNote)
+	case len(moved) > 0:
 		v.Status, v.Reason = metav1.ConditionTrue, omev1beta1.TrafficMapReasonTrafficMoved
-		v.Message = fmt.Sprintf("The gateway sends no request to the %d cluster(s) the route holds at weight 0: %s",
-			len(moved), named(moved))
+		v.Message = join(fmt.Sprintf("The gateway sends no request to the %d cluster(s) the route holds at weight 0: %s",
+			len(moved), named(moved)), splitNote)
+	case split != nil && split.Verdict == SplitMatched:
+		v.Status, v.Reason = metav1.ConditionTrue, omev1beta1.TrafficMapReasonSplitMatched
+		v.Message = "The gateway's requests follow the route's weights: " + split.Note
+	case split != nil && !split.Settled():
+		v.Status, v.Reason = metav1.ConditionUnknown, omev1beta1.TrafficMapReasonAwaitingEvidence
+		v.Message = "No evidence yet that the gateway follows the route's weights: " + splitWaiting
+	case split != nil:
+		v.Status, v.Reason = metav1.ConditionUnknown, omev1beta1.TrafficMapReasonNoClusterAtZero
+		v.Message = "The route holds no cluster at weight 0, so there is no withdrawal to see, and " + split.Note
+	default:
+		v.Status, v.Reason = metav1.ConditionUnknown, omev1beta1.TrafficMapReasonNoClusterAtZero
+		v.Message = "The route holds no cluster at weight 0 and weighs fewer than two clusters: there is no withdrawal or split to see"
 	}
 	v.Message = text.Cap(v.Message, MaxMessageBytes)
 	return v, out

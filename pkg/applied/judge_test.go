@@ -45,7 +45,7 @@ func TestJudge(t *testing.T) {
 			reason:  omev1beta1.TrafficMapReasonNotObserved,
 			message: "routing.trafficSignal is not set: nothing shows whether the gateway follows the route"},
 		{name: "nothing at weight 0", signal: signal, status: metav1.ConditionUnknown, reason: omev1beta1.TrafficMapReasonNoClusterAtZero,
-			message: "The route holds no cluster at weight 0, so there is no withdrawal to see (the split between weighted clusters is not checked)"},
+			message: "The route holds no cluster at weight 0 and weighs fewer than two clusters: there is no withdrawal or split to see"},
 		{name: "the route does not carry it yet", ws: []Withdrawal{{Cluster: "worker-b", Decided: t0, RouteGeneration: 3}},
 			readings: map[string]passivegate.Reading{"worker-b": reading(t0.Add(time.Second), 40)}, signal: signal,
 			status: metav1.ConditionUnknown, reason: omev1beta1.TrafficMapReasonAwaitingEvidence,
@@ -85,7 +85,7 @@ func TestJudge(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			v, _ := Judge(c.ws, c.readings, c.signal, t0.Add(2*time.Second))
+			v, _ := Judge(c.ws, nil, c.readings, c.signal, t0.Add(2*time.Second))
 			got := fmt.Sprintf("%s %s: %s", v.Status, v.Reason, v.Message)
 			if want := fmt.Sprintf("%s %s: %s", c.status, c.reason, c.message); got != want {
 				t.Errorf("got\n  %s\nwant\n  %s", got, want)
@@ -104,15 +104,15 @@ func TestJudge(t *testing.T) {
 // keeps it and reports nothing new. Requests at weight 0 afterwards turn it False.
 func TestJudgeRecordsTheMoveOnce(t *testing.T) {
 	ws := []Withdrawal{written("worker-b")}
-	v, ws := Judge(ws, map[string]passivegate.Reading{"worker-b": reading(t0.Add(7*time.Second), 0)}, signal, t0.Add(7*time.Second))
+	v, ws := Judge(ws, nil, map[string]passivegate.Reading{"worker-b": reading(t0.Add(7*time.Second), 0)}, signal, t0.Add(7*time.Second))
 	if len(v.Moved) != 1 || !v.Moved[0].Moved.Equal(t0.Add(2*time.Second)) || !ws[0].Moved.Equal(t0.Add(2*time.Second)) {
 		t.Fatalf("the first empty window starts at 10:00:02: moved %+v, kept %+v", v.Moved, ws)
 	}
-	v, ws = Judge(ws, map[string]passivegate.Reading{"worker-b": reading(t0.Add(12*time.Second), 0)}, signal, t0.Add(12*time.Second))
+	v, ws = Judge(ws, nil, map[string]passivegate.Reading{"worker-b": reading(t0.Add(12*time.Second), 0)}, signal, t0.Add(12*time.Second))
 	if len(v.Moved) != 0 || !ws[0].Moved.Equal(t0.Add(2*time.Second)) || v.Status != metav1.ConditionTrue {
 		t.Fatalf("a second empty window is no new move: %+v, kept %+v", v, ws)
 	}
-	v, _ = Judge(ws, map[string]passivegate.Reading{"worker-b": reading(t0.Add(17*time.Second), 4)}, signal, t0.Add(17*time.Second))
+	v, _ = Judge(ws, nil, map[string]passivegate.Reading{"worker-b": reading(t0.Add(17*time.Second), 4)}, signal, t0.Add(17*time.Second))
 	if v.Status != metav1.ConditionFalse || v.Reason != omev1beta1.TrafficMapReasonStillServed {
 		t.Fatalf("requests at weight 0 after the move: %s %s", v.Status, v.Reason)
 	}
@@ -127,7 +127,7 @@ func TestJudgeNamesEightClusters(t *testing.T) {
 		ws = append(ws, written(c))
 		readings[c] = reading(t0.Add(7*time.Second), 0)
 	}
-	v, _ := Judge(ws, readings, signal, t0.Add(7*time.Second))
+	v, _ := Judge(ws, nil, readings, signal, t0.Add(7*time.Second))
 	if !strings.HasSuffix(v.Message, " | and 3 more") || strings.Count(v.Message, " | ") != 8 || !strings.Contains(v.Message, "worker-07:") ||
 		strings.Contains(v.Message, "worker-08:") {
 		t.Fatalf("got %s", v.Message)

@@ -68,9 +68,6 @@ var _ = Describe("TrafficApplied, on haproxy's own counters read from a real Pro
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(alerting.Stop)
 
-		Eventually(trafficApplied(ctx)).WithTimeout(timeout).WithPolling(interval).Should(HavePrefix(
-			"Unknown NoClusterAtZero: "), "no cluster at weight 0: nothing to see yet")
-
 		By("a gate that reaches the traffic")
 		set(framework.Unavailable, "worker-b")
 		awaitRouting(ctx, gated)
@@ -82,10 +79,10 @@ var _ = Describe("TrafficApplied, on haproxy's own counters read from a real Pro
 		AddReportEntry("TrafficMoved after haproxy's split showed the gate", time.Since(routed).Round(time.Millisecond).String())
 		Expect(firing(ctx, alerting)(Default)).NotTo(ContainElement("OMERoutingLostUpdate"))
 
-		By("the gate lifts: nothing at weight 0 again")
+		By("the gate lifts: nothing at weight 0 again, and the split follows the weights")
 		set(framework.Serve, "worker-b")
 		awaitRouting(ctx, all)
-		Eventually(trafficApplied(ctx)).WithTimeout(timeout).WithPolling(interval).Should(HavePrefix("Unknown NoClusterAtZero: "))
+		Eventually(trafficApplied(ctx)).WithTimeout(evidenceBound + timeout).WithPolling(interval).Should(HavePrefix("True SplitMatched: "))
 
 		By("HAProxy Ingress stopped: the route gives worker-b weight 0, haproxy keeps sending it requests")
 		Expect(env.Gateway.Pause()).To(Succeed())
@@ -107,4 +104,51 @@ var _ = Describe("TrafficApplied, on haproxy's own counters read from a real Pro
 		Eventually(trafficApplied(ctx)).WithTimeout(evidenceBound + timeout).WithPolling(interval).Should(HavePrefix("True TrafficMoved: "))
 		Eventually(firing(ctx, alerting)).WithTimeout(timeout).WithPolling(interval).ShouldNot(ContainElement("OMERoutingLostUpdate"))
 	})
+
+	It("judges the split between weighted clusters after a change of the weights: matched through haproxy, off while HAProxy Ingress is stopped", func(ctx context.Context) {
+		load := env.Traffic.StartLoad(ctx, loadRate, loadRate*600)
+		DeferCleanup(load.Stop)
+		alerting, err := env.StartAlerting(ctx)
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(alerting.Stop)
+		DeferCleanup(func(ctx context.Context) { setFactors(ctx, nil) })
+		matched := `^True SplitMatched: The gateway's requests follow the route's weights: the split matches the weights within 10 points over [0-9]+ request\(s\): `
+
+		By("worker-a's capacity factor triples its weight, and haproxy follows")
+		tripled := map[string]int32{"worker-a": 9, "worker-b": 2, "worker-c": 1}
+		setFactors(ctx, map[string]omev1beta1.CapacityFactor{"worker-a": "3"})
+		awaitRouting(ctx, tripled)
+		Eventually(trafficApplied(ctx)).WithTimeout(evidenceBound + timeout).WithPolling(interval).Should(MatchRegexp(
+			matched + `worker-[abc] [0-9]+% of requests for (75|17|8)% of the weight`))
+		AddReportEntry("split matched", strings.SplitN(trafficApplied(ctx)(Default), ": ", 3)[2])
+
+		By("HAProxy Ingress stopped: the route goes back to 3:2:1, haproxy keeps 9:2:1")
+		Expect(env.Gateway.Pause()).To(Succeed())
+		setFactors(ctx, nil)
+		Eventually(routeWeights(ctx)).WithTimeout(timeout).WithPolling(interval).Should(Equal(all))
+		written := time.Now()
+		Eventually(trafficApplied(ctx)).WithTimeout(evidenceBound + timeout).WithPolling(interval).Should(MatchRegexp(
+			`^False SplitMismatch: The gateway's requests do not follow the route's weights, so it may not follow the route \(a lost update\): ` +
+				`the split is off the weights by [0-9]+ points \(tolerance 10\) over [0-9]+ request\(s\): worker-a [0-9]+% of requests for 50% of the weight`))
+		AddReportEntry("SplitMismatch after the route was written", time.Since(written).Round(time.Millisecond).String())
+		Eventually(firing(ctx, alerting)).WithTimeout(2*dataplane.SignalTiming.Interval + 2*dataplane.SignalTiming.Scrape).WithPolling(interval).
+			Should(ContainElement("OMERoutingSplitOffWeights"))
+
+		By("HAProxy Ingress back: haproxy follows the route, the mismatch clears")
+		Expect(env.Gateway.Resume()).To(Succeed())
+		awaitRouting(ctx, all)
+		Eventually(trafficApplied(ctx)).WithTimeout(evidenceBound + timeout).WithPolling(interval).Should(MatchRegexp(matched))
+		Eventually(firing(ctx, alerting)).WithTimeout(timeout).WithPolling(interval).ShouldNot(ContainElement("OMERoutingSplitOffWeights"))
+	})
 })
+
+// setFactors replaces the service's capacity factors.
+func setFactors(ctx context.Context, factors map[string]omev1beta1.CapacityFactor) {
+	GinkgoHelper()
+	Eventually(func(g Gomega) {
+		isvc := &omev1beta1.InferenceService{}
+		g.Expect(env.Fleet.ControlPlane.Client.Get(ctx, service, isvc)).To(Succeed())
+		isvc.Spec.Routing.CapacityFactors = factors
+		g.Expect(env.Fleet.ControlPlane.Client.Update(ctx, isvc)).To(Succeed())
+	}).WithTimeout(timeout).WithPolling(interval).Should(Succeed())
+}
