@@ -36,6 +36,6 @@ type RouteParentStatus struct {
 	// message gives the reason and message of the first of the two conditions that is not
 	// True, or why the report is not current.
 	// +optional
-	// +kubebuilder:validation:MaxLength=512
+	// +kubebuilder:validation:MaxLength=256
 	Message string `json:"message,omitempty"`
 }

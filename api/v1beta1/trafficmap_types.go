@@ -672,10 +672,11 @@ type TrafficMapStatus struct {
 	// routeParents are what the gateways themselves report on the route the map is
 	// published through (the route's status.parents), read back by the publisher. Empty
 	// while no gateway reports: some never write route status. Shown, never trusted
-	// alone: TrafficApplied is judged on the gateway's own counters.
+	// alone: TrafficApplied is judged on the gateway's own counters. The publisher's route
+	// has one parent; the first 4 reports by parent are kept.
 	// +optional
 	// +listType=atomic
-	// +kubebuilder:validation:MaxItems=32
+	// +kubebuilder:validation:MaxItems=4
 	RouteParents []RouteParentStatus `json:"routeParents,omitempty"`
 
 	// conditions include Routable, CapacityFallback, OverrideActive, SettingsAccepted,

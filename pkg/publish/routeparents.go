@@ -18,12 +18,16 @@ import (
 // route they then fail to program. TrafficApplied, on the gateway's own counters, is the
 // evidence; the parents' status is what a person compares it with.
 
-// MaxRouteParents is how many parents' reports the map shows: the CRD's maxItems, which
-// is also the most parentRefs a route may have.
-const MaxRouteParents = 32
+// MaxRouteParents is how many reports the map shows: the CRD's maxItems. The publisher's
+// route has one parentRef, which more than one gateway controller may report on; the
+// bound keeps the map within etcd's limit at its maxima (test/crdsize).
+const MaxRouteParents = 4
 
 // maxRouteParentMessage is the CRD's maxLength for a report's message.
-const maxRouteParentMessage = 512
+const maxRouteParentMessage = 256
+
+// maxRouteParent is the CRD's maxLength for a report's parent.
+const maxRouteParent = 512
 
 // RouteParents is what the gateways report on route (its status.parents), sorted by
 // parent, each judged against the route's generation: a report that speaks of an older
@@ -46,7 +50,7 @@ func RouteParents(route *gatewayv1.HTTPRoute) []omev1beta1.RouteParentStatus {
 }
 
 func routeParent(p gatewayv1.RouteParentStatus, routeNamespace string, generation int64) omev1beta1.RouteParentStatus {
-	out := omev1beta1.RouteParentStatus{Parent: text.Cap(parentName(p.ParentRef, routeNamespace), maxRouteParentMessage),
+	out := omev1beta1.RouteParentStatus{Parent: text.Cap(parentName(p.ParentRef, routeNamespace), maxRouteParent),
 		Controller: text.Cap(string(p.ControllerName), 253)}
 	accepted := meta.FindStatusCondition(p.Conditions, string(gatewayv1.RouteConditionAccepted))
 	resolved := meta.FindStatusCondition(p.Conditions, string(gatewayv1.RouteConditionResolvedRefs))

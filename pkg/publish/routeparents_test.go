@@ -21,7 +21,8 @@ func cond(t string, s metav1.ConditionStatus, gen int64) metav1.Condition {
 }
 
 // Each parent's report reads as its two conditions, current only when both speak of the
-// route's generation, with the words of the first that is not True; sorted by parent.
+// route's generation, with the words of the first that is not True; sorted by parent, the
+// first MaxRouteParents kept.
 func TestRouteParents(t *testing.T) {
 	route := &gatewayv1.HTTPRoute{ObjectMeta: metav1.ObjectMeta{Namespace: "routes", Generation: 4}}
 	route.Status.Parents = []gatewayv1.RouteParentStatus{
@@ -44,10 +45,14 @@ func TestRouteParents(t *testing.T) {
 			Message: "Accepted Maybe AcceptedReason: said"},
 		{Parent: "edge/unresolved", Controller: "example.com/gw", Accepted: "True", ResolvedRefs: "False", Current: true,
 			Message: "ResolvedRefs False ResolvedRefsReason: said"},
-		{Parent: "routes/z-gw", Controller: "example.com/gw", Accepted: "True", ResolvedRefs: "True", Current: true},
+		// routes/z-gw, a fifth, is past MaxRouteParents by name.
 	}
 	if diff := cmp.Diff(want, RouteParents(route)); diff != "" {
 		t.Fatalf("RouteParents (-want +got):\n%s", diff)
+	}
+	route.Status.Parents = route.Status.Parents[:1]
+	if got := RouteParents(route); len(got) != 1 || got[0].Parent != "routes/z-gw" || !got[0].Current || got[0].Message != "" {
+		t.Fatalf("an accepted report at the route's generation: %+v", got)
 	}
 	if got := RouteParents(&gatewayv1.HTTPRoute{}); got != nil {
 		t.Fatalf("a route no gateway reports on: %+v", got)
@@ -63,7 +68,7 @@ func TestRouteParentsBounds(t *testing.T) {
 	route.Status.Parents = append(route.Status.Parents,
 		parentReport(gatewayv1.ParentReference{Name: "a"}, cond("Accepted", metav1.ConditionTrue, 1)),
 		parentReport(gatewayv1.ParentReference{Name: "b"}, long, cond("ResolvedRefs", metav1.ConditionTrue, 1)))
-	for i := range 40 {
+	for i := range 10 {
 		route.Status.Parents = append(route.Status.Parents, parentReport(gatewayv1.ParentReference{Name: gatewayv1.ObjectName("p" + string(rune('a'+i%26)) + string(rune('a'+i/26)))}))
 	}
 	got := RouteParents(route)
