@@ -30,7 +30,7 @@ func (d *Demo) showApplied(ctx context.Context) error {
 		return err
 	}
 	want := "TrafficApplied True " + string(omev1beta1.TrafficMapReasonTrafficMoved)
-	if _, err := d.waitFor(ctx, from, want, func(v View) bool {
+	if err := d.waitFor(ctx, from, want, func(v View) bool {
 		c := meta.FindStatusCondition(v.Map.Status.Conditions, omev1beta1.TrafficMapTrafficApplied)
 		return c != nil && c.Status == metav1.ConditionTrue && c.Reason == string(omev1beta1.TrafficMapReasonTrafficMoved)
 	}); err != nil {

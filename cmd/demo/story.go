@@ -174,7 +174,7 @@ func (d *Demo) RunStep(ctx context.Context, n, total int, s Step) error {
 	start := time.Now()
 	d.out.Say("Watching the TrafficMap; each time an entry changes, the table is printed again by:")
 	d.out.Command("kubectl " + shellJoin(tableArgs()))
-	if _, err := d.waitFor(ctx, before, s.Want, func(v View) bool { return s.Reached(before, v) }); err != nil {
+	if err := d.waitFor(ctx, before, s.Want, func(v View) bool { return s.Reached(before, v) }); err != nil {
 		return fmt.Errorf("step %d (%s): %w", n, s.Title, err)
 	}
 	d.out.Event("reached after %.1fs: %s", time.Since(start).Seconds(), s.Want)

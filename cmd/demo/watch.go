@@ -95,7 +95,7 @@ func (v View) summary() string {
 //
 // from is the map as the previous step left it, which the reader has just seen: only what
 // changes after it is reported.
-func (d *Demo) waitFor(ctx context.Context, from View, want string, reached func(View) bool) (View, error) {
+func (d *Demo) waitFor(ctx context.Context, from View, want string, reached func(View) bool) error {
 	ctx, cancel := context.WithTimeout(ctx, d.cfg.Timing.Step)
 	defer cancel()
 	tick := time.NewTicker(d.cfg.Timing.Poll)
@@ -109,25 +109,25 @@ func (d *Demo) waitFor(ctx context.Context, from View, want string, reached func
 		got, err := d.read(ctx)
 		switch {
 		case err != nil && ctx.Err() == nil:
-			return v, fmt.Errorf("read the TrafficMap: %w", err)
+			return fmt.Errorf("read the TrafficMap: %w", err)
 		case err == nil:
 			v = got
 		}
 		if err == nil && v.Map != nil {
 			if v, err = d.report(ctx, v, last); err != nil && ctx.Err() == nil {
-				return v, err
+				return err
 			}
 			if reached(v) {
-				return v, nil
+				return nil
 			}
 		}
 		select {
 		case <-ctx.Done():
 			if ctx.Err() == context.DeadlineExceeded {
-				return v, fmt.Errorf("timed out after %s waiting for %s; the TrafficMap shows:\n%s",
+				return fmt.Errorf("timed out after %s waiting for %s; the TrafficMap shows:\n%s",
 					d.cfg.Timing.Step, want, v.summary())
 			}
-			return v, ctx.Err()
+			return ctx.Err()
 		case <-tick.C:
 		}
 	}
