@@ -56,6 +56,9 @@ type Reconciler struct {
 	// Backends reads Envoy Gateway Backends, the publisher's own, from a cache of their
 	// own; nil when the control plane does not serve them (see SetupPublisher).
 	Backends client.Reader
+	// Policies reads BackendTLSPolicies, the publisher's own, from a cache of their own;
+	// nil when the control plane does not serve them.
+	Policies client.Reader
 	// Reader reads around the cache, where a decision must see the live object: before a
 	// name the cache does not hold is claimed (a foreign object at that name, or one of
 	// ours the cache has not caught up with), and when a deleted map's objects are removed.
@@ -83,6 +86,7 @@ type Reconciler struct {
 // +kubebuilder:rbac:groups=gateway.networking.k8s.io,resources=httproutes,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups="",resources=services,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups=gateway.envoyproxy.io,resources=backends,verbs=get;list;watch;create;patch;delete
+// +kubebuilder:rbac:groups=gateway.networking.k8s.io,resources=backendtlspolicies,verbs=get;list;watch;create;patch;delete
 
 // unpublish removes everything published for the map and records reason (Unpublished or
 // Withdrawn) with no route. A withdrawn map is looked at again at the resync, as a

@@ -47,27 +47,41 @@ var httpRouteGVK = schema.GroupVersionKind{Group: gatewayv1.GroupName, Version: 
 // envoyBackendGVK is Envoy Gateway's Backend, which the operator writes unstructured.
 var envoyBackendGVK = schema.GroupVersionKind{Group: publish.EnvoyGatewayGroup, Version: publish.EnvoyGatewayVersion, Kind: "Backend"}
 
+// tlsPolicyGVK is Gateway API's BackendTLSPolicy (standard channel since v1.4), which
+// the publisher writes under endpoint.gatewayBackend.tls.
+var tlsPolicyGVK = schema.GroupVersionKind{Group: gatewayv1.GroupName, Version: gatewayv1.GroupVersion.Version, Kind: publish.KindTLSPolicy}
+
 // publishedReaders are where the publisher reads the objects it writes, by kind: the
-// manager's cache (or the API server, around it), and for Envoy Gateway Backends, their
-// own cache (or the API server).
+// manager's cache (or the API server, around it), and for the kinds a control plane may
+// not serve (Envoy Gateway Backends, BackendTLSPolicies), their own caches (or the API
+// server); nil for a kind that is not served.
 type publishedReaders struct {
 	objects  client.Reader
 	backends client.Reader
+	policies client.Reader
 }
 
 // cached reads the published objects from the caches.
 func (r *Reconciler) cached() publishedReaders {
-	return publishedReaders{objects: r.Client, backends: r.Backends}
+	return publishedReaders{objects: r.Client, backends: r.Backends, policies: r.Policies}
 }
 
 // live reads the published objects from the API server.
 func (r *Reconciler) live() publishedReaders {
-	backends := r.Reader
-	if r.Backends == nil {
-		backends = nil
+	out := publishedReaders{objects: r.Reader}
+	if r.Backends != nil {
+		out.backends = r.Reader
 	}
-	return publishedReaders{objects: r.Reader, backends: backends}
+	if r.Policies != nil {
+		out.policies = r.Reader
+	}
+	return out
 }
+
+// errTLSPolicyNotServed is why a plan with BackendTLSPolicies cannot be published on a
+// control plane that does not serve them; the claim is refused, as OME refuses it.
+var errTLSPolicyNotServed = errors.New("the control plane does not serve BackendTLSPolicy (" + gatewayv1.GroupName + "/" + gatewayv1.GroupVersion.Version +
+	"): install Gateway API v1.4 or later, standard channel, and restart the manager")
 
 // preflight checks that every name the plan writes is free or already ours, and that no
 // other route holds the hostname on the same Gateway. It returns each object as it is
@@ -101,10 +115,13 @@ func (r *Reconciler) claimable(ctx context.Context, o publish.Object, plan publi
 	if err == nil && obj == nil {
 		obj, err = r.read(ctx, r.live(), o.Object.GroupVersionKind(), key)
 	}
-	if err != nil {
+	switch {
+	case errors.Is(err, errTLSPolicyNotServed):
+		// No retry helps before the CRD is installed and the manager restarted.
+		return nil, rejectClaim("read global %s %s: %v", o.Kind, key, err)
+	case err != nil:
 		return nil, fmt.Errorf("read global %s %s: %w", o.Kind, key, err)
-	}
-	if obj == nil {
+	case obj == nil:
 		return nil, nil
 	}
 	if !publish.OwnedBy(obj.GetLabels(), plan.Labels[publish.LabelServiceNamespace], plan.Labels[publish.LabelService]) {
@@ -126,6 +143,12 @@ func (r *Reconciler) read(ctx context.Context, readers publishedReaders, gvk sch
 		obj = &gatewayv1.HTTPRoute{}
 	case corev1.SchemeGroupVersion.WithKind("Service"):
 		obj = &corev1.Service{}
+	case tlsPolicyGVK:
+		if readers.policies == nil {
+			// Only a plan with policies reads one: it cannot be published here.
+			return nil, errTLSPolicyNotServed
+		}
+		obj, reader = &gatewayv1.BackendTLSPolicy{}, readers.policies
 	default:
 		u := &unstructured.Unstructured{}
 		u.SetGroupVersionKind(gvk)
@@ -253,7 +276,8 @@ func (r *Reconciler) removeAll(ctx context.Context, readers publishedReaders, ke
 }
 
 // listPublished lists the objects published for the map at key, as readers have them:
-// routes first, then Services, then Envoy Gateway Backends.
+// routes first, then BackendTLSPolicies, Services and Envoy Gateway Backends, so that
+// removeAll deletes what names a backend before the backend.
 func listPublished(ctx context.Context, readers publishedReaders, key types.NamespacedName) ([]client.Object, error) {
 	selector := client.MatchingLabels(publish.Labels(key.Namespace, key.Name))
 	lists := []struct {
@@ -261,13 +285,14 @@ func listPublished(ctx context.Context, readers publishedReaders, key types.Name
 		list   client.ObjectList
 	}{
 		{readers.objects, &gatewayv1.HTTPRouteList{}},
+		{readers.policies, &gatewayv1.BackendTLSPolicyList{}},
 		{readers.objects, &corev1.ServiceList{}},
 		{readers.backends, envoyBackendList()},
 	}
 	var out []client.Object
 	for _, l := range lists {
 		if l.reader == nil {
-			continue // Envoy Gateway's CRD is not installed: there is nothing of that kind.
+			continue // The kind's CRD is not installed: there is nothing of that kind.
 		}
 		if err := l.reader.List(ctx, l.list, selector); err != nil {
 			if meta.IsNoMatchError(err) {
@@ -369,6 +394,8 @@ func listObjects(list client.ObjectList) ([]client.Object, error) {
 		kind = httpRouteGVK
 	case *corev1.ServiceList:
 		kind = corev1.SchemeGroupVersion.WithKind("Service")
+	case *gatewayv1.BackendTLSPolicyList:
+		kind = tlsPolicyGVK
 	}
 	out := make([]client.Object, 0, len(items))
 	for _, it := range items {

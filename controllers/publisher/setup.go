@@ -111,13 +111,17 @@ func httpRoutesServed(mgr ctrl.Manager) (bool, error) {
 // setupPublisher sets the publisher up on a control plane that serves HTTPRoutes.
 func setupPublisher(mgr ctrl.Manager, opts Options) error {
 	log := ctrl.Log.WithName("setup")
-	backends, err := envoyBackendCache(mgr)
+	backends, err := optionalCache(mgr, envoyBackendGVK)
+	if err != nil {
+		return err
+	}
+	policies, err := optionalCache(mgr, tlsPolicyGVK)
 	if err != nil {
 		return err
 	}
 	log.Info("Setting up the TrafficMap publisher", "publisher", "gatewayapi", "globalGateway", opts.Endpoint.GlobalGateway,
-		"backendKind", opts.Endpoint.Backend(), "resyncInterval", opts.Publisher.Resync().String(),
-		"envoyGatewayBackendsServed", backends != nil)
+		"backendKind", opts.Endpoint.Backend(), "backendTLS", opts.Endpoint.BackendTLS, "resyncInterval", opts.Publisher.Resync().String(),
+		"envoyGatewayBackendsServed", backends != nil, "backendTLSPoliciesServed", policies != nil)
 	// The operator's recorder, not the manager's: each refusal, failure and withdrawal
 	// is its own Event with its own cause (see controllers/recorder).
 	rec, err := recorder.ForManager(mgr, "ome-publisher")
@@ -133,28 +137,33 @@ func setupPublisher(mgr ctrl.Manager, opts Options) error {
 		Publisher:      opts.Publisher,
 		guard:          newPublishGuard(opts.Observer.Guard(), opts.Observer.LookupHost, opts.Publisher.Resync()),
 	}
+	// Set only when served: a nil cache.Cache in the interface would not read as nil.
 	if backends != nil {
 		r.Backends = backends
 	}
-	return r.watch(mgr, backends)
+	if policies != nil {
+		r.Policies = policies
+	}
+	return r.watch(mgr, backends, policies)
 }
 
-// envoyBackendCache is a cache of the publisher's Envoy Gateway Backends, added to the
-// manager, or nil when the control plane does not serve them. They get a cache of their
-// own because the manager's cannot name a kind that may not exist.
-func envoyBackendCache(mgr ctrl.Manager) (cache.Cache, error) {
-	if _, err := mgr.GetRESTMapper().RESTMapping(envoyBackendGVK.GroupKind(), envoyBackendGVK.Version); err != nil {
+// optionalCache is a cache of the publisher's own objects of a kind the control plane
+// may not serve (Envoy Gateway Backends, BackendTLSPolicies), added to the manager, or nil
+// when the kind is not served. Such kinds get a cache of their own because the manager's
+// cannot name a kind that may not exist; one installed later is seen after a restart.
+func optionalCache(mgr ctrl.Manager, gvk schema.GroupVersionKind) (cache.Cache, error) {
+	if _, err := mgr.GetRESTMapper().RESTMapping(gvk.GroupKind(), gvk.Version); err != nil {
 		if meta.IsNoMatchError(err) {
 			return nil, nil
 		}
-		return nil, fmt.Errorf("look up Envoy Gateway Backends: %w", err)
+		return nil, fmt.Errorf("look up %s: %w", gvk.GroupKind(), err)
 	}
 	c, err := cache.New(mgr.GetConfig(), cache.Options{
 		HTTPClient: mgr.GetHTTPClient(), Scheme: mgr.GetScheme(), Mapper: mgr.GetRESTMapper(),
 		DefaultLabelSelector: publishedSelector,
 	})
 	if err != nil {
-		return nil, fmt.Errorf("cache Envoy Gateway Backends: %w", err)
+		return nil, fmt.Errorf("cache %s: %w", gvk.GroupKind(), err)
 	}
 	return c, mgr.Add(startedWithCaches{c})
 }
@@ -179,9 +188,10 @@ const Workers = 4
 
 // watch registers the publisher with mgr: Workers workers, leader only (controller-runtime's
 // default for controllers), watching the maps, their services and what it wrote. backends
-// is the cache of Envoy Gateway Backends, nil when they are not served. Setup is the only
-// way in, so that no publisher runs without its guard and recorder.
-func (r *Reconciler) watch(mgr ctrl.Manager, backends cache.Cache) error {
+// and policies are the caches of Envoy Gateway Backends and BackendTLSPolicies, nil when
+// they are not served. Setup is the only way in, so that no publisher runs without its
+// guard and recorder.
+func (r *Reconciler) watch(mgr ctrl.Manager, backends, policies cache.Cache) error {
 	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &gatewayv1.HTTPRoute{}, routeHostnameIndex, routeHostnames); err != nil {
 		return fmt.Errorf("index HTTPRoutes by hostname: %w", err)
 	}
@@ -208,6 +218,9 @@ func (r *Reconciler) watch(mgr ctrl.Manager, backends cache.Cache) error {
 		u := &unstructured.Unstructured{}
 		u.SetGroupVersionKind(envoyBackendGVK)
 		b = b.WatchesRawSource(source.Kind[client.Object](backends, u, handler.EnqueueRequestsFromMapFunc(mapOfPublished)))
+	}
+	if policies != nil {
+		b = b.WatchesRawSource(source.Kind[client.Object](policies, &gatewayv1.BackendTLSPolicy{}, handler.EnqueueRequestsFromMapFunc(mapOfPublished)))
 	}
 	return b.Complete(r)
 }

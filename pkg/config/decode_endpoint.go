@@ -18,6 +18,8 @@ type rawEndpoint struct {
 	routeNamespace     *string
 	rewriteHostname    *bool
 	kind               *string
+	tlsEnabled         *bool
+	tlsWellKnownCA     *string
 }
 
 func (d *decoder) publisher(raw json.RawMessage, path string) rawPublisher {
@@ -29,12 +31,13 @@ func (d *decoder) publisher(raw json.RawMessage, path string) rawPublisher {
 	}
 }
 
-// endpoint decodes the endpoint block. BackendTLSPolicy (gatewayBackend.tls) and the
-// EndpointSlice fallback (gatewayBackend.endpointSlices) are not built, so their keys are
-// unknown fields rather than settings that would be silently ignored.
+// endpoint decodes the endpoint block. The EndpointSlice fallback
+// (gatewayBackend.endpointSlices) is not built, so its key is an unknown field rather than
+// a setting that would be silently ignored.
 func (d *decoder) endpoint(raw json.RawMessage, path string) rawEndpoint {
 	fields := d.object(raw, path, "globalGateway", "backendPort", "globalHostTemplate", "globalHostAnnotation", "routeNamespace", "gatewayBackend")
-	backend := d.object(fields["gatewayBackend"], path+".gatewayBackend", "rewriteHostname", "kind")
+	backend := d.object(fields["gatewayBackend"], path+".gatewayBackend", "rewriteHostname", "kind", "tls")
+	tls := d.object(backend["tls"], path+".gatewayBackend.tls", "enabled", "wellKnownCACertificates")
 	return rawEndpoint{
 		globalGateway:      decodeValue[string](d, fields["globalGateway"], path+".globalGateway", "a string"),
 		backendPort:        decodeValue[int64](d, fields["backendPort"], path+".backendPort", "an integer"),
@@ -43,5 +46,7 @@ func (d *decoder) endpoint(raw json.RawMessage, path string) rawEndpoint {
 		routeNamespace:     decodeValue[string](d, fields["routeNamespace"], path+".routeNamespace", "a string"),
 		rewriteHostname:    decodeValue[bool](d, backend["rewriteHostname"], path+".gatewayBackend.rewriteHostname", "a boolean"),
 		kind:               decodeValue[string](d, backend["kind"], path+".gatewayBackend.kind", "a string"),
+		tlsEnabled:         decodeValue[bool](d, tls["enabled"], path+".gatewayBackend.tls.enabled", "a boolean"),
+		tlsWellKnownCA:     decodeValue[string](d, tls["wellKnownCACertificates"], path+".gatewayBackend.tls.wellKnownCACertificates", "a string"),
 	}
 }

@@ -69,7 +69,15 @@ type Endpoint struct {
 	// BackendKind is what each cluster's backend is written as, empty when left out: use
 	// Backend for the effective kind.
 	BackendKind BackendKind
+	// BackendTLS writes a BackendTLSPolicy for each cluster's backend, so that the
+	// gateway speaks TLS to the workload cluster and checks its certificate for the
+	// cluster's hostname against the system's well-known CAs (gatewayBackend.tls).
+	BackendTLS bool
 }
+
+// WellKnownCASystem is the only gatewayBackend.tls.wellKnownCACertificates there is: the
+// gateway's own set of trusted CAs (Gateway API's WellKnownCACertificatesSystem).
+const WellKnownCASystem = "System"
 
 // GlobalHostAnnotationPolicy is which hostnames the ome.io/global-host annotation may
 // name. An annotation never names a wildcard, and never a hostname that the template gives

@@ -38,8 +38,16 @@ func (v *validator) endpoint(raw rawEndpoint, path string) Endpoint {
 	if e.GlobalGateway != "" && (raw.backendPort == nil || *raw.backendPort == 0) {
 		v.fail("%s.backendPort: must be set when %s.globalGateway is configured (%q)", path, path, e.GlobalGateway)
 	}
-	if e.GlobalGateway == "" && e.RewriteHostname {
+	e.BackendTLS = raw.tlsEnabled != nil && *raw.tlsEnabled
+	if e.GlobalGateway == "" && (e.RewriteHostname || e.BackendTLS) {
 		v.fail("%s.globalGateway: must be set when gateway backend features are enabled", path)
+	}
+	ca := deref(raw.tlsWellKnownCA)
+	switch {
+	case e.BackendTLS && ca != WellKnownCASystem:
+		v.fail("%s.gatewayBackend.tls.wellKnownCACertificates: %q must be %q when enabled", path, ca, WellKnownCASystem)
+	case !e.BackendTLS && ca != "":
+		v.fail("%s.gatewayBackend.tls.enabled: must be true when TLS settings are supplied", path)
 	}
 	if raw.globalHostAnnot != nil && *raw.globalHostAnnot != "" {
 		switch a := GlobalHostAnnotationPolicy(*raw.globalHostAnnot); a {

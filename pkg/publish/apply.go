@@ -21,6 +21,9 @@ import (
 // settings, without writing it again.
 const DigestAnnotation = "ome.io/publication-digest"
 
+// KindTLSPolicy is how messages name a backend's BackendTLSPolicy, as OME's do.
+const KindTLSPolicy = "BackendTLSPolicy"
+
 // Object is one object of the plan as the publisher applies it.
 type Object struct {
 	// Kind names the object's kind in messages: "HTTPRoute", "backend Service" or
@@ -31,11 +34,13 @@ type Object struct {
 }
 
 // Objects are the plan's objects in the order they are applied: the backends in name
-// order, then the route, so that a backend exists before the route names it.
+// order, their BackendTLSPolicies (under TLS), then the route, so that a backend and its
+// policy exist before the route names it: a gateway never sends plain HTTP to a backend
+// that is meant to get TLS. The route is always last.
 func (p Plan) Objects() ([]Object, error) {
 	backends := slices.Clone(p.Backends)
 	slices.SortFunc(backends, func(a, b Backend) int { return strings.Compare(a.Name, b.Name) })
-	out := make([]Object, 0, len(backends)+1)
+	out := make([]Object, 0, 2*len(backends)+1)
 	for _, b := range backends {
 		var obj runtime.Object = b.Service()
 		kind := "backend Service"
@@ -47,6 +52,15 @@ func (p Plan) Objects() ([]Object, error) {
 			return nil, err
 		}
 		out = append(out, Object{Kind: kind, Object: u})
+	}
+	if p.TLS {
+		for _, b := range backends {
+			u, err := applied(b.TLSPolicy())
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, Object{Kind: KindTLSPolicy, Object: u})
+		}
 	}
 	u, err := applied(p.Route)
 	if err != nil {

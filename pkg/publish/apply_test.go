@@ -60,6 +60,56 @@ func TestObjectsOrderAndDigest(t *testing.T) {
 	}
 }
 
+// Under TLS each backend gets a BackendTLSPolicy of its name and labels, after the
+// backends and before the route: it targets the backend and checks the workload cluster's
+// hostname against the system's CAs. Envoy Gateway Backends are targeted as such.
+func TestObjectsTLSPolicies(t *testing.T) {
+	ep := guideEndpoint()
+	ep.BackendTLS = true
+	for _, kind := range []config.BackendKind{config.BackendExternalNameService, config.BackendEnvoyGateway} {
+		ep.BackendKind = kind
+		objs := planObjects(t, ep)
+		if got := kinds(objs); len(got) != 5 || got[2] != KindTLSPolicy || got[3] != KindTLSPolicy || got[4] != "HTTPRoute" {
+			t.Fatalf("%s: objects %v, want two backends, two BackendTLSPolicies, the route", kind, got)
+		}
+		for i := range 2 {
+			backend, policy := objs[i].Object, objs[i+2].Object
+			p := &gatewayv1.BackendTLSPolicy{}
+			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(policy.Object, p); err != nil {
+				t.Fatal(err)
+			}
+			wantGroup, wantKind := gatewayv1.Group(""), gatewayv1.Kind("Service")
+			if kind == config.BackendEnvoyGateway {
+				wantGroup, wantKind = EnvoyGatewayGroup, "Backend"
+			}
+			host, _, _ := unstructured.NestedString(backend.Object, "spec", "externalName")
+			if kind == config.BackendEnvoyGateway {
+				host = backendHost(t, backend)
+			}
+			if p.Name != backend.GetName() || p.Namespace != backend.GetNamespace() || p.Labels[LabelCluster] != backend.GetLabels()[LabelCluster] ||
+				len(p.Spec.TargetRefs) != 1 || p.Spec.TargetRefs[0].Name != gatewayv1.ObjectName(backend.GetName()) ||
+				p.Spec.TargetRefs[0].Group != wantGroup || p.Spec.TargetRefs[0].Kind != wantKind ||
+				string(p.Spec.Validation.Hostname) != host || ptr.Deref(p.Spec.Validation.WellKnownCACertificates, "") != gatewayv1.WellKnownCACertificatesSystem {
+				t.Fatalf("%s: policy %+v for backend %s", kind, p, backend.GetName())
+			}
+		}
+	}
+	if got := kinds(planObjects(t, guideEndpoint())); len(got) != 3 {
+		t.Fatalf("without TLS: %v", got)
+	}
+}
+
+// backendHost is an Envoy Gateway Backend's one FQDN endpoint.
+func backendHost(t *testing.T, backend *unstructured.Unstructured) string {
+	t.Helper()
+	endpoints, _, _ := unstructured.NestedSlice(backend.Object, "spec", "endpoints")
+	if len(endpoints) != 1 {
+		t.Fatalf("backend endpoints %v", endpoints)
+	}
+	h, _, _ := unstructured.NestedString(endpoints[0].(map[string]any), "fqdn", "hostname")
+	return h
+}
+
 func kinds(objs []Object) []string {
 	var out []string
 	for _, o := range objs {

@@ -5,6 +5,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
 
 // Service is the backend as a Service of type ExternalName: the route's gateway resolves
@@ -39,4 +41,25 @@ func (b Backend) EnvoyBackend() *unstructured.Unstructured {
 			"endpoints": []any{map[string]any{"fqdn": map[string]any{"hostname": b.Host, "port": int64(b.Port)}}},
 		},
 	}}
+}
+
+// TLSPolicy is the backend's BackendTLSPolicy: it has the backend's name and labels,
+// targets the backend (a Service, or an Envoy Gateway Backend), and has the gateway check
+// the workload cluster's certificate for the cluster's hostname against the system's
+// well-known CAs. OME writes one per backend Service under endpoint.gatewayBackend.tls.
+func (b Backend) TLSPolicy() *gatewayv1.BackendTLSPolicy {
+	ref := b.objectReference()
+	return &gatewayv1.BackendTLSPolicy{
+		TypeMeta:   metav1.TypeMeta{APIVersion: gatewayv1.GroupVersion.String(), Kind: "BackendTLSPolicy"},
+		ObjectMeta: metav1.ObjectMeta{Name: b.Name, Namespace: b.Namespace, Labels: b.Labels},
+		Spec: gatewayv1.BackendTLSPolicySpec{
+			TargetRefs: []gatewayv1.LocalPolicyTargetReferenceWithSectionName{{LocalPolicyTargetReference: gatewayv1.LocalPolicyTargetReference{
+				Group: ptr.Deref(ref.Group, ""), Kind: ptr.Deref(ref.Kind, "Service"), Name: ref.Name,
+			}}},
+			Validation: gatewayv1.BackendTLSPolicyValidation{
+				WellKnownCACertificates: ptr.To(gatewayv1.WellKnownCACertificatesSystem),
+				Hostname:                gatewayv1.PreciseHostname(b.Host),
+			},
+		},
+	}
 }

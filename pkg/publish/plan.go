@@ -57,6 +57,8 @@ type Plan struct {
 	Route *gatewayv1.HTTPRoute
 	// Backends are the route's backends, in cluster order.
 	Backends []Backend
+	// TLS says each backend gets a BackendTLSPolicy (endpoint.gatewayBackend.tls).
+	TLS bool
 }
 
 // Backend is one workload cluster's backend: the object the route's backendRef names.
@@ -112,6 +114,7 @@ func Build(in Input) (Plan, error) {
 		Gateway:   gateway,
 		Hostname:  host.Host,
 		Annotated: host.Annotated,
+		TLS:       ep.BackendTLS,
 	}
 	if ep.RouteNamespace != "" {
 		p.Namespace = ep.RouteNamespace

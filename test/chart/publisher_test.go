@@ -107,8 +107,8 @@ func TestPublishValuesRefused(t *testing.T) {
 			"- at '" + endpoint + "/backendPort': maximum: got 70,000, want 65,535"},
 		{"global-host policy", edit(t, publishValues, "        backendPort: 80\n", "        backendPort: 80\n        globalHostAnnotation: Namespace\n"),
 			"- at '" + endpoint + "/globalHostAnnotation': value must be one of 'Any', 'UnderNamespace', 'Disabled'"},
-		{"TLS is not built", edit(t, publishValues, "rewriteHostname: true", "tls: {enabled: true}"),
-			"- at '" + endpoint + "/gatewayBackend': additional properties 'tls' not allowed"},
+		{"an unknown TLS field", edit(t, publishValues, "rewriteHostname: true", "tls: {enabled: true, caCertificateRefs: []}"),
+			"- at '" + endpoint + "/gatewayBackend/tls': additional properties 'caCertificateRefs' not allowed"},
 		{"resync not a duration", publishValues + "        publisher: {resyncInterval: 60}\n",
 			"- at '/ome/multicluster/config/routing/publisher/resyncInterval': got number, want string"},
 	}

@@ -182,6 +182,18 @@ func integerCases() []Case {
 			Manager: "routing.observer.maxConcurrentRequests: want an integer, got 1.5", Schema: schemaType},
 		{Name: "backendPort past 65535", Set: map[string]any{"endpoint.backendPort": 65536},
 			Manager: "endpoint.backendPort: 65536 is not a valid port", Schema: schemaMaximum},
+		{Name: "BackendTLSPolicies with the system's CAs", Set: map[string]any{"endpoint.globalGateway": "gateway-system/global", "endpoint.backendPort": 443,
+			"endpoint.gatewayBackend.tls": map[string]any{"enabled": true, "wellKnownCACertificates": "System"}}},
+		{Name: "tls without the system's CAs", Set: map[string]any{"endpoint.globalGateway": "gateway-system/global", "endpoint.backendPort": 443,
+			"endpoint.gatewayBackend.tls": map[string]any{"enabled": true}},
+			Manager: `endpoint.gatewayBackend.tls.wellKnownCACertificates: "" must be "System" when enabled`},
+		{Name: "tls with other CAs", Set: map[string]any{"endpoint.globalGateway": "gateway-system/global", "endpoint.backendPort": 443,
+			"endpoint.gatewayBackend.tls": map[string]any{"enabled": true, "wellKnownCACertificates": "Mozilla"}},
+			Manager: `endpoint.gatewayBackend.tls.wellKnownCACertificates: "Mozilla" must be "System" when enabled`},
+		{Name: "tls settings while tls is off", Set: map[string]any{"endpoint.gatewayBackend.tls": map[string]any{"enabled": false, "wellKnownCACertificates": "System"}},
+			Manager: "endpoint.gatewayBackend.tls.enabled: must be true when TLS settings are supplied"},
+		{Name: "tls without a gateway", Set: map[string]any{"endpoint.gatewayBackend.tls": map[string]any{"enabled": true, "wellKnownCACertificates": "System"}},
+			Manager: "endpoint.globalGateway: must be set when gateway backend features are enabled"},
 	}
 }
 

@@ -240,8 +240,15 @@ rest; where a template puts a name is the manager's to check, when it starts. */
 {{- if and $e.globalGateway (not $e.backendPort) -}}
 {{- $p = append $p (printf "%sendpoint.backendPort: must be set when endpoint.globalGateway is configured (%q)" $pre $e.globalGateway) -}}
 {{- end -}}
-{{- if and (not $e.globalGateway) $backend.rewriteHostname -}}
+{{- $tls := $backend.tls | default dict -}}
+{{- if and (not $e.globalGateway) (or $backend.rewriteHostname $tls.enabled) -}}
 {{- $p = append $p (printf "%sendpoint.globalGateway: must be set when gateway backend features are enabled" $pre) -}}
+{{- end -}}
+{{- $ca := toString ($tls.wellKnownCACertificates | default "") -}}
+{{- if and $tls.enabled (ne $ca "System") -}}
+{{- $p = append $p (printf "%sendpoint.gatewayBackend.tls.wellKnownCACertificates: %q must be %q when enabled" $pre $ca "System") -}}
+{{- else if and (not $tls.enabled) $ca -}}
+{{- $p = append $p (printf "%sendpoint.gatewayBackend.tls.enabled: must be true when TLS settings are supplied" $pre) -}}
 {{- end -}}
 {{- if and (eq (toString $e.globalHostAnnotation) "UnderNamespace") (not $e.globalHostTemplate) -}}
 {{- $p = append $p (printf "%sendpoint.globalHostAnnotation: %q needs endpoint.globalHostTemplate, which gives each namespace its suffix" $pre "UnderNamespace") -}}

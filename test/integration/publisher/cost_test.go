@@ -20,7 +20,7 @@ import (
 )
 
 // publishedKinds are the resources the publisher writes for a map.
-var publishedKinds = []string{"httproutes", "services", "backends"}
+var publishedKinds = []string{"httproutes", "services", "backends", "backendtlspolicies"}
 
 // toPublished says whether a recorded request went to one of the objects the publisher
 // writes in namespace, with any verb but a watch.
