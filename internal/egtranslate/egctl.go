@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -31,6 +32,10 @@ const GatewayClassController = "gateway.envoyproxy.io/gatewayclass-controller"
 type EnvoyView struct {
 	Weights      map[string]uint32
 	DirectStatus int
+	// TLS are the upstream TLS contexts of the rule's clusters, one line each: the SNI
+	// Envoy sends and the CAs it checks the certificate against ("worker-a.example.test
+	// system CAs"), sorted; empty when Envoy speaks plain HTTP to the backends.
+	TLS []string
 	// Input is the file of objects the translator read, and Output what it printed.
 	Input, Output []byte
 }
@@ -88,6 +93,7 @@ func Translate(ctx context.Context, egctl string, objs []client.Object, route ty
 	// carry their own filters (rewriteHostname), one cluster per backend, weighted in the
 	// route.
 	if cluster, ok := action["cluster"].(string); ok {
+		view.TLS = upstreamTLS(doc, cluster)
 		return view, addLocalities(doc, cluster, 1, view.Weights)
 	}
 	weighted, _ := action["weightedClusters"].(map[string]any)
@@ -99,8 +105,37 @@ func Translate(ctx context.Context, egctl string, objs []client.Object, route ty
 		if err := addLocalities(doc, name, uint32(weight), view.Weights); err != nil {
 			return view, err
 		}
+		view.TLS = append(view.TLS, upstreamTLS(doc, name)...)
 	}
+	slices.Sort(view.TLS)
 	return view, nil
+}
+
+// upstreamTLS reads the TLS contexts a cluster's endpoints are sent with (Envoy Gateway
+// puts one transport socket match per TLS backend): each one's SNI, and "system CAs" when
+// it validates against the system's trusted CAs, or the name of the secret it uses.
+func upstreamTLS(doc any, cluster string) []string {
+	def := findObject(doc, func(m map[string]any) bool {
+		_, ok := m["connectTimeout"]
+		return m["name"] == cluster && ok
+	})
+	matches, _ := def["transportSocketMatches"].([]any)
+	var out []string
+	for _, m := range matches {
+		match, _ := m.(map[string]any)
+		socket, _ := match["transportSocket"].(map[string]any)
+		config, _ := socket["typedConfig"].(map[string]any)
+		sni, _ := config["sni"].(string)
+		common, _ := config["commonTlsContext"].(map[string]any)
+		combined, _ := common["combinedValidationContext"].(map[string]any)
+		sds, _ := combined["validationContextSdsSecretConfig"].(map[string]any)
+		ca, _ := sds["name"].(string)
+		if ca == "system_ca_certificates" {
+			ca = "system CAs"
+		}
+		out = append(out, sni+" "+ca)
+	}
+	return out
 }
 
 // addLocalities adds the backends of a cluster's load assignment to weights, each with

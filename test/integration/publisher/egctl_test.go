@@ -81,6 +81,28 @@ var _ = Describe("Envoy Gateway's view of a published map", func() {
 })
 
 // envoyEndpoint is the guide's endpoint settings with Envoy Gateway Backends.
+var _ = Describe("Envoy Gateway's view of BackendTLSPolicies", func() {
+	It("sends each backend TLS with the workload cluster's hostname as SNI, checked against the system's CAs", func(ctx context.Context) {
+		egctl := os.Getenv("EGCTL")
+		if egctl == "" {
+			Skip("EGCTL is not set (make test builds bin/egctl-<version> and sets it)")
+		}
+		ensureEnvoyGateway(ctx)
+		ep := envoyEndpoint(false)
+		ep.BackendTLS = true
+		useManager(ep, config.Publisher{})
+		s := newService(ctx, "tls-envoy", nil, nil)
+		Eventually(s.condition).WithArguments("Published").WithTimeout(timeout).WithPolling(interval).Should(Equal(publishedTrue))
+		Eventually(func(g Gomega) []string { return envoyView(ctx, g, egctl, s).TLS }).WithTimeout(timeout).WithPolling(interval).Should(Equal(
+			[]string{"worker-a.example.test system CAs", "worker-b.example.test system CAs"}))
+		Expect(envoyWeights(ctx, Default, egctl, s)).To(Equal(map[string]uint32{"worker-a": 1, "worker-b": 1}))
+
+		By("without TLS, plain HTTP")
+		useManager(envoyEndpoint(false), config.Publisher{})
+		Eventually(func(g Gomega) []string { return envoyView(ctx, g, egctl, s).TLS }).WithTimeout(timeout).WithPolling(interval).Should(BeEmpty())
+	})
+})
+
 func envoyEndpoint(rewriteHostname bool) config.Endpoint {
 	ep := guideEndpoint()
 	ep.BackendKind = config.BackendEnvoyGateway
@@ -141,6 +163,11 @@ func envoyView(ctx context.Context, g Gomega, egctl string, s *service) framewor
 	g.Expect(c.List(ctx, backends, client.MatchingLabels(publish.Labels(s.key.Namespace, s.key.Name)))).To(Succeed())
 	for i := range backends.Items {
 		objs = append(objs, &backends.Items[i])
+	}
+	policies := &gatewayv1.BackendTLSPolicyList{}
+	g.Expect(c.List(ctx, policies, client.MatchingLabels(publish.Labels(s.key.Namespace, s.key.Name)))).To(Succeed())
+	for i := range policies.Items {
+		objs = append(objs, &policies.Items[i])
 	}
 	view, err := framework.Translate(ctx, egctl, objs, client.ObjectKeyFromObject(route))
 	g.Expect(err).NotTo(HaveOccurred(), fmt.Sprintf("input:\n%s", view.Input))
