@@ -223,7 +223,7 @@ func (r *Reconciler) record(ctx context.Context, tm *omev1beta1.TrafficMap, reas
 // its own (see hold), and the gateways' reports on the route (routeparents.go).
 func (r *Reconciler) recordConditions(ctx context.Context, tm *omev1beta1.TrafficMap, reason omev1beta1.TrafficMapConditionReason, ref *omev1beta1.TrafficMapGatewayRef,
 	conditions []metav1.Condition, parents []omev1beta1.RouteParentStatus) error {
-	fields := map[string]any{"published": reason == omev1beta1.TrafficMapReasonPublished, "gatewayRef": nil, "routeParents": parentsField(parents)}
+	fields := map[string]any{"published": reason == omev1beta1.TrafficMapReasonPublished, "gatewayRef": nil, "routeParents": mapstatus.ListField(parents)}
 	if ref != nil {
 		fields["gatewayRef"] = map[string]any{"group": ref.Group, "kind": ref.Kind, "name": ref.Name, "namespace": ref.Namespace}
 	}

@@ -2,10 +2,10 @@ package publisher
 
 import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/controllers/internal/mapstatus"
 	"github.com/ome-routing/operator/pkg/publish"
 )
 
@@ -30,17 +30,5 @@ func (r *Reconciler) withRouteComplete(key types.NamespacedName, reason omev1bet
 	}
 	leftOut := r.guard.leftOut(key)
 	conditions = append(conditions, publish.RouteCompleteCondition(leftOut, generation))
-	if len(leftOut) == 0 {
-		return conditions, nil
-	}
-	list := make([]any, 0, len(leftOut))
-	for i := range leftOut {
-		u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&leftOut[i])
-		if err != nil {
-			// A struct of strings always converts.
-			continue
-		}
-		list = append(list, u)
-	}
-	return conditions, list
+	return conditions, mapstatus.ListField(leftOut)
 }

@@ -40,21 +40,3 @@ func keptParents(tm *omev1beta1.TrafficMap, reason omev1beta1.TrafficMapConditio
 	}
 	return tm.Status.RouteParents
 }
-
-// parentsField is routeParents as the status apply writes it: nil (the field dropped) when
-// there is no report.
-func parentsField(parents []omev1beta1.RouteParentStatus) any {
-	if len(parents) == 0 {
-		return nil
-	}
-	list := make([]any, 0, len(parents))
-	for i := range parents {
-		u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&parents[i])
-		if err != nil {
-			// A struct of strings and a bool always converts.
-			continue
-		}
-		list = append(list, u)
-	}
-	return list
-}

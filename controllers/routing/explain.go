@@ -4,9 +4,8 @@ import (
 	"slices"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/runtime"
-
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/controllers/internal/mapstatus"
 	"github.com/ome-routing/operator/pkg/trafficmap"
 )
 
@@ -25,17 +24,7 @@ func withExplanations(fields map[string]any, entries []omev1beta1.TrafficMapEntr
 	if len(excluded) > 0 {
 		// The list holds the first MaxExcludedClusters by name, which keeps a map at its
 		// maxima within one etcd write; noTraffic below counts them all.
-		listed := excluded[:min(len(excluded), trafficmap.MaxExcludedClusters)]
-		list := make([]any, 0, len(listed))
-		for i := range listed {
-			u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&excluded[i])
-			if err != nil {
-				// A struct of strings always converts; keep the rest of the status correct.
-				continue
-			}
-			list = append(list, u)
-		}
-		fields["excludedClusters"] = list
+		fields["excludedClusters"] = mapstatus.ListField(excluded[:min(len(excluded), trafficmap.MaxExcludedClusters)])
 	}
 	fields["noTraffic"] = nil
 	if s := trafficmap.NoTraffic(entries, excluded, leftOut); s != "" {

@@ -188,3 +188,22 @@ func isZeroJSON(v any) bool {
 	}
 	return false
 }
+
+// ListField is items as a status apply writes a list field: each item converted to its
+// unstructured form, and nil (which drops the field) when there is none. The status's
+// list items are structs of strings, numbers and bools, which always convert; one that
+// did not would be left out rather than fail the whole status.
+func ListField[T any](items []T) any {
+	if len(items) == 0 {
+		return nil
+	}
+	list := make([]any, 0, len(items))
+	for i := range items {
+		u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&items[i])
+		if err != nil {
+			continue
+		}
+		list = append(list, u)
+	}
+	return list
+}

@@ -145,10 +145,5 @@ var _ = Describe("TrafficApplied, on haproxy's own counters read from a real Pro
 // setFactors replaces the service's capacity factors.
 func setFactors(ctx context.Context, factors map[string]omev1beta1.CapacityFactor) {
 	GinkgoHelper()
-	Eventually(func(g Gomega) {
-		isvc := &omev1beta1.InferenceService{}
-		g.Expect(env.Fleet.ControlPlane.Client.Get(ctx, service, isvc)).To(Succeed())
-		isvc.Spec.Routing.CapacityFactors = factors
-		g.Expect(env.Fleet.ControlPlane.Client.Update(ctx, isvc)).To(Succeed())
-	}).WithTimeout(timeout).WithPolling(interval).Should(Succeed())
+	updateService(ctx, func(isvc *omev1beta1.InferenceService) { isvc.Spec.Routing.CapacityFactors = factors })
 }

@@ -79,10 +79,5 @@ func expectShares(ctx context.Context, want map[string]int32, summary string) {
 // setFailover replaces the service's failover setting; nil removes it.
 func setFailover(ctx context.Context, f *omev1beta1.RoutingFailover) {
 	GinkgoHelper()
-	Eventually(func(g Gomega) {
-		isvc := &omev1beta1.InferenceService{}
-		g.Expect(env.Fleet.ControlPlane.Client.Get(ctx, service, isvc)).To(Succeed())
-		isvc.Spec.Routing.Failover = f
-		g.Expect(env.Fleet.ControlPlane.Client.Update(ctx, isvc)).To(Succeed())
-	}).WithTimeout(timeout).WithPolling(interval).Should(Succeed())
+	updateService(ctx, func(isvc *omev1beta1.InferenceService) { isvc.Spec.Routing.Failover = f })
 }

@@ -90,10 +90,5 @@ func stepIndex(steps []map[string]int32, w map[string]int32) int {
 // setProbe replaces the service's probe.
 func setProbe(ctx context.Context, p *omev1beta1.RoutingProbe) {
 	GinkgoHelper()
-	Eventually(func(g Gomega) {
-		isvc := &omev1beta1.InferenceService{}
-		g.Expect(env.Fleet.ControlPlane.Client.Get(ctx, service, isvc)).To(Succeed())
-		isvc.Spec.Routing.Probe = p
-		g.Expect(env.Fleet.ControlPlane.Client.Update(ctx, isvc)).To(Succeed())
-	}).WithTimeout(timeout).WithPolling(interval).Should(Succeed())
+	updateService(ctx, func(isvc *omev1beta1.InferenceService) { isvc.Spec.Routing.Probe = p })
 }
