@@ -12,6 +12,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
@@ -260,6 +261,24 @@ var _ = Describe("kubectl ome traffic status", func() {
 		Expect(r.stdout).To(ContainSubstring("Route home           worker-a\nWeight               0 (Reported)\n"))
 		Expect(r.stdout).To(ContainSubstring("Drain refs           maintenance-a (Reported)\nAnnotation drains    maintenance-a (Computed)\n"))
 		Expect(r.stdout).To(ContainSubstring("Observed             NotObserved: "))
+	})
+	It("marks the gateway's own counters Observed: the map's TrafficApplied verdict and a home's passive-gate reading", func(ctx context.Context) {
+		ns := newNamespace(ctx)
+		isvc := newSource(ctx, ns, "chat", `{"maintenance-a":{"cluster":"worker-a","reason":"planned maintenance"}}`)
+		writeMap(ctx, isvc)
+		tm := &omev1beta1.TrafficMap{}
+		Expect(k8s.Get(ctx, client.ObjectKeyFromObject(isvc), tm)).To(Succeed())
+		tm.Spec.Entries[1].PassiveGate = &omev1beta1.TrafficMapPassiveGate{Signal: omev1beta1.TrafficSignalKnown,
+			Requests: ptr.To[int64](90), Failures: ptr.To[int64](30)}
+		Expect(k8s.Update(ctx, tm)).To(Succeed())
+		tm.Status.Conditions = append(tm.Status.Conditions, metav1.Condition{Type: omev1beta1.TrafficMapTrafficApplied, Status: metav1.ConditionTrue,
+			Reason: "TrafficMoved", Message: "The gateway sends no request to the 2 cluster(s) the route holds at weight 0",
+			ObservedGeneration: tm.Generation, LastTransitionTime: metav1.Now()})
+		Expect(k8s.Status().Update(ctx, tm)).To(Succeed())
+		r := run(ctx, "traffic", "status", "chat", "-n", ns, "-o", "wide")
+		Expect(r.code).To(BeZero(), r.stderr)
+		Expect(r.stdout).To(ContainSubstring("Annotation drains    None (Computed)\nRequests             90, 30 failed, over the signal's window (Observed)\n"))
+		Expect(r.stdout).To(ContainSubstring("Observed             Observed: TrafficApplied True TrafficMoved: The gateway sends no request to the 2 cluster(s) the route holds at weight 0\n"))
 	})
 	It("reports a missing TrafficMap and exits 0", func(ctx context.Context) {
 		ns := newNamespace(ctx)

@@ -25,7 +25,7 @@ func newStatusCommand(getter *util.ClientGetter, streams genericiooptions.IOStre
 		if err != nil {
 			return nil, nil, err
 		}
-		report := buildStatus(isvc, placement.Report(isvc, tm, tmErr, now))
+		report := buildStatus(isvc, tm, placement.Report(isvc, tm, tmErr, now))
 		return report, func(wide bool) []util.Row { return statusRows(report, wide) }, nil
 	})
 }

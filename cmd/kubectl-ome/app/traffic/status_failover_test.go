@@ -20,7 +20,7 @@ func failoverStatus() *StatusReport {
 	ep.Content.Failover = &placement.FailoverView{OverprovisioningPercent: 140, Summary: "east 70%, west 30%",
 		Tiers: []placement.TierView{{Name: "east", Health: 70, LoadPercent: 70}, {Name: "west", Health: 100, LoadPercent: 30}}}
 	ep.Content.RouteHomes = []placement.RouteHome{{Cluster: "worker-a", Weight: 7, Tier: "east"}, {Cluster: "worker-b", Weight: 3, Tier: "west"}}
-	return buildStatus(isvc, ep)
+	return buildStatus(isvc, nil, ep)
 }
 
 func TestStatusWithFailover(t *testing.T) {
@@ -56,7 +56,7 @@ func TestStatusWithoutFailoverHasNoTiers(t *testing.T) {
 	isvc := &omev1beta1.InferenceService{ObjectMeta: metav1.ObjectMeta{Name: "chat"}}
 	ep := &placement.EndpointReport{}
 	ep.Content.RouteHomes = []placement.RouteHome{{Cluster: "worker-a", Weight: 1}}
-	out, err := json.Marshal(buildStatus(isvc, ep))
+	out, err := json.Marshal(buildStatus(isvc, nil, ep))
 	if err != nil {
 		t.Fatal(err)
 	}

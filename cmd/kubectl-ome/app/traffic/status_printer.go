@@ -46,10 +46,17 @@ func statusRows(r *StatusReport, wide bool) []util.Row {
 			util.Row{Field: "Drain refs", Value: fmt.Sprintf("%s (%s)", refs, EvidenceReported)},
 			util.Row{Field: "Annotation drains", Value: fmt.Sprintf("%s (%s)", ann, EvidenceComputed)},
 		)
+		if h.Traffic != nil {
+			rows = append(rows, util.Row{Field: "Requests", Value: trafficCell(h.Traffic), Wrap: true, Whole: wide})
+		}
+	}
+	hint := "Reported is the TrafficMap; Computed is derived by the CLI"
+	if r.Observed.State == EvidenceObserved {
+		hint += "; Observed is the gateway's own counters"
 	}
 	return append(rows,
 		util.Row{Field: "Observed", Value: r.Observed.State + ": " + r.Observed.Reason, Wrap: true, Whole: wide},
-		util.Row{Field: "Hint", Value: "Reported is the TrafficMap; Computed is derived by the CLI"},
+		util.Row{Field: "Hint", Value: hint, Wrap: true, Whole: wide},
 		util.Row{Field: "View", Value: "Bounded cells; use -o json for complete identities"},
 	)
 }
@@ -66,4 +73,16 @@ func drainSummary(r *StatusReport) string {
 		}
 	}
 	return fmt.Sprintf("%d override(s), %d on a route home (%s)", len(r.Drains), held, EvidenceComputed)
+}
+
+// trafficCell is a home's last reading of the gateway's counters.
+func trafficCell(t *ObservedTraffic) string {
+	if t.Signal != "Known" || t.Requests == nil {
+		return NotObserved + ": " + t.Reason
+	}
+	var failed int64
+	if t.Failures != nil {
+		failed = *t.Failures
+	}
+	return fmt.Sprintf("%d, %d failed, over the signal's window (%s)", *t.Requests, failed, EvidenceObserved)
 }

@@ -1,6 +1,9 @@
 package traffic
 
 import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
@@ -9,13 +12,17 @@ import (
 	"github.com/ome-routing/operator/pkg/drain"
 )
 
-// Evidence marks where a value of `traffic status` comes from. Observed, evidence from the
-// gateway's own counters, is never given: the operator has no such signal yet.
+// Evidence marks where a value of `traffic status` comes from. Observed is evidence from
+// the global gateway's own counters, which the manager reads through its traffic signal
+// (routing.trafficSignal): the map's TrafficApplied verdict and a home's passive-gate
+// reading. Without a verdict or a reading, the report says NotObserved and why.
 const (
 	EvidenceReported = "Reported"
 	EvidenceComputed = "Computed"
+	EvidenceObserved = "Observed"
 	NotObserved      = "NotObserved"
-	// notObservedReason says why no value is Observed.
+	// notObservedReason says why no value is Observed when the map carries no
+	// TrafficApplied condition (a manager that predates it, or no map).
 	notObservedReason = "no gateway traffic counters are read; weights are intent, not measured traffic"
 )
 
@@ -59,9 +66,24 @@ type StatusRouteHome struct {
 	AnnotationDrains []string `json:"annotationDrains"`
 	// Tier is Reported: the failover tier the cluster is in; empty without failover.
 	Tier string `json:"tier,omitempty"`
+	// Traffic is Observed: the requests the gateway sent the cluster over the traffic
+	// signal's window, as the passive gate last read them; absent when the service's probe
+	// sets no passive gate.
+	Traffic *ObservedTraffic `json:"traffic,omitempty"`
 }
 
-// ObservedView says that no measured traffic is shown, and why.
+// ObservedTraffic is a home's last reading of the gateway's counters.
+type ObservedTraffic struct {
+	// Signal is Known when the reading could be used; Unknown otherwise, and Reason says
+	// why.
+	Signal   string `json:"signal"`
+	Requests *int64 `json:"requests,omitempty"`
+	Failures *int64 `json:"failures,omitempty"`
+	Reason   string `json:"reason,omitempty"`
+}
+
+// ObservedView is the gateway's own counters' verdict on the route (State Observed, the
+// map's TrafficApplied True or False), or NotObserved and why.
 type ObservedView struct {
 	State  string `json:"state"`
 	Reason string `json:"reason"`
@@ -74,11 +96,16 @@ func (r *StatusReport) DeepCopyObject() runtime.Object {
 	return &c
 }
 
-// buildStatus builds the report from the endpoint report and the service's annotation.
-func buildStatus(isvc *omev1beta1.InferenceService, endpoint *placement.EndpointReport) *StatusReport {
+// buildStatus builds the report from the endpoint report, the service's annotation and the
+// map (nil when it could not be read, or is not the service's).
+func buildStatus(isvc *omev1beta1.InferenceService, tm *omev1beta1.TrafficMap, endpoint *placement.EndpointReport) *StatusReport {
+	if endpoint.Content.TrafficMap.State != placement.Observed {
+		tm = nil
+	}
 	r := &StatusReport{CollectedAt: endpoint.CollectedAt, Target: endpoint.Target, TrafficMap: endpoint.Content.TrafficMap,
 		Drains: []DrainView{}, RouteHomes: []StatusRouteHome{}, Warnings: []string{},
-		Observed: ObservedView{State: NotObserved, Reason: notObservedReason}}
+		Observed: observedView(tm)}
+	traffic := observedTraffic(tm)
 	r.SetGroupVersionKind(endpoint.GroupVersionKind().GroupVersion().WithKind("TrafficStatusReport"))
 	value, present := isvc.Annotations[drain.Annotation]
 	overrides, err := drain.Parse(value, present)
@@ -95,7 +122,8 @@ func buildStatus(isvc *omev1beta1.InferenceService, endpoint *placement.Endpoint
 	clusters := map[string]bool{}
 	for _, h := range endpoint.Content.RouteHomes {
 		clusters[h.Cluster] = true
-		home := StatusRouteHome{Cluster: h.Cluster, Weight: h.Weight, DrainRefs: h.DrainRefs, AnnotationDrains: []string{}, Tier: h.Tier}
+		home := StatusRouteHome{Cluster: h.Cluster, Weight: h.Weight, DrainRefs: h.DrainRefs, AnnotationDrains: []string{}, Tier: h.Tier,
+			Traffic: traffic[h.Cluster]}
 		if total > 0 {
 			home.SharePercent = int64(h.Weight) * 100 / total
 		}
@@ -110,4 +138,41 @@ func buildStatus(isvc *omev1beta1.InferenceService, endpoint *placement.Endpoint
 		r.Drains = append(r.Drains, DrainView{ID: o.ID, Cluster: o.Cluster, Reason: o.Reason, Held: clusters[o.Cluster]})
 	}
 	return r
+}
+
+// observedView is the map's TrafficApplied verdict: Observed when the gateway's counters
+// settled it (True or False), NotObserved with the condition's reason while they have not,
+// and the general reason without the condition.
+func observedView(tm *omev1beta1.TrafficMap) ObservedView {
+	var c *metav1.Condition
+	if tm != nil {
+		c = meta.FindStatusCondition(tm.Status.Conditions, omev1beta1.TrafficMapTrafficApplied)
+	}
+	switch {
+	case c == nil:
+		return ObservedView{State: NotObserved, Reason: notObservedReason}
+	case c.Status == metav1.ConditionTrue || c.Status == metav1.ConditionFalse:
+		return ObservedView{State: EvidenceObserved, Reason: fmt.Sprintf("TrafficApplied %s %s: %s", c.Status, c.Reason, c.Message)}
+	}
+	return ObservedView{State: NotObserved, Reason: fmt.Sprintf("TrafficApplied %s %s: %s", c.Status, c.Reason, c.Message)}
+}
+
+// observedTraffic are the entries' passive-gate readings, by cluster.
+func observedTraffic(tm *omev1beta1.TrafficMap) map[string]*ObservedTraffic {
+	out := map[string]*ObservedTraffic{}
+	if tm == nil {
+		return out
+	}
+	for _, e := range tm.Spec.Entries {
+		pg := e.PassiveGate
+		if pg == nil {
+			continue
+		}
+		t := &ObservedTraffic{Signal: string(pg.Signal), Requests: pg.Requests, Failures: pg.Failures}
+		if pg.Signal != omev1beta1.TrafficSignalKnown {
+			t.Reason = pg.Message
+		}
+		out[e.Cluster] = t
+	}
+	return out
 }
