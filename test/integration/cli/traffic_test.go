@@ -90,7 +90,7 @@ var _ = Describe("kubectl ome traffic", func() {
 		Expect(r.stdout).To(Equal("FIELD         VALUE\naction        traffic drain\ntarget        InferenceService/" + ns + "/chat\n" +
 			"dry-run       none\naccepted      Yes\napplied       Yes\noverride-id   maintenance-a\ncluster       worker-a\noverrides     1 -> 2\n" +
 			"message       API accepted traffic annotation request; not TrafficM...\n" +
-			"follow-up     " + cut("kubectl ome placement endpoint chat -n "+ns+" --context=hub") + "\n" +
+			"follow-up     " + cut("kubectl ome traffic status chat -n "+ns+" --context=hub") + "\n" +
 			"hint          Use -o json or -o yaml for full values.\n"))
 
 		r = run(ctx, "traffic", "undrain", "chat", "-n", ns, "--id", "maintenance-a", "--yes", "-o", "json")
@@ -219,7 +219,7 @@ var _ = Describe("kubectl ome traffic", func() {
 		By("no terminal and no --yes")
 		r := run(ctx, drainArgs(ns, "chat")...)
 		Expect(r.code).To(Equal(1))
-		Expect(r.stderr).To(ContainSubstring("Follow-up         kubectl ome placement endpoint chat -n " + ns + " --context=hub\n"))
+		Expect(r.stderr).To(ContainSubstring("Follow-up         kubectl ome traffic status chat -n " + ns + " --context=hub\n"))
 		Expect(r.stderr).To(HaveSuffix("error: action not confirmed; noninteractive input requires --yes\n"))
 		Expect(get(ctx, ns, "chat").Annotations).NotTo(HaveKey(drainKey))
 

@@ -256,5 +256,5 @@ func conflict(ctx context.Context, c client.Client, err error, previewed *omev1b
 }
 
 func followUp(p plan) string {
-	return fmt.Sprintf("kubectl ome placement endpoint %s -n %s --context=%s", p.isvc.Name, p.target.Namespace, p.target.Context)
+	return fmt.Sprintf("kubectl ome traffic status %s -n %s --context=%s", p.isvc.Name, p.target.Namespace, p.target.Context)
 }

@@ -21,14 +21,13 @@ const (
 	msgServerDryRun = "API dry-run accepted; no changes persisted."
 )
 
-// previewFooter follows the preview table. The follow-up command here is
-// `kubectl ome placement endpoint`, which this project builds, so the last line names it
-// rather than a traffic status command.
+// previewFooter follows the preview table, in OME's words: the follow-up is `kubectl ome
+// traffic status`.
 var previewFooter = []string{
 	"API acceptance is not TrafficMap convergence or data-plane realization.",
 	"The exact InferenceService UID/resourceVersion is tested atomically.",
 	"Other annotations and traffic-drain override IDs are preserved.",
-	"Run the previewed follow-up command to observe controller evidence.",
+	"Run the previewed traffic status command to observe controller evidence.",
 }
 
 // printPreview writes what is about to happen, before anything is sent.

@@ -38,11 +38,11 @@ Cluster           worker-a
 Reason            "planned maintenance"
 Override count    0 -> 1
 Annotation        ome.io/traffic-drain
-Follow-up         kubectl ome placement endpoint chat -n prod --context=hub
+Follow-up         kubectl ome traffic status chat -n prod --context=hub
 API acceptance is not TrafficMap convergence or data-plane realization.
 The exact InferenceService UID/resourceVersion is tested atomically.
 Other annotations and traffic-drain override IDs are preserved.
-Run the previewed follow-up command to observe controller evidence.
+Run the previewed traffic status command to observe controller evidence.
 `
 	if b.String() != want {
 		t.Errorf("preview:\n%s\nwant:\n%s", b.String(), want)
@@ -75,7 +75,7 @@ override-id   maintenance-a
 cluster       worker-a
 overrides     0 -> 1
 message       API accepted traffic annotation request; not TrafficM...
-follow-up     kubectl ome placement endpoint chat -n prod --context...
+follow-up     kubectl ome traffic status chat -n prod --context=hub
 hint          Use -o json or -o yaml for full values.
 `,
 		},
@@ -91,7 +91,7 @@ override-id   maintenance-a
 cluster       worker-a
 overrides     1 -> 0
 message       API accepted traffic annotation request; not TrafficM...
-follow-up     kubectl ome placement endpoint chat -n prod --context...
+follow-up     kubectl ome traffic status chat -n prod --context=hub
 hint          Use -o json or -o yaml for full values.
 `,
 		},
@@ -109,7 +109,7 @@ override-id        maintenance-a
 cluster            worker-a
 overrides          0 -> 1
 message            API dry-run accepted; no changes persisted.
-follow-up          kubectl ome placement endpoint chat -n prod --context...
+follow-up          kubectl ome traffic status chat -n prod --context=hub
 hint               Use -o json or -o yaml for full values.
 `,
 		},
@@ -125,7 +125,7 @@ override-id   maintenance-a
 cluster       worker-a
 overrides     0 -> 1
 message       Validated locally; no patch sent. TrafficMap converge...
-follow-up     kubectl ome placement endpoint chat -n prod --context...
+follow-up     kubectl ome traffic status chat -n prod --context=hub
 hint          Use -o json or -o yaml for full values.
 `,
 		},
@@ -172,7 +172,7 @@ func TestPrintResultObject(t *testing.T) {
 			"target": map[string]any{"kind": "InferenceService", "namespace": "prod", "name": "chat", "uid": "2f6c1d9e-4b7a-4c1e-9f3d-8a5b6c7d0e12", "resourceVersion": "1284799"},
 			"dryRun": "none", "accepted": true, "applied": true,
 			"message":  "API accepted traffic annotation request; not TrafficMap convergence.",
-			"followUp": "kubectl ome placement endpoint chat -n prod --context=hub",
+			"followUp": "kubectl ome traffic status chat -n prod --context=hub",
 			"traffic":  map[string]any{"overrideID": "maintenance-a", "cluster": "worker-a", "overridesBefore": float64(1), "overridesAfter": float64(0)},
 		}
 		gotJSON, _ := json.Marshal(got)
