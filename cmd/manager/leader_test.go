@@ -17,14 +17,15 @@ import (
 
 // With --leader-elect outside a pod, the manager takes its Lease in the operator's
 // namespace, where the chart's leader-election Role is, instead of failing to find a pod
-// namespace.
+// namespace; the Lease carries the lease duration the flags set.
 func TestLeaderElectionLeaseInOperatorNamespace(t *testing.T) {
 	c := startCluster(t)
 	ctx := t.Context()
 	if err := c.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "ome-system"}}); err != nil {
 		t.Fatal(err)
 	}
-	mgr, err := newManager(c.Config, &options{metricsAddr: "0", probeAddr: "0", leaderElect: true, operatorNamespace: "ome-system"})
+	mgr, err := newManager(c.Config, &options{metricsAddr: "0", probeAddr: "0", leaderElect: true,
+		lease: leaseTiming{duration: 7 * time.Second, renewDeadline: 5 * time.Second, retryPeriod: time.Second}, operatorNamespace: "ome-system"})
 	if err != nil {
 		t.Fatalf("newManager with --leader-elect: %v", err)
 	}
@@ -48,6 +49,9 @@ func TestLeaderElectionLeaseInOperatorNamespace(t *testing.T) {
 	case <-mgr.Elected():
 	case <-time.After(30 * time.Second):
 		t.Fatalf("the Lease names %q but the manager is not elected", *lease.Spec.HolderIdentity)
+	}
+	if d := lease.Spec.LeaseDurationSeconds; d == nil || *d != 7 {
+		t.Errorf("the Lease's duration is %v seconds, want the 7 that --leader-elect-lease-duration set", d)
 	}
 	if !strings.Contains(*lease.Spec.HolderIdentity, "_") {
 		t.Errorf("holder identity %q is not controller-runtime's host_uuid", *lease.Spec.HolderIdentity)

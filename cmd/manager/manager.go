@@ -39,6 +39,9 @@ func newManager(restCfg *rest.Config, o *options) (ctrl.Manager, error) {
 		HealthProbeBindAddress: o.probeAddr,
 		LeaderElection:         o.leaderElect,
 		LeaderElectionID:       leaderElectionID,
+		LeaseDuration:          &o.lease.duration,
+		RenewDeadline:          &o.lease.renewDeadline,
+		RetryPeriod:            &o.lease.retryPeriod,
 		// The Lease lives in the manager's own namespace, where the chart's leader-election
 		// Role lets it write one. Named here rather than left to controller-runtime, which
 		// reads it from the pod's ServiceAccount mount and so fails outside a pod.

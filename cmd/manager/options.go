@@ -29,6 +29,9 @@ type options struct {
 	secureMetrics bool
 	probeAddr     string
 	leaderElect   bool
+	// lease is the leader election's timing (--leader-elect-lease-duration,
+	// --leader-elect-renew-deadline, --leader-elect-retry-period).
+	lease leaseTiming
 
 	// multiclusterConfig is the path of the multi-cluster settings file.
 	multiclusterConfig string
@@ -62,6 +65,12 @@ func parseOptions(fs *flag.FlagSet, args []string) (*options, error) {
 			"false serves plain HTTP to anyone.")
 	fs.StringVar(&o.probeAddr, "health-probe-bind-address", ":8081", "The address the health endpoints bind to; 0 turns them off.")
 	fs.BoolVar(&o.leaderElect, "leader-elect", false, "Elect a leader, so that only one manager probes and writes at a time.")
+	fs.DurationVar(&o.lease.duration, "leader-elect-lease-duration", defaultLease.duration,
+		"How long a stand-by waits, after the leader last renewed the Lease, before it takes over: the longest a crashed leader's maps go unwritten.")
+	fs.DurationVar(&o.lease.renewDeadline, "leader-elect-renew-deadline", defaultLease.renewDeadline,
+		"How long the leader keeps trying to renew before it gives the Lease up and exits; shorter than the lease duration.")
+	fs.DurationVar(&o.lease.retryPeriod, "leader-elect-retry-period", defaultLease.retryPeriod,
+		"How often the leader renews, and a stand-by tries to take the Lease; more than 1.2 times of it fit in the renew deadline.")
 	fs.StringVar(&o.multiclusterConfig, "multicluster-config", "",
 		"Path of the multi-cluster settings: the JSON in the multicluster key of the inferenceservice-config ConfigMap. "+
 			"Unset leaves routing off; a path that cannot be read is an error.")
@@ -92,6 +101,9 @@ func parseOptions(fs *flag.FlagSet, args []string) (*options, error) {
 	}
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected arguments: %q", fs.Args())
+	}
+	if err := o.lease.validate(); err != nil {
+		return nil, err
 	}
 	if o.operatorNamespace == "" {
 		return nil, errors.New("--operator-namespace must not be empty: it is the only namespace kubeconfig Secrets are read from")

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func parse(t *testing.T, args ...string) (*options, error) {
@@ -39,7 +40,7 @@ func TestParseOptions(t *testing.T) {
 		t.Fatal(err)
 	}
 	if o.metricsAddr != ":8080" || o.probeAddr != ":8081" || o.leaderElect || o.multiclusterConfig != "" ||
-		o.enableMulticluster || o.multiclusterRole != "" || o.operatorNamespace != "ome" {
+		o.enableMulticluster || o.multiclusterRole != "" || o.operatorNamespace != "ome" || o.lease != defaultLease {
 		t.Errorf("defaults = %+v", *o)
 	}
 	if o, err = parse(t, "--operator-namespace=ome-system"); err != nil || o.operatorNamespace != "ome-system" {
@@ -47,12 +48,14 @@ func TestParseOptions(t *testing.T) {
 	}
 
 	o, err = parse(t, "--multicluster-config=/etc/ome/multicluster", "--enable-multicluster",
-		"--multicluster-role=control-plane", "--metrics-bind-address=0", "--health-probe-bind-address=:9440", "--leader-elect")
+		"--multicluster-role=control-plane", "--metrics-bind-address=0", "--health-probe-bind-address=:9440", "--leader-elect",
+		"--leader-elect-lease-duration=30s", "--leader-elect-renew-deadline=20s", "--leader-elect-retry-period=4s")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if o.multiclusterConfig != "/etc/ome/multicluster" || !o.enableMulticluster || o.multiclusterRole != "control-plane" ||
-		o.metricsAddr != "0" || o.probeAddr != ":9440" || !o.leaderElect {
+		o.metricsAddr != "0" || o.probeAddr != ":9440" || !o.leaderElect ||
+		o.lease != (leaseTiming{duration: 30 * time.Second, renewDeadline: 20 * time.Second, retryPeriod: 4 * time.Second}) {
 		t.Errorf("parsed = %+v", *o)
 	}
 
@@ -68,6 +71,12 @@ func TestParseOptions(t *testing.T) {
 		{"empty operator namespace", []string{"--operator-namespace="},
 			"--operator-namespace must not be empty: it is the only namespace kubeconfig Secrets are read from"},
 		{"stray argument", []string{"control-plane"}, `unexpected arguments: ["control-plane"]`},
+		{"a lease of 0", []string{"--leader-elect-lease-duration=0s"}, "--leader-elect-lease-duration must be positive, got 0s"},
+		{"a negative retry period", []string{"--leader-elect-retry-period=-1s"}, "--leader-elect-retry-period must be positive, got -1s"},
+		{"a lease no longer than the renew deadline", []string{"--leader-elect-lease-duration=10s"},
+			"--leader-elect-lease-duration (10s) must be longer than --leader-elect-renew-deadline (10s)"},
+		{"a renew deadline within the jittered retry period", []string{"--leader-elect-renew-deadline=2s", "--leader-elect-retry-period=2s"},
+			"--leader-elect-renew-deadline (2s) must be longer than 1.2 times --leader-elect-retry-period (2s)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := parse(t, tc.args...)

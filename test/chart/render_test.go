@@ -59,6 +59,9 @@ func TestStep1Values(t *testing.T) {
 		"--enable-multicluster",
 		"--multicluster-role=control-plane",
 		"--leader-elect",
+		"--leader-elect-lease-duration=15s",
+		"--leader-elect-renew-deadline=10s",
+		"--leader-elect-retry-period=2s",
 		"--metrics-bind-address=:8080",
 		"--health-probe-bind-address=:8081",
 	} {
@@ -122,6 +125,44 @@ func TestLeaderElection(t *testing.T) {
 				t.Errorf("leader-election Role rules %+v do not cover leases and events", role.Rules)
 			}
 		})
+	}
+}
+
+// The Lease's timing reaches the manager's flags, and timings the manager would refuse
+// are refused by the chart in the manager's words.
+func TestLeaseTiming(t *testing.T) {
+	helmBin(t) // skips the test when HELM is unset
+	args := manager(t, render(t, "", "--set", "leaderElection.leaseDuration=30s", "--set", "leaderElection.renewDeadline=20s",
+		"--set", "leaderElection.retryPeriod=4s").deployment(t)).Args
+	for _, want := range []string{"--leader-elect-lease-duration=30s", "--leader-elect-renew-deadline=20s", "--leader-elect-retry-period=4s"} {
+		if !slices.Contains(args, want) {
+			t.Errorf("manager args %q lack %q", args, want)
+		}
+	}
+	if out := renderError(t, "", "--set", "leaderElection.retryPeriod=0s"); !strings.Contains(out, "- at '/leaderElection/retryPeriod': '0s' does not match pattern") {
+		t.Errorf("a zero retry period passed the schema:\n%s", out)
+	}
+	if args := manager(t, render(t, "", "--set", "leaderElection.enabled=false").deployment(t)).Args; slices.ContainsFunc(args, func(a string) bool {
+		return strings.HasPrefix(a, "--leader-elect")
+	}) {
+		t.Errorf("leader election off, yet %q", args)
+	}
+	for _, tc := range []struct {
+		set  []string
+		want string
+	}{
+		{[]string{"leaderElection.leaseDuration=10s"}, "--leader-elect-lease-duration (10s) must be longer than --leader-elect-renew-deadline (10s)"},
+		{[]string{"leaderElection.renewDeadline=2s"}, "--leader-elect-renew-deadline (2s) must be longer than 1.2 times --leader-elect-retry-period (2s)"},
+		// The schema refuses a zero duration first; without the schema, the template does.
+		{[]string{"leaderElection.retryPeriod=0.0s"}, "--leader-elect-retry-period must be positive, got 0.0s"},
+	} {
+		flags := []string{"--skip-schema-validation"}
+		for _, s := range tc.set {
+			flags = append(flags, "--set", s)
+		}
+		if out := renderError(t, "", flags...); !strings.Contains(out, "the manager would refuse leaderElection and crash-loop:\n"+tc.want) {
+			t.Errorf("%v: helm template error:\n%s\nwant it to contain %q", tc.set, out, tc.want)
+		}
 	}
 }
 

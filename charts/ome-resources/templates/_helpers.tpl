@@ -32,6 +32,33 @@ more than one replica, since only one of them may probe and write.
 {{- end }}
 
 {{/*
+ome-resources.leaseArgs are the Lease timing flags, after refusing timings the manager
+would refuse at start (lease.go), in its words: each positive, the lease longer than the
+renew deadline, the renew deadline longer than 1.2 times the retry period.
+*/}}
+{{- define "ome-resources.leaseArgs" -}}
+{{- $l := .Values.leaderElection -}}
+{{- $flags := list (list "lease-duration" ($l.leaseDuration | default "15s")) (list "renew-deadline" ($l.renewDeadline | default "10s")) (list "retry-period" ($l.retryPeriod | default "2s")) -}}
+{{- $ns := dict -}}
+{{- range $flags -}}
+{{- $v := include "ome-resources.durationNs" (index . 1) -}}
+{{- if or (eq $v "invalid") (eq $v "0") -}}
+{{- fail (printf "the manager would refuse leaderElection and crash-loop:\n--leader-elect-%s must be positive, got %s" (index . 0) (index . 1)) -}}
+{{- end -}}
+{{- $_ := set $ns (index . 0) (int64 $v) -}}
+{{- end -}}
+{{- if le (get $ns "lease-duration") (get $ns "renew-deadline") -}}
+{{- fail (printf "the manager would refuse leaderElection and crash-loop:\n--leader-elect-lease-duration (%s) must be longer than --leader-elect-renew-deadline (%s)" (include "ome-resources.formatDuration" (get $ns "lease-duration")) (include "ome-resources.formatDuration" (get $ns "renew-deadline"))) -}}
+{{- end -}}
+{{- if le (mul (get $ns "renew-deadline") 10) (mul (get $ns "retry-period") 12) -}}
+{{- fail (printf "the manager would refuse leaderElection and crash-loop:\n--leader-elect-renew-deadline (%s) must be longer than 1.2 times --leader-elect-retry-period (%s)" (include "ome-resources.formatDuration" (get $ns "renew-deadline")) (include "ome-resources.formatDuration" (get $ns "retry-period"))) -}}
+{{- end -}}
+{{- range $flags }}
+- --leader-elect-{{ index . 0 }}={{ index . 1 }}
+{{- end -}}
+{{- end }}
+
+{{/*
 ome-resources.multiclusterConfig is the JSON the manager loads with --multicluster-config.
 It renders the values as they are (the manager decodes them strictly), after refusing
 routing without the topology that it runs in (the manager repeats that check for
