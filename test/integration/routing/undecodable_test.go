@@ -2,6 +2,7 @@ package routing
 
 import (
 	"context"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -24,6 +25,11 @@ func withHostileFactors(isvc *omev1beta1.InferenceService) *unstructured.Unstruc
 	Expect(err).NotTo(HaveOccurred())
 	return u
 }
+
+// reflectorBackoffCap is the longest client-go's reflector waits before it lists and watches
+// again after a failure (its backoff manager's cap), while failures came within the last two
+// minutes.
+const reflectorBackoffCap = 30 * time.Second
 
 // hostileRefusal is the reconciler's error for the hostile factors: the field, the rule, the value.
 const hostileRefusal = `validate routing policy: spec.routing.capacityFactors["worker-a"] must be a number of at most 32 characters such as "2", "1.5" or "500m" (an exponent has at most two digits), got "1e1.5"` + "\n" +
@@ -68,10 +74,15 @@ var _ = Describe("A capacity factor the API server once admitted", func() {
 		hostile := &service{key: storeHostileService(ctx, "hostile")}
 		storeHostileCopy(ctx, "worker-a")
 
-		// The running manager still sees every change: a gate, and a new service.
+		// The running manager still sees every change: a gate, and a new service. Storing
+		// the hostile copy swapped worker-a's CRD schema twice, which closes every watch of
+		// its InferenceServices; the member cache's reflector watches again after its
+		// backoff, which a recent outage of worker-a's API server (another spec's) can
+		// have grown to client-go's cap of 30 s, so the new service's worker-a copy may
+		// take that long to be seen.
 		gateWorkerB(healthy)
 		later := newService(ctx, "later", nil, both(1))
-		Eventually(later.table).WithTimeout(timeout).WithPolling(interval).Should(Equal([]string{
+		Eventually(later.table).WithTimeout(reflectorBackoffCap + timeout).WithPolling(interval).Should(Equal([]string{
 			"worker-a 1 true Passing HTTP 200",
 			"worker-b 1 true Passing HTTP 200",
 		}))
