@@ -66,6 +66,23 @@ type Routing struct {
 	// service.
 	// +optional
 	Failover *RoutingFailover `json:"failover,omitempty"`
+
+	// publisher holds the service's own options for the publisher, merged over the
+	// installation's routing.publisher.options.
+	// +optional
+	Publisher *RoutingPublisherSpec `json:"publisher,omitempty"`
+}
+
+// RoutingPublisherSpec is a service's publisher settings. The built-in publisher
+// (gatewayapi) accepts no options: a service that sets any is Published False,
+// InvalidOptions, and keeps the route it had.
+type RoutingPublisherSpec struct {
+	// options are publisher-specific options, at most 32, each key 1 to 128 characters and
+	// each value 1 to 4096.
+	// +optional
+	// +kubebuilder:validation:MaxProperties=32
+	// +kubebuilder:validation:XValidation:rule="self.all(k, size(k) >= 1 && size(k) <= 128 && size(self[k]) >= 1 && size(self[k]) <= 4096)",message="publisher option keys must contain 1-128 characters and values must contain 1-4096 characters."
+	Options map[string]string `json:"options,omitempty"`
 }
 
 // RoutingProbe is an end-to-end HTTP probe of a service's endpoint on each of its homes.

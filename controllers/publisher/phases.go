@@ -112,6 +112,11 @@ func (r *Reconciler) planRoute(ctx context.Context, s *publishScope) phase.Outco
 	if err := publish.CheckOptions("global", r.Publisher.Options); err != nil {
 		return phase.Finish(r.fail(ctx, s.tm, omev1beta1.TrafficMapReasonInvalidOptions, err, false))
 	}
+	if p := s.isvc.Spec.Routing; p != nil && p.Publisher != nil {
+		if err := publish.CheckOptions("per-InferenceService", p.Publisher.Options); err != nil {
+			return phase.Finish(r.fail(ctx, s.tm, omev1beta1.TrafficMapReasonInvalidOptions, err, false))
+		}
+	}
 	plan, err := publish.Build(publish.Input{
 		Map: r.guard.admit(ctx, s.tm, r.publishedHosts(s.key), r.Recorder), ServiceNamespace: s.isvc.Namespace, ServiceName: s.isvc.Name,
 		ServiceAnnotations: s.isvc.Annotations, Endpoint: r.Endpoint,

@@ -266,6 +266,23 @@ var _ = Describe("Withdrawal and removal", func() {
 			ContainElement("Gateway API publisher does not accept global options: weightScale"))
 		Expect(s.publishedObjects(Default)).To(BeEmpty())
 	})
+
+	It("marks a service's map InvalidOptions while it sets its own publisher options, and publishes it again once they are gone", func(ctx context.Context) {
+		useManager(guideEndpoint(), config.Publisher{})
+		s := newService(ctx, "own-options", &omev1beta1.Routing{Publisher: &omev1beta1.RoutingPublisherSpec{
+			Options: map[string]string{"weightScale": "2", "mode": "x"}}}, nil)
+		Eventually(s.condition).WithArguments("Published").WithTimeout(timeout).WithPolling(interval).Should(
+			Equal("False InvalidOptions: Publisher options are invalid"))
+		Eventually(mapEvents).WithArguments(s.key, "InvalidOptions").WithTimeout(timeout).WithPolling(interval).Should(
+			ContainElement("Gateway API publisher does not accept per-InferenceService options: mode, weightScale"))
+		Expect(s.publishedObjects(Default)).To(BeEmpty())
+		other := newService(ctx, "no-options", nil, nil)
+		Eventually(other.condition).WithArguments("Published").WithTimeout(timeout).WithPolling(interval).Should(Equal(publishedTrue),
+			"one service's options touch no other")
+
+		s.update(ctx, func(isvc *omev1beta1.InferenceService) { isvc.Spec.Routing.Publisher = nil })
+		Eventually(s.condition).WithArguments("Published").WithTimeout(timeout).WithPolling(interval).Should(Equal(publishedTrue))
+	})
 })
 
 const controllersFinalizer = "ome.io/trafficmap-publisher"

@@ -69,8 +69,8 @@ type RoutingView struct {
 	Capacity        string `json:"capacity"`
 	// Failover is "Configured (<n> tiers)", Inherited or Disabled.
 	Failover string `json:"failover"`
-	// PublisherOptions is always "Inherited (0)": the API has no per-service publisher
-	// options, so the installation's apply to every service.
+	// PublisherOptions is "Configured (<n>)" for the n keys of spec.routing.publisher.options,
+	// else "Inherited (0)": the installation's apply.
 	PublisherOptions string                          `json:"publisherOptions"`
 	ProbeSpec        *omev1beta1.RoutingProbe        `json:"probeSpec,omitempty"`
 	CapacitySpec     *omev1beta1.RoutingCapacitySpec `json:"capacitySpec,omitempty"`
@@ -144,6 +144,9 @@ func routingView(routing *omev1beta1.Routing) *RoutingView {
 			v.Capacity = Disabled
 		}
 		v.CapacitySpec = p.DeepCopy()
+	}
+	if p := routing.Publisher; p != nil && len(p.Options) > 0 {
+		v.PublisherOptions = fmt.Sprintf("%s (%d)", Configured, len(p.Options))
 	}
 	if f := routing.Failover; f != nil {
 		v.Failover = fmt.Sprintf("%s (%d tiers)", Configured, len(f.Tiers))

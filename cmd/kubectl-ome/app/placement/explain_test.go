@@ -100,6 +100,7 @@ Ready reason         ConnectionFailed
 func TestExplainConfigured(t *testing.T) {
 	isvc := placed()
 	isvc.Spec.Routing = configured()
+	isvc.Spec.Routing.Publisher = &omev1beta1.RoutingPublisherSpec{Options: map[string]string{"weightScale": "2"}}
 	r := buildExplain(isvc, drainedAndGated(), nil, twoWorkers(), now)
 	want := `FIELD                VALUE
 Routing intent       Declared
@@ -109,7 +110,7 @@ Capacity factors     Routing (2)
 Routing probe        Configured
 Capacity poll        Configured
 Failover             Configured (2 tiers)
-Publisher options    Inherited (0)
+Publisher options    Configured (1)
 Probe method         GET
 Probe statuses       accept=200,204; gate=500,503
 Probe thresholds     failure=3; success=2
