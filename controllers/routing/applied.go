@@ -97,8 +97,9 @@ func (t *appliedTracker) update(key types.NamespacedName, tm *omev1beta1.Traffic
 		m.withdrawals = append(m.withdrawals, w)
 	}
 	if prev.split != nil && maps.Equal(prev.split.Weights, weights) {
-		// A copy: Judge settles the check in place, and the tracker's copy changes only
-		// through keep.
+		// The same check goes on. Judge settles it in place, outside the lock: only the
+		// reconcile of this map reads or writes it, and controller-runtime never runs two
+		// reconciles of one map at once.
 		c := *prev.split
 		m.split = &c
 	} else {
