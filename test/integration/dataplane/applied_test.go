@@ -43,6 +43,18 @@ func firing(ctx context.Context, p *promserver.Server) func(Gomega) []string {
 	}
 }
 
+// startLoadAndAlerting sends real requests through haproxy and starts the Prometheus that
+// evaluates the chart's alerts, both until the spec ends.
+func startLoadAndAlerting(ctx context.Context) *promserver.Server {
+	GinkgoHelper()
+	load := env.Traffic.StartLoad(ctx, loadRate, loadRate*600)
+	DeferCleanup(load.Stop)
+	alerting, err := env.StartAlerting(ctx)
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(alerting.Stop)
+	return alerting
+}
+
 // evidenceBound is how long the evidence of a withdrawal may take: the window that starts
 // after the route is written, a reading's interval after it, and the scrapes on the way.
 var evidenceBound = dataplane.SignalTiming.Window + 2*dataplane.SignalTiming.Interval + 2*dataplane.SignalTiming.Scrape
@@ -62,11 +74,7 @@ var _ = Describe("TrafficApplied, on haproxy's own counters read from a real Pro
 	})
 
 	It("turns True once haproxy stops sending to a gated cluster, and False, with the lost-update alert, while HAProxy Ingress is stopped", func(ctx context.Context) {
-		load := env.Traffic.StartLoad(ctx, loadRate, loadRate*600)
-		DeferCleanup(load.Stop)
-		alerting, err := env.StartAlerting(ctx)
-		Expect(err).NotTo(HaveOccurred())
-		DeferCleanup(alerting.Stop)
+		alerting := startLoadAndAlerting(ctx)
 
 		By("a gate that reaches the traffic")
 		set(framework.Unavailable, "worker-b")
@@ -106,11 +114,7 @@ var _ = Describe("TrafficApplied, on haproxy's own counters read from a real Pro
 	})
 
 	It("judges the split between weighted clusters after a change of the weights: matched through haproxy, off while HAProxy Ingress is stopped", func(ctx context.Context) {
-		load := env.Traffic.StartLoad(ctx, loadRate, loadRate*600)
-		DeferCleanup(load.Stop)
-		alerting, err := env.StartAlerting(ctx)
-		Expect(err).NotTo(HaveOccurred())
-		DeferCleanup(alerting.Stop)
+		alerting := startLoadAndAlerting(ctx)
 		DeferCleanup(func(ctx context.Context) { setFactors(ctx, nil) })
 		matched := `^True SplitMatched: The gateway's requests follow the route's weights: the split matches the weights within 10 points over [0-9]+ request\(s\): `
 
