@@ -7,6 +7,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/cluster-inventory-api/apis/v1alpha1"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -61,6 +62,10 @@ type Options struct {
 	// Exec says which exec credential plugins a member's kubeconfig may run; the zero
 	// value, none.
 	Exec workloadcluster.ExecPolicy
+	// ClusterProfiles is where WorkloadClusters' ClusterProfiles are read from and the
+	// access providers they may name; the zero value reads none. The manager's cache must
+	// hold ClusterProfiles of that namespace alone; see CacheOptions.
+	ClusterProfiles workloadcluster.ClusterProfiles
 	// ObservationGrace is placement.observationGrace: how long the homes on a member that
 	// turned ConnectionFailed keep their entries, their probe alone deciding their traffic.
 	ObservationGrace time.Duration
@@ -88,12 +93,16 @@ var DefaultMemberTimings = Options{
 // holds up only its own worker while it times out.
 const memberWorkers = 4
 
-// CacheOptions limit the manager's cache of Secrets to the operator's namespace, so that
-// the manager neither needs nor holds the rights to Secrets anywhere else, and its cache
-// of Services to the publisher's backends.
-func CacheOptions(secretNamespace string) cache.Options {
+// CacheOptions limit the manager's cache of Secrets to the operator's namespace and of
+// ClusterProfiles to profileNamespace (when set), so that the manager neither needs nor
+// holds the rights to either anywhere else, and its cache of Services to the publisher's
+// backends.
+func CacheOptions(secretNamespace, profileNamespace string) cache.Options {
 	byObject := publisher.CacheByObject()
 	byObject[&corev1.Secret{}] = cache.ByObject{Namespaces: map[string]cache.Config{secretNamespace: {}}}
+	if profileNamespace != "" {
+		byObject[&v1alpha1.ClusterProfile{}] = cache.ByObject{Namespaces: map[string]cache.Config{profileNamespace: {}}}
+	}
 	return cache.Options{ByObject: byObject}
 }
 
@@ -129,6 +138,7 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 		HealthInterval:  opts.MemberHealthInterval,
 		Grace:           opts.MemberGrace,
 		Exec:            opts.Exec,
+		Profiles:        opts.ClusterProfiles,
 	}).SetupWithManager(mgr, memberWorkers); err != nil {
 		return err
 	}

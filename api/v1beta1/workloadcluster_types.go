@@ -27,8 +27,18 @@ const (
 	// other than the operator's own, the only one it reads Secrets from.
 	WorkloadClusterReasonSecretNamespaceRefused WorkloadClusterConditionReason = "SecretNamespaceRefused"
 	// WorkloadClusterReasonBadKubeConfig (False): the kubeconfig does not parse or uses a refused form
-	// (insecure TLS, file paths, basic auth, auth-provider, exec).
+	// (insecure TLS, file paths, basic auth, auth-provider, an exec plugin off the allow-list).
 	WorkloadClusterReasonBadKubeConfig WorkloadClusterConditionReason = "BadKubeConfig"
+	// WorkloadClusterReasonClusterProfileUnsupported (False): the WorkloadCluster names a
+	// ClusterProfile and the installation reads none (no ClusterProfile namespace is set).
+	WorkloadClusterReasonClusterProfileUnsupported WorkloadClusterConditionReason = "ClusterProfileUnsupported"
+	// WorkloadClusterReasonClusterProfileNotFound (False): the named ClusterProfile does not exist in
+	// the installation's ClusterProfile namespace.
+	WorkloadClusterReasonClusterProfileNotFound WorkloadClusterConditionReason = "ClusterProfileNotFound"
+	// WorkloadClusterReasonBadClusterProfile (False): the ClusterProfile offers no access provider the
+	// installation knows, or the one it offers is refused (plain http, no CA data, a proxy, an
+	// exec plugin off the allow-list).
+	WorkloadClusterReasonBadClusterProfile WorkloadClusterConditionReason = "BadClusterProfile"
 )
 
 // DefaultKubeConfigKey is the Secret key read when spec.clusterSource.kubeConfig.key is
@@ -64,12 +74,32 @@ type KubeConfigSource struct {
 	Key string `json:"key,omitempty"`
 }
 
-// ClusterSource says how the control plane connects to the member cluster.
+// ClusterProfileReference names a ClusterProfile (multicluster.x-k8s.io/v1alpha1, the
+// Cluster Inventory API) that a fleet manager publishes for the member cluster.
+type ClusterProfileReference struct {
+	// name is the ClusterProfile's name. It is looked up in the one namespace the
+	// installation reads ClusterProfiles from (ome.multicluster.clusterProfiles.namespace).
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name"`
+}
+
+// ClusterSource says how the control plane connects to the member cluster: exactly one of
+// a kubeconfig Secret or a ClusterProfile.
+// +kubebuilder:validation:XValidation:rule="has(self.kubeConfig) != has(self.clusterProfileRef)",message="exactly one of kubeConfig or clusterProfileRef must be set."
 type ClusterSource struct {
 	// kubeConfig is a kubeconfig with inline credentials: an HTTPS server, inline CA
-	// data, and an inline bearer token or client certificate and key.
-	// +required
-	KubeConfig KubeConfigSource `json:"kubeConfig"`
+	// data, and an inline bearer token, client certificate and key, or an exec plugin on
+	// the installation's allow-list.
+	// +optional
+	KubeConfig *KubeConfigSource `json:"kubeConfig,omitempty"`
+
+	// clusterProfileRef names the ClusterProfile to connect through: its access providers
+	// give the server and CA, and the installation's provider of the same name the exec
+	// plugin that gives the credential.
+	// +optional
+	ClusterProfileRef *ClusterProfileReference `json:"clusterProfileRef,omitempty"`
 }
 
 // EndpointDomain is a DNS name under which a cluster's services may be reached: a
@@ -120,6 +150,7 @@ type WorkloadClusterStatus struct {
 // +kubebuilder:printcolumn:name="REASON",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`
 // +kubebuilder:printcolumn:name="AGE",type=date,JSONPath=`.metadata.creationTimestamp`
 // +kubebuilder:printcolumn:name="SECRET",type=string,JSONPath=`.spec.clusterSource.kubeConfig.secretRef.name`,priority=1
+// +kubebuilder:printcolumn:name="PROFILE",type=string,JSONPath=`.spec.clusterSource.clusterProfileRef.name`,priority=1
 // +kubebuilder:printcolumn:name="DOMAINS",type=string,JSONPath=`.spec.allowedEndpointDomains`,priority=1
 // +kubebuilder:printcolumn:name="MESSAGE",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].message`,priority=1
 type WorkloadCluster struct {

@@ -36,7 +36,7 @@ func (d *Demo) startInProcess(settings, logPath string) (<-chan error, error) {
 	}
 	mgr, err := ctrl.NewManager(d.fleet.ControlPlane.Config, ctrl.Options{
 		Scheme:                 envfleet.Scheme,
-		Cache:                  controllers.CacheOptions(envfleet.SecretNamespace),
+		Cache:                  controllers.CacheOptions(envfleet.SecretNamespace, ""),
 		Logger:                 zap.New(zap.WriteTo(logFile)),
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",

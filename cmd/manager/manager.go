@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/cluster-inventory-api/apis/v1alpha1"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
@@ -31,10 +32,11 @@ func newManager(restCfg *rest.Config, o *options) (ctrl.Manager, error) {
 	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
 	utilruntime.Must(omev1beta1.AddToScheme(scheme))
 	utilruntime.Must(gatewayv1.Install(scheme))
+	utilruntime.Must(v1alpha1.AddToScheme(scheme))
 
 	mgr, err := ctrl.NewManager(restCfg, ctrl.Options{
 		Scheme:                 scheme,
-		Cache:                  controllers.CacheOptions(o.operatorNamespace),
+		Cache:                  controllers.CacheOptions(o.operatorNamespace, o.profiles.Namespace),
 		Metrics:                metricsOptions(o),
 		HealthProbeBindAddress: o.probeAddr,
 		LeaderElection:         o.leaderElect,
@@ -112,6 +114,7 @@ func setupControllers(mgr ctrl.Manager, o *options, cfg *config.Config) error {
 	opts := controllers.OptionsFor(cfg, o.operatorNamespace, obs)
 	opts.FieldManager = o.fieldManager
 	opts.Exec = o.execPolicy()
+	opts.ClusterProfiles = o.profiles
 	return controllers.Setup(mgr, opts)
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -51,6 +52,12 @@ type options struct {
 	// named (--allow-exec-credentials, --exec-credential-allowed-commands).
 	allowExec    bool
 	execCommands string
+	// profileNamespace and profileProviderFile let WorkloadClusters connect through
+	// ClusterProfiles (--clusterprofile-namespace, --clusterprofile-provider-file);
+	// loadSettings reads the file into profiles.
+	profileNamespace    string
+	profileProviderFile string
+	profiles            workloadcluster.ClusterProfiles
 
 	zap zap.Options
 }
@@ -90,6 +97,12 @@ func parseOptions(fs *flag.FlagSet, args []string) (*options, error) {
 			"The plugin must be in the manager's image.")
 	fs.StringVar(&o.execCommands, "exec-credential-allowed-commands", defaultExecCommands,
 		"Comma-separated exec credential plugins a kubeconfig may run: a bare name is looked up in PATH, an absolute path allows only that file.")
+	fs.StringVar(&o.profileNamespace, "clusterprofile-namespace", "",
+		"The namespace WorkloadClusters' ClusterProfiles (multicluster.x-k8s.io) are read from, the fleet manager's inventory. "+
+			"Empty reads none: a WorkloadCluster with a clusterProfileRef is ClusterProfileUnsupported.")
+	fs.StringVar(&o.profileProviderFile, "clusterprofile-provider-file", "",
+		"Path of the access providers ClusterProfiles may name, as KEP-5339's provider file: JSON {\"providers\": [{\"name\", \"execConfig\"}]}. "+
+			"Each exec plugin must also be allowed by --allow-exec-credentials and --exec-credential-allowed-commands.")
 	fs.BoolVar(&o.showVersion, "version", false, "Print the manager's version, revision and Go version, and exit.")
 	o.zap.BindFlags(fs)
 	if err := fs.Parse(args); err != nil {
@@ -159,5 +172,28 @@ func loadSettings(o *options) (*config.Config, error) {
 	if cfg.Routing.Enabled && (!o.enableMulticluster || o.multiclusterRole != roleControlPlane) {
 		return nil, errRoutingTopology
 	}
+	if o.profiles, err = loadProfiles(o.profileNamespace, o.profileProviderFile); err != nil {
+		return nil, err
+	}
 	return cfg, nil
+}
+
+// loadProfiles reads the ClusterProfile access providers (see
+// workloadcluster.ParseProviders) and checks them.
+func loadProfiles(namespace, path string) (workloadcluster.ClusterProfiles, error) {
+	p := workloadcluster.ClusterProfiles{Namespace: namespace}
+	if path == "" {
+		if namespace != "" {
+			return p, errors.New("--clusterprofile-namespace is set without --clusterprofile-provider-file: a ClusterProfile connects through the access providers that file names")
+		}
+		return p, nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return p, fmt.Errorf("--clusterprofile-provider-file: %w", err)
+	}
+	if p.Providers, err = workloadcluster.ParseProviders(data); err != nil {
+		return p, fmt.Errorf("--clusterprofile-provider-file %s: %w", path, err)
+	}
+	return p, p.Validate()
 }

@@ -139,6 +139,54 @@ func TestLoadSettings(t *testing.T) {
 	}
 }
 
+func TestLoadClusterProfileProviders(t *testing.T) {
+	dir := t.TempDir()
+	file := func(name, body string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	good := file("good.json", `{"providers": [{"name": "ocm", "execConfig": {"apiVersion": "client.authentication.k8s.io/v1", "command": "cp-creds"}}]}`)
+	misspelt := file("misspelt.json", `{"providers": [{"name": "ocm", "execconfig": {}}]}`)
+	for _, tc := range []struct {
+		name      string
+		args      []string
+		providers int
+		wantErr   string
+	}{
+		{name: "off by default"},
+		{name: "a namespace and its providers", args: []string{"--clusterprofile-namespace=fleet", "--clusterprofile-provider-file=" + good}, providers: 1},
+		{name: "a namespace without a provider file", args: []string{"--clusterprofile-namespace=fleet"},
+			wantErr: "--clusterprofile-namespace is set without --clusterprofile-provider-file: a ClusterProfile connects through the access providers that file names"},
+		{name: "a misspelt field", args: []string{"--clusterprofile-namespace=fleet", "--clusterprofile-provider-file=" + misspelt},
+			wantErr: "--clusterprofile-provider-file " + misspelt + `: unknown field "providers[0].execconfig"`},
+		{name: "a missing file", args: []string{"--clusterprofile-namespace=fleet", "--clusterprofile-provider-file=" + filepath.Join(dir, "absent")},
+			wantErr: "--clusterprofile-provider-file: open " + filepath.Join(dir, "absent") + ": no such file or directory"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o, err := parse(t, tc.args...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = loadSettings(o)
+			if tc.wantErr != "" {
+				if err == nil || err.Error() != tc.wantErr {
+					t.Fatalf("loadSettings() error = %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(o.profiles.Providers) != tc.providers {
+				t.Fatalf("providers %+v, want %d", o.profiles.Providers, tc.providers)
+			}
+		})
+	}
+}
+
 // TestMulticlusterConfigHelpMatchesBehaviour keeps the flag's help in step with
 // loadSettings: an unreadable path is an error (TestLoadSettings), never "routing off".
 func TestMulticlusterConfigHelpMatchesBehaviour(t *testing.T) {

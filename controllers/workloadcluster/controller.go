@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -37,8 +38,12 @@ type Reconciler struct {
 	// Grace is how long a member that was Reachable may fail its checks before it is
 	// reported ConnectionFailed (until then: True, ProbeFailedRetrying).
 	Grace time.Duration
-	// Exec says which exec credential plugins a kubeconfig may run; the zero value, none.
+	// Exec says which exec credential plugins a kubeconfig or a ClusterProfile's access
+	// provider may run; the zero value, none.
 	Exec ExecPolicy
+	// Profiles is where ClusterProfiles are read from and the access providers they may
+	// name; the zero value reads none.
+	Profiles ClusterProfiles
 
 	mu           sync.Mutex
 	failingSince map[string]time.Time
@@ -73,7 +78,19 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 
 // connect returns the Ready condition for the member as it stands now.
 func (r *Reconciler) connect(ctx context.Context, wc *omev1beta1.WorkloadCluster) metav1.Condition {
-	ref := wc.Spec.ClusterSource.KubeConfig
+	src := wc.Spec.ClusterSource
+	switch {
+	case src.KubeConfig != nil:
+		return r.connectKubeConfig(ctx, wc, src.KubeConfig)
+	case src.ClusterProfileRef != nil:
+		return r.connectProfile(ctx, wc, src.ClusterProfileRef)
+	}
+	// The CRD admits neither; an object stored before that rule is told so.
+	return r.notReady(wc.Name, omev1beta1.WorkloadClusterReasonBadKubeConfig, "exactly one of kubeConfig or clusterProfileRef must be set.")
+}
+
+// connectKubeConfig connects with the kubeconfig in the cluster's Secret.
+func (r *Reconciler) connectKubeConfig(ctx context.Context, wc *omev1beta1.WorkloadCluster, ref *omev1beta1.KubeConfigSource) metav1.Condition {
 	key := ref.Key
 	if key == "" {
 		key = omev1beta1.DefaultKubeConfigKey
@@ -101,7 +118,13 @@ func (r *Reconciler) connect(ctx context.Context, wc *omev1beta1.WorkloadCluster
 	if err != nil {
 		return r.notReady(wc.Name, omev1beta1.WorkloadClusterReasonBadKubeConfig, err.Error())
 	}
-	if err := r.Members.Connect(ctx, wc.Name, data, cfg); err != nil {
+	return r.reach(ctx, wc, data, cfg)
+}
+
+// reach connects the member with cfg (identity tells a new connection from the current
+// one) and reports whether its API server answered.
+func (r *Reconciler) reach(ctx context.Context, wc *omev1beta1.WorkloadCluster, identity []byte, cfg *rest.Config) metav1.Condition {
+	if err := r.Members.Connect(ctx, wc.Name, identity, cfg); err != nil {
 		return r.failure(ctx, wc, err.Error())
 	}
 	r.clearFailure(wc.Name)
@@ -160,17 +183,25 @@ func (r *Reconciler) writeCondition(ctx context.Context, wc *omev1beta1.Workload
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, workers int) error {
 	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &omev1beta1.WorkloadCluster{}, IndexWorkloadClusterSecret,
 		func(obj client.Object) []string {
-			ref := obj.(*omev1beta1.WorkloadCluster).Spec.ClusterSource.KubeConfig.SecretRef
-			return []string{ref.Namespace + "/" + ref.Name}
+			kc := obj.(*omev1beta1.WorkloadCluster).Spec.ClusterSource.KubeConfig
+			if kc == nil {
+				return nil
+			}
+			return []string{kc.SecretRef.Namespace + "/" + kc.SecretRef.Name}
 		}); err != nil {
 		return err
 	}
-	return ctrl.NewControllerManagedBy(mgr).
+	b := ctrl.NewControllerManagedBy(mgr).
 		Named("workloadcluster").
 		For(&omev1beta1.WorkloadCluster{}).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.clustersForSecret)).
-		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
-		Complete(r)
+		WithOptions(controller.Options{MaxConcurrentReconciles: workers})
+	if r.Profiles.Enabled() {
+		if err := r.watchProfiles(mgr, b); err != nil {
+			return err
+		}
+	}
+	return b.Complete(r)
 }
 
 func (r *Reconciler) clustersForSecret(ctx context.Context, obj client.Object) []ctrl.Request {
@@ -179,6 +210,11 @@ func (r *Reconciler) clustersForSecret(ctx context.Context, obj client.Object) [
 		ctrl.LoggerFrom(ctx).Error(err, "List WorkloadClusters for Secret", "Secret", klog.KObj(obj))
 		return nil
 	}
+	return requestsFor(list)
+}
+
+// requestsFor are the reconcile requests of the listed clusters.
+func requestsFor(list *omev1beta1.WorkloadClusterList) []ctrl.Request {
 	reqs := make([]ctrl.Request, 0, len(list.Items))
 	for i := range list.Items {
 		reqs = append(reqs, ctrl.Request{NamespacedName: types.NamespacedName{Name: list.Items[i].Name}})

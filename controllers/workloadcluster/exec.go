@@ -79,6 +79,9 @@ func (p ExecPolicy) useExecPlugin(cfg *rest.Config, e *clientcmdapi.ExecConfig) 
 	if src.timeout <= 0 {
 		src.timeout = DefaultExecTimeout
 	}
+	if e.ProvideClusterInfo {
+		src.cluster = clusterInfo(cfg, e)
+	}
 	cfg.ExecProvider = nil
 	cfg.WrapTransport = transport.TokenSourceWrapTransport(oauth2.ReuseTokenSource(nil, src))
 }
@@ -87,6 +90,9 @@ func (p ExecPolicy) useExecPlugin(cfg *rest.Config, e *clientcmdapi.ExecConfig) 
 type execTokenSource struct {
 	exec    clientcmdapi.ExecConfig
 	timeout time.Duration
+	// cluster is spec.cluster of KUBERNETES_EXEC_INFO, nil unless the plugin asks for it
+	// (provideClusterInfo).
+	cluster map[string]any
 }
 
 // unexpiringTokenLife is how long a token whose ExecCredential gives no
@@ -148,9 +154,11 @@ func (s *execTokenSource) env() []string {
 	for _, v := range s.exec.Env {
 		env = append(env, v.Name+"="+v.Value)
 	}
-	info, _ := json.Marshal(map[string]any{
-		"apiVersion": s.exec.APIVersion, "kind": "ExecCredential", "spec": map[string]any{"interactive": false},
-	})
+	spec := map[string]any{"interactive": false}
+	if s.cluster != nil {
+		spec["cluster"] = s.cluster
+	}
+	info, _ := json.Marshal(map[string]any{"apiVersion": s.exec.APIVersion, "kind": "ExecCredential", "spec": spec})
 	return append(env, "KUBERNETES_EXEC_INFO="+string(info))
 }
 

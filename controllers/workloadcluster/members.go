@@ -67,11 +67,11 @@ func (m *Members) Start(ctx context.Context) error {
 	return nil
 }
 
-// Connect makes sure the member named name is connected with the given kubeconfig and
-// that its API server answers /version. A kubeconfig that changed replaces the
-// connection.
-func (m *Members) Connect(ctx context.Context, name string, kubeconfig []byte, cfg *rest.Config) error {
-	fp := sha256.Sum256(kubeconfig)
+// Connect makes sure the member named name is connected with cfg and that its API server
+// answers /version. identity is what cfg was built from (the kubeconfig, or what a
+// ClusterProfile gave): when it changes, the connection is replaced.
+func (m *Members) Connect(ctx context.Context, name string, identity []byte, cfg *rest.Config) error {
+	fp := sha256.Sum256(identity)
 	m.mu.RLock()
 	cur := m.byName[name]
 	m.mu.RUnlock()

@@ -80,7 +80,7 @@ func (f *Fleet) Register(ctx context.Context, name string, labels map[string]str
 	wc := &omev1beta1.WorkloadCluster{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels},
 		Spec: omev1beta1.WorkloadClusterSpec{ClusterSource: omev1beta1.ClusterSource{
-			KubeConfig: omev1beta1.KubeConfigSource{
+			KubeConfig: &omev1beta1.KubeConfigSource{
 				SecretRef: omev1beta1.SecretReference{Name: secret.Name, Namespace: secret.Namespace},
 			},
 		}},

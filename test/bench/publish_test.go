@@ -76,7 +76,7 @@ func TestPublishLatency(t *testing.T) {
 
 	mgr, err := ctrl.NewManager(cp.Config, ctrl.Options{
 		Scheme:                 framework.Scheme,
-		Cache:                  controllers.CacheOptions(framework.SecretNamespace),
+		Cache:                  controllers.CacheOptions(framework.SecretNamespace, ""),
 		Logger:                 logr.Discard(),
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",

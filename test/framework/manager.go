@@ -13,6 +13,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/ome-routing/operator/controllers"
+	"github.com/ome-routing/operator/controllers/workloadcluster"
 	"github.com/ome-routing/operator/pkg/config"
 	"github.com/ome-routing/operator/pkg/observer"
 )
@@ -28,6 +29,9 @@ type InProcessManager struct {
 	Settings config.Config
 	// Hosts resolve the suite's host names for the observer (see observer.Options.Hosts).
 	Hosts map[string]netip.Addr
+	// ClusterProfiles is where WorkloadClusters' ClusterProfiles are read from, and the
+	// access providers they may name (none: no ClusterProfiles are read).
+	ClusterProfiles workloadcluster.ClusterProfiles
 	// Adjust changes what the settings do not hold: shorter member timings, a field
 	// manager, how often the publisher looks for the Gateway API.
 	Adjust func(*controllers.Options)
@@ -51,7 +55,7 @@ func (m InProcessManager) Start(ctx context.Context) (ctrl.Manager, func() error
 	}
 	opts := ctrl.Options{
 		Scheme:                 Scheme,
-		Cache:                  controllers.CacheOptions(SecretNamespace),
+		Cache:                  controllers.CacheOptions(SecretNamespace, m.ClusterProfiles.Namespace),
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
 		Controller:             ctrlconfig.Controller{SkipNameValidation: ptr.To(true)},
@@ -62,6 +66,7 @@ func (m InProcessManager) Start(ctx context.Context) (ctrl.Manager, func() error
 	mgr, err := ctrl.NewManager(m.Config, opts)
 	if err == nil {
 		c := controllers.OptionsFor(&m.Settings, SecretNamespace, obs)
+		c.ClusterProfiles = m.ClusterProfiles
 		if m.Adjust != nil {
 			m.Adjust(&c)
 		}

@@ -6,6 +6,26 @@ control-plane label, and the manager reads the settings file at the path passed 
 {{- define "ome-resources.configMapName" -}}inferenceservice-config{{- end }}
 {{- define "ome-resources.configDir" -}}/etc/ome/inferenceservice-config{{- end }}
 {{- define "ome-resources.configFile" -}}multicluster.json{{- end }}
+{{- define "ome-resources.profileProvidersFile" -}}clusterprofile-providers.json{{- end }}
+
+{{/*
+ome-resources.profileProviders is the provider file of ome.multicluster.clusterProfiles
+(JSON {"providers": [...]}) when ClusterProfiles are read, nothing otherwise. It refuses,
+as the manager would, a namespace without providers and providers without a namespace.
+*/}}
+{{- define "ome-resources.profileProviders" -}}
+{{- $mc := .Values.ome.multicluster -}}
+{{- $cp := $mc.clusterProfiles -}}
+{{- if and $cp.namespace (not $cp.providers) -}}
+{{- fail "ome.multicluster.clusterProfiles.namespace is set and providers is empty: a ClusterProfile connects through the access providers listed there" -}}
+{{- end -}}
+{{- if and $cp.providers (not $cp.namespace) -}}
+{{- fail "ome.multicluster.clusterProfiles.providers are set and namespace is empty: set the namespace ClusterProfiles are read from" -}}
+{{- end -}}
+{{- if and $cp.namespace $mc.enabled -}}
+{{- toJson (dict "providers" $cp.providers) -}}
+{{- end -}}
+{{- end }}
 
 {{/* ome-resources.labels: the labels on every object of the release. */}}
 {{- define "ome-resources.labels" -}}

@@ -21,7 +21,7 @@ func workloadClusterWithDomains(domains ...omev1beta1.EndpointDomain) *omev1beta
 	return &omev1beta1.WorkloadCluster{
 		ObjectMeta: metav1.ObjectMeta{GenerateName: "wlc-domains-"},
 		Spec: omev1beta1.WorkloadClusterSpec{
-			ClusterSource: omev1beta1.ClusterSource{KubeConfig: omev1beta1.KubeConfigSource{
+			ClusterSource: omev1beta1.ClusterSource{KubeConfig: &omev1beta1.KubeConfigSource{
 				SecretRef: omev1beta1.SecretReference{Name: "worker-a-kubeconfig", Namespace: "ome"},
 			}},
 			AllowedEndpointDomains: domains,

@@ -210,7 +210,7 @@ var _ = Describe("The routing health probe guide, run with kubectl", Ordered, Co
 		wc := &omev1beta1.WorkloadCluster{
 			ObjectMeta: metav1.ObjectMeta{Name: "kubectl-worker-a"},
 			Spec: omev1beta1.WorkloadClusterSpec{ClusterSource: omev1beta1.ClusterSource{
-				KubeConfig: omev1beta1.KubeConfigSource{
+				KubeConfig: &omev1beta1.KubeConfigSource{
 					SecretRef: omev1beta1.SecretReference{Name: "worker-a-kubeconfig", Namespace: docNamespace},
 				},
 			},

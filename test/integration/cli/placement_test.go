@@ -44,7 +44,7 @@ func registerCluster(ctx context.Context, name string, ready metav1.ConditionSta
 // temporaryCluster registers a WorkloadCluster without a status for the spec.
 func temporaryCluster(ctx context.Context, name string) *omev1beta1.WorkloadCluster {
 	wc := &omev1beta1.WorkloadCluster{ObjectMeta: metav1.ObjectMeta{Name: name},
-		Spec: omev1beta1.WorkloadClusterSpec{ClusterSource: omev1beta1.ClusterSource{KubeConfig: omev1beta1.KubeConfigSource{
+		Spec: omev1beta1.WorkloadClusterSpec{ClusterSource: omev1beta1.ClusterSource{KubeConfig: &omev1beta1.KubeConfigSource{
 			SecretRef: omev1beta1.SecretReference{Name: name, Namespace: "ome"}}}}}
 	Expect(k8s.Create(ctx, wc)).To(Succeed())
 	DeferCleanup(func(ctx context.Context) {

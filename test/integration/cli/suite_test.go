@@ -88,7 +88,7 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	// The clusters the specs drain are registered, as a drain of an unknown one is refused.
 	for _, name := range []string{"worker-a", "worker-b"} {
 		wlc := &omev1beta1.WorkloadCluster{ObjectMeta: metav1.ObjectMeta{Name: name},
-			Spec: omev1beta1.WorkloadClusterSpec{ClusterSource: omev1beta1.ClusterSource{KubeConfig: omev1beta1.KubeConfigSource{
+			Spec: omev1beta1.WorkloadClusterSpec{ClusterSource: omev1beta1.ClusterSource{KubeConfig: &omev1beta1.KubeConfigSource{
 				SecretRef: omev1beta1.SecretReference{Name: name, Namespace: "ome"}}}}}
 		Expect(k8s.Create(ctx, wlc)).To(Succeed())
 	}

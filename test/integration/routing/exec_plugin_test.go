@@ -60,7 +60,7 @@ var _ = Describe("A member kubeconfig with an exec credential plugin", func() {
 			}
 			wc := &omev1beta1.WorkloadCluster{
 				ObjectMeta: metav1.ObjectMeta{Name: name},
-				Spec: omev1beta1.WorkloadClusterSpec{ClusterSource: omev1beta1.ClusterSource{KubeConfig: omev1beta1.KubeConfigSource{
+				Spec: omev1beta1.WorkloadClusterSpec{ClusterSource: omev1beta1.ClusterSource{KubeConfig: &omev1beta1.KubeConfigSource{
 					SecretRef: omev1beta1.SecretReference{Name: secret.Name, Namespace: secret.Namespace},
 				}}},
 			}

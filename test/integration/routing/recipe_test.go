@@ -33,7 +33,7 @@ var _ = Describe("The member kubeconfig recipe", func() {
 		sh(fleet.ControlPlane.KubeConfig, "kubectl -n "+framework.SecretNamespace+" create secret generic recipe-kubeconfig --from-file=kubeconfig="+out)
 		wc := &omev1beta1.WorkloadCluster{
 			ObjectMeta: metav1.ObjectMeta{Name: "recipe"},
-			Spec: omev1beta1.WorkloadClusterSpec{ClusterSource: omev1beta1.ClusterSource{KubeConfig: omev1beta1.KubeConfigSource{
+			Spec: omev1beta1.WorkloadClusterSpec{ClusterSource: omev1beta1.ClusterSource{KubeConfig: &omev1beta1.KubeConfigSource{
 				SecretRef: omev1beta1.SecretReference{Name: "recipe-kubeconfig", Namespace: framework.SecretNamespace},
 			}}},
 		}

@@ -40,7 +40,7 @@ var _ = Describe("WorkloadCluster registration", func() {
 		cp := fleet.ControlPlane.Client
 		wc := &omev1beta1.WorkloadCluster{
 			ObjectMeta: metav1.ObjectMeta{Name: "worker-a-again"},
-			Spec: omev1beta1.WorkloadClusterSpec{ClusterSource: omev1beta1.ClusterSource{KubeConfig: omev1beta1.KubeConfigSource{
+			Spec: omev1beta1.WorkloadClusterSpec{ClusterSource: omev1beta1.ClusterSource{KubeConfig: &omev1beta1.KubeConfigSource{
 				SecretRef: omev1beta1.SecretReference{Name: "worker-a-again", Namespace: framework.SecretNamespace},
 			}}},
 		}
@@ -103,7 +103,7 @@ var _ = Describe("Kubeconfig Secrets outside the operator's namespace", func() {
 		for _, secretName := range []string{"stolen", "absent"} {
 			wc := &omev1beta1.WorkloadCluster{
 				ObjectMeta: metav1.ObjectMeta{Name: "elsewhere-" + secretName},
-				Spec: omev1beta1.WorkloadClusterSpec{ClusterSource: omev1beta1.ClusterSource{KubeConfig: omev1beta1.KubeConfigSource{
+				Spec: omev1beta1.WorkloadClusterSpec{ClusterSource: omev1beta1.ClusterSource{KubeConfig: &omev1beta1.KubeConfigSource{
 					SecretRef: omev1beta1.SecretReference{Name: secretName, Namespace: other.Name},
 				}}},
 			}

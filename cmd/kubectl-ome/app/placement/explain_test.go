@@ -18,7 +18,7 @@ import (
 
 func wlc(name string, gen int64, ready ...metav1.Condition) omev1beta1.WorkloadCluster {
 	return omev1beta1.WorkloadCluster{ObjectMeta: metav1.ObjectMeta{Name: name, Generation: gen},
-		Spec: omev1beta1.WorkloadClusterSpec{ClusterSource: omev1beta1.ClusterSource{KubeConfig: omev1beta1.KubeConfigSource{
+		Spec: omev1beta1.WorkloadClusterSpec{ClusterSource: omev1beta1.ClusterSource{KubeConfig: &omev1beta1.KubeConfigSource{
 			SecretRef: omev1beta1.SecretReference{Name: name, Namespace: "ome"}}}},
 		Status: omev1beta1.WorkloadClusterStatus{Conditions: ready}}
 }
@@ -215,6 +215,11 @@ func TestExplainClusterReadiness(t *testing.T) {
 			w.Spec.ClusterSource.KubeConfig.SecretRef.Name = ""
 			return w
 		}(), "Connection source    Unknown\n"},
+		"profile": {func() omev1beta1.WorkloadCluster {
+			w := wlc("worker-a", 1, readyCond("False", "ClusterProfileNotFound", 1))
+			w.Spec.ClusterSource = omev1beta1.ClusterSource{ClusterProfileRef: &omev1beta1.ClusterProfileReference{Name: "worker-a"}}
+			return w
+		}(), "Connection source    ClusterProfileReferenceNotResolved\nReady reason         ClusterProfileNotFound\n"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			r := buildExplain(placed(), drainedAndGated(), nil, fleetRead{Pages: 1, Items: []omev1beta1.WorkloadCluster{tc.cluster}}, now)

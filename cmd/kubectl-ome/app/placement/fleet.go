@@ -99,8 +99,9 @@ type ClusterView struct {
 	// ReportedHome is "<cluster> (Admitted|Admitting)" when status.placement lists the
 	// cluster as a home of the service, NotRecorded otherwise.
 	ReportedHome string `json:"reportedHome"`
-	// ConnectionSource is KubeConfigReferenceNotResolved: the cluster names a kubeconfig
-	// Secret, which the plugin does not read. Unknown when it names none.
+	// ConnectionSource is KubeConfigReferenceNotResolved when the cluster names a
+	// kubeconfig Secret, ClusterProfileReferenceNotResolved when it names a ClusterProfile
+	// (the plugin reads neither), Unknown when it names none.
 	ConnectionSource string `json:"connectionSource"`
 }
 
@@ -108,7 +109,8 @@ type ClusterView struct {
 var knownReadyReasons = []omev1beta1.WorkloadClusterConditionReason{omev1beta1.WorkloadClusterReasonReachable,
 	omev1beta1.WorkloadClusterReasonProbeFailedRetrying, omev1beta1.WorkloadClusterReasonConnectionFailed,
 	omev1beta1.WorkloadClusterReasonSecretNotFound, omev1beta1.WorkloadClusterReasonSecretNamespaceRefused,
-	omev1beta1.WorkloadClusterReasonBadKubeConfig}
+	omev1beta1.WorkloadClusterReasonBadKubeConfig, omev1beta1.WorkloadClusterReasonClusterProfileUnsupported,
+	omev1beta1.WorkloadClusterReasonClusterProfileNotFound, omev1beta1.WorkloadClusterReasonBadClusterProfile}
 
 // fleetView judges what readFleet returned for the service.
 func fleetView(f fleetRead, isvc *omev1beta1.InferenceService, homes []HomeView) FleetView {
@@ -142,10 +144,7 @@ func fleetReason(err error) string {
 
 func clusterView(wc *omev1beta1.WorkloadCluster, p *omev1beta1.Placement, homes []HomeView) ClusterView {
 	v := ClusterView{Name: wc.Name, SelectorCompatible: selectorCompatible(wc, p), ReportedHome: NotRecorded,
-		ConnectionSource: "KubeConfigReferenceNotResolved"}
-	if wc.Spec.ClusterSource.KubeConfig.SecretRef.Name == "" {
-		v.ConnectionSource = Unknown
-	}
+		ConnectionSource: connectionSource(wc.Spec.ClusterSource)}
 	for _, h := range homes {
 		if h.Cluster == wc.Name {
 			v.ReportedHome = h.Cluster + " (" + h.State + ")"
@@ -153,6 +152,18 @@ func clusterView(wc *omev1beta1.WorkloadCluster, p *omev1beta1.Placement, homes 
 	}
 	v.Ready, v.ReadyFreshness, v.ReadyReason, v.ConditionInspection = readyOf(wc)
 	return v
+}
+
+// connectionSource names what the cluster connects through, which the plugin does not
+// resolve: it reads neither Secrets nor ClusterProfiles.
+func connectionSource(src omev1beta1.ClusterSource) string {
+	switch {
+	case src.KubeConfig != nil && src.KubeConfig.SecretRef.Name != "":
+		return "KubeConfigReferenceNotResolved"
+	case src.ClusterProfileRef != nil && src.ClusterProfileRef.Name != "":
+		return "ClusterProfileReferenceNotResolved"
+	}
+	return Unknown
 }
 
 // selectorCompatible asks pkg/placement, the manager's own rule, whether the placement
