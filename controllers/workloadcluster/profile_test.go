@@ -87,7 +87,9 @@ func TestProfileRefusals(t *testing.T) {
 			"ome.multicluster.clusterProfiles.providers (--clusterprofile-provider-file) [ocm]",
 	}, {
 		name: "plugin off the allow-list",
-		edit: func(_ *v1alpha1.ClusterProfile, p *ClusterProfiles) { p.Providers[0].ExecConfig.Command = "/opt/bin/other" },
+		edit: func(_ *v1alpha1.ClusterProfile, p *ClusterProfiles) {
+			p.Providers[0].ExecConfig.Command = "/opt/bin/other"
+		},
 		want: `ClusterProfile fleet/worker-a: exec credential plugin "/opt/bin/other" is refused: it is not in ` +
 			"ome.multicluster.execCredentials.allowedCommands (--exec-credential-allowed-commands)",
 	}, {
