@@ -65,6 +65,18 @@ func (c *Cluster) InstallGatewayCRDs() error {
 	return err
 }
 
+// InstallClusterProfileCRD installs the Cluster Inventory API's ClusterProfile CRD, from
+// the sigs.k8s.io/cluster-inventory-api version the operator's go.mod requires.
+func (c *Cluster) InstallClusterProfileCRD() error {
+	dir, err := ModuleDir(".", "sigs.k8s.io/cluster-inventory-api")
+	if err != nil {
+		return err
+	}
+	_, err = envtest.InstallCRDs(c.Config, envtest.CRDInstallOptions{ErrorIfPathMissing: true,
+		Paths: []string{filepath.Join(dir, "config", "crd", "bases", "multicluster.x-k8s.io_clusterprofiles.yaml")}})
+	return err
+}
+
 // v1alpha2Kinds are the Gateway API resources HAProxy Ingress reads, and only at v1alpha2.
 var v1alpha2Kinds = []string{"gatewayclasses", "gateways", "httproutes"}
 

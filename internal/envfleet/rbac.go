@@ -43,8 +43,9 @@ func ChartDir() string {
 // InstallChartRBAC renders the chart's ServiceAccount, ClusterRole, Secrets Role and their
 // bindings for a release in namespace (which must exist) with the helm in $HELM, creates
 // them on the cluster, and returns a client configuration that impersonates the manager's
-// ServiceAccount with them.
-func (c *Cluster) InstallChartRBAC(ctx context.Context, namespace string) (*rest.Config, error) {
+// ServiceAccount with them. values are more helm arguments (--set, --set-json), for the
+// roles that depend on them.
+func (c *Cluster) InstallChartRBAC(ctx context.Context, namespace string, values ...string) (*rest.Config, error) {
 	helm := os.Getenv("HELM")
 	if helm == "" {
 		return nil, errors.New("HELM is not set: the manager runs with the chart's RBAC, which helm renders; make test sets HELM")
@@ -53,6 +54,7 @@ func (c *Cluster) InstallChartRBAC(ctx context.Context, namespace string) (*rest
 	for _, t := range chartRBACTemplates {
 		args = append(args, "--show-only", t)
 	}
+	args = append(args, values...)
 	var stdout, stderr bytes.Buffer
 	cmd := exec.CommandContext(ctx, helm, args...)
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

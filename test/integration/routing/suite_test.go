@@ -2,6 +2,7 @@ package routing
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -10,8 +11,12 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"github.com/onsi/gomega/gbytes"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/cluster-inventory-api/pkg/access"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
@@ -55,7 +60,21 @@ var (
 )
 
 // execPlugins are the plugin files, in pluginDir, on the managers' allow-list.
-var execPlugins = []string{"member-token", "hanging"}
+var execPlugins = []string{"member-token", "hanging", "profile-token"}
+
+// profileNamespace is where the suite's managers read ClusterProfiles from.
+const profileNamespace = "fleet-inventory"
+
+// profileProviders are the managers' ClusterProfile access providers: "token" runs a
+// plugin on the allow-list, "hanging" one that never answers, "off-list" one that is not
+// on it (see clusterprofile_test.go).
+func profileProviders() []access.Provider {
+	provider := func(name, file string) access.Provider {
+		return access.Provider{Name: name, ExecConfig: &clientcmdapi.ExecConfig{
+			APIVersion: "client.authentication.k8s.io/v1", Command: filepath.Join(pluginDir, file)}}
+	}
+	return []access.Provider{provider("token", "profile-token"), provider("hanging", "hanging"), provider("off-list", "off-the-list")}
+}
 
 // execPolicy is the managers' exec credential policy: the plugins above, each run cut
 // off after a second, inside the members' two-second timeout.
@@ -79,8 +98,21 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	fleet, err = framework.StartFleet(ctx, "worker-a", "worker-b", "worker-c", "worker-d")
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(fleet.Stop)
-	// The manager runs as the chart's ServiceAccount with the chart's RBAC.
-	managerConfig, err = fleet.ControlPlane.InstallChartRBAC(ctx, framework.SecretNamespace)
+	// ClusterProfiles: their CRD, and the namespace the managers read them from.
+	Expect(fleet.ControlPlane.InstallClusterProfileCRD()).To(Succeed())
+	Expect(fleet.ControlPlane.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: profileNamespace}})).To(Succeed())
+	var values []map[string]any
+	for _, p := range profileProviders() {
+		values = append(values, map[string]any{"name": p.Name,
+			"execConfig": map[string]any{"apiVersion": p.ExecConfig.APIVersion, "command": p.ExecConfig.Command}})
+	}
+	providers, err := json.Marshal(values)
+	Expect(err).NotTo(HaveOccurred())
+	// The manager runs as the chart's ServiceAccount with the chart's RBAC, the
+	// ClusterProfiles Role included.
+	managerConfig, err = fleet.ControlPlane.InstallChartRBAC(ctx, framework.SecretNamespace,
+		"--set", "ome.multicluster.enabled=true", "--set", "ome.multicluster.clusterProfiles.namespace="+profileNamespace,
+		"--set-json", "ome.multicluster.clusterProfiles.providers="+string(providers))
 	Expect(err).NotTo(HaveOccurred())
 	stopManager = startManager(installationProbe(omev1beta1.AllFailedPreserveTraffic), 16)
 	DeferCleanup(func() { stopManager() })
@@ -121,6 +153,7 @@ func launchManager(installation *probe.Policy, maxRequests int64, setup managerS
 			MaxConcurrentReconciles: 4, MaxConcurrentRequests: maxRequests, MaxResponseBytes: 65536,
 			MinPeriod: time.Second, MaxPeriod: maxPeriod, MaxTimeout: maxTimeout, AllowLoopback: true,
 		}}, Placement: config.Placement{ObservationGrace: observationGrace}},
+		ClusterProfiles: workloadcluster.ClusterProfiles{Namespace: profileNamespace, Providers: profileProviders()},
 		Adjust: func(o *controllers.Options) {
 			o.MemberTimeout, o.MemberHealthInterval, o.MemberGrace = 2*time.Second, time.Second, memberGrace
 			o.FieldManager = setup.fieldManager
