@@ -88,6 +88,26 @@ var _ = Describe("WorkloadCluster admission", func() {
 		return u
 	}
 
+	DescribeTable("clusterSource: exactly one of kubeConfig or clusterProfileRef",
+		func(ctx context.Context, source map[string]any, wantMessage string) {
+			u := workloadCluster(nil)
+			Expect(unstructured.SetNestedMap(u.Object, source, "spec", "clusterSource")).To(Succeed())
+			err := k8s.Create(ctx, u)
+			if wantMessage == "" {
+				Expect(err).NotTo(HaveOccurred())
+				return
+			}
+			expectInvalid(err, "spec.clusterSource", wantMessage)
+		},
+		Entry("a ClusterProfile alone is accepted", map[string]any{"clusterProfileRef": map[string]any{"name": "worker-a"}}, ""),
+		Entry("neither is refused", map[string]any{}, "exactly one of kubeConfig or clusterProfileRef must be set."),
+		Entry("both are refused", map[string]any{
+			"clusterProfileRef": map[string]any{"name": "worker-a"},
+			"kubeConfig":        map[string]any{"secretRef": map[string]any{"name": "worker-a-kubeconfig", "namespace": "ome"}},
+		}, "exactly one of kubeConfig or clusterProfileRef must be set."),
+		Entry("a profile without a name is refused", map[string]any{"clusterProfileRef": map[string]any{}}, "spec.clusterSource.clusterProfileRef.name"),
+	)
+
 	It("refuses a kubeconfig source without a secretRef", func(ctx context.Context) {
 		err := k8s.Create(ctx, workloadCluster(map[string]any{"key": "kubeconfig"}))
 		expectInvalid(err, "spec.clusterSource.kubeConfig.secretRef", "Required value")
