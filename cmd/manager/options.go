@@ -188,7 +188,7 @@ func loadProfiles(namespace, path string) (workloadcluster.ClusterProfiles, erro
 		}
 		return p, nil
 	}
-	data, err := os.ReadFile(path)
+	data, err := os.ReadFile(path) //nolint:gosec // the installer's own flag (the chart's mount)
 	if err != nil {
 		return p, fmt.Errorf("--clusterprofile-provider-file: %w", err)
 	}

@@ -58,7 +58,7 @@ func TestClusterProfilesRender(t *testing.T) {
 	}
 	mounted := false
 	for _, v := range r.deployment(t).Spec.Template.Spec.Volumes {
-		for _, item := range v.VolumeSource.ConfigMap.Items {
+		for _, item := range v.ConfigMap.Items {
 			mounted = mounted || (item.Key == "clusterprofile-providers" && item.Path == path.Base(file))
 		}
 	}
