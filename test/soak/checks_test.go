@@ -257,3 +257,30 @@ func TestMostIn(t *testing.T) {
 		t.Errorf("two probers: %d in ten periods, want more than %d", n, maxPerTenPeriods)
 	}
 }
+
+// TestTakeoverGates: a kill finds the gates the answers made that no map shows yet; the
+// takeover's gate time is when the last of them reaches its map, and a gate the answers
+// lift before it is written leaves the count without holding it up.
+func TestTakeoverGates(t *testing.T) {
+	a, b, c := homeKey{"svc-000", "worker-a"}, homeKey{"svc-001", "worker-a"}, homeKey{"svc-002", "worker-a"}
+	// Three failures gate a and b; c passes.
+	failing := func() *home { return &home{truth: *truthOf([]bool{false, false, false})} }
+	w := &watcher{homes: map[homeKey]*home{a: failing(), b: failing(), c: {truth: *truthOf([]bool{true, true, true})}},
+		entries: map[homeKey]entryState{a: {present: true}, b: {present: true}, c: {present: true}}, writers: &writerLog{}}
+	kill := t0.Add(7 * time.Second)
+	w.killed("replica-0", kill)
+	to := w.takeovers[0]
+	if to.gates != 2 || !to.pending[a] || !to.pending[b] {
+		t.Fatalf("pending at the kill: %v (%d), want a and b", to.pending, to.gates)
+	}
+	to.gateSeen(c, false, false, kill.Add(time.Second))
+	to.gateSeen(a, false, true, kill.Add(2*time.Second)) // written, not yet gated: still pending
+	to.gateSeen(a, true, true, kill.Add(3*time.Second))
+	if !to.gatesOn.IsZero() {
+		t.Fatalf("gates on the map at %v with b still pending", to.gatesOn)
+	}
+	to.gateSeen(b, false, false, kill.Add(4*time.Second)) // lifted by the answers first
+	if to.dropped != 1 || !to.gatesOn.Equal(kill.Add(4*time.Second)) {
+		t.Fatalf("dropped %d, gates on at %v; want 1 and kill+4s", to.dropped, to.gatesOn)
+	}
+}

@@ -134,10 +134,14 @@ func (r *report) takeovers() {
 		if !to.all.IsZero() && !to.leased.IsZero() {
 			fromLease = ms(to.all.Sub(to.leased))
 		}
+		// The goal is on the gates: every gate the answers had made before the kill, and
+		// no map showed yet, is on its map within the Lease duration and one period.
 		r.print(fmt.Sprintf("soak takeover n=%d at=%s killed=%s by=%s phase=%s lease_moved_after=%s first_map_write_after=%s "+
+			"gates_pending=%d gates_lifted_first=%d every_gate_on_map_after=%s "+
 			"every_map_written_after=%s every_map_written_after_lease_moved=%s maps_written=%d goal=%s goal_met=%t",
 			i+1, to.at.Sub(r.start).Round(time.Second), to.killed, or(to.by, "none"), r.watch.phase(to.at), since(to.leased), since(to.first),
-			since(to.all), fromLease, len(to.written), goal, !to.all.IsZero() && to.all.Sub(to.at) <= goal))
+			to.gates, to.dropped, since(to.gatesOn),
+			since(to.all), fromLease, len(to.written), goal, !to.gatesOn.IsZero() && to.gatesOn.Sub(to.at) <= goal))
 		// A takeover that the next kill cut short is reported; the last one has until the
 		// end of the run.
 		if to.all.IsZero() && i == len(r.watch.takeovers)-1 {

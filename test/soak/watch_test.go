@@ -45,6 +45,34 @@ type takeover struct {
 	first   time.Time // the new leader's first map write
 	all     time.Time // the new leader has written every map
 	written map[string]bool
+
+	// pending are the gates the answers had made before the kill that no map showed yet:
+	// decided, or about to be, by the killed leader and not written. Each leaves when its
+	// map shows it, or when the answers lift it before that (dropped).
+	pending map[homeKey]bool
+	// gates is how many were pending at the kill, dropped how many the answers lifted
+	// first, and gatesOn when the last of the others reached its map.
+	gates, dropped int
+	gatesOn        time.Time
+}
+
+// gateSeen updates the takeover's pending gates with an entry of a new map version:
+// gated, or not gated while the answers no longer gate the home.
+func (to *takeover) gateSeen(key homeKey, gated, stillDue bool, now time.Time) {
+	if !to.pending[key] || now.Before(to.at) {
+		return
+	}
+	switch {
+	case gated:
+	case !stillDue:
+		to.dropped++
+	default:
+		return
+	}
+	delete(to.pending, key)
+	if len(to.pending) == 0 {
+		to.gatesOn = now
+	}
 }
 
 // watcher follows the TrafficMaps, the HTTPRoutes and the Lease on the control plane with
@@ -260,6 +288,10 @@ func (w *watcher) entrySeen(key homeKey, e omev1beta1.TrafficMapEntry, allGated 
 					truth.around(e.Probe.LastProbeTime.Time))
 			}
 		}
+		_, hi := truth.span(time.Time{}, now)
+		for _, to := range w.takeovers {
+			to.gateSeen(key, gated, truth.gatedAfter(hi-1), now)
+		}
 		switch {
 		case gated && !prev.present:
 			w.reentries[key]++
@@ -316,7 +348,22 @@ func (w *watcher) killed(replica string, at time.Time) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.writers.killed(replica, at)
-	w.takeovers = append(w.takeovers, &takeover{killed: replica, at: at, written: map[string]bool{}})
+	to := &takeover{killed: replica, at: at, written: map[string]bool{}, pending: map[homeKey]bool{}}
+	for key, h := range w.homes {
+		if st := w.entries[key]; !st.present || st.gated {
+			continue
+		}
+		h.withTruth(func(truth *homeTruth) {
+			if _, hi := truth.span(time.Time{}, at); truth.gatedAfter(hi - 1) {
+				to.pending[key] = true
+			}
+		})
+	}
+	to.gates = len(to.pending)
+	if to.gates == 0 {
+		to.gatesOn = at
+	}
+	w.takeovers = append(w.takeovers, to)
 }
 
 func (w *watcher) leaseSeen(l *coordinationv1.Lease) {
