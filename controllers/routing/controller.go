@@ -163,8 +163,8 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, workers int) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("routing").
 		For(&omev1beta1.InferenceService{}, builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, drainAnnotationChanged()))).
-		Watches(&omev1beta1.TrafficMap{}, r.written.skipOwn(handler.EnqueueRequestForOwner(mgr.GetScheme(), mgr.GetRESTMapper(),
-			&omev1beta1.InferenceService{}, handler.OnlyControllerOwner())), builder.WithPredicates(routingInputChanged{})).
+		Watches(&omev1beta1.TrafficMap{}, r.written.skipOwn(pendingRunsFirst(handler.EnqueueRequestForOwner(mgr.GetScheme(), mgr.GetRESTMapper(),
+			&omev1beta1.InferenceService{}, handler.OnlyControllerOwner()))), builder.WithPredicates(routingInputChanged{})).
 		Watches(&omev1beta1.WorkloadCluster{}, handler.EnqueueRequestsFromMapFunc(r.allSources)).
 		WatchesRawSource(source.Channel(r.Members.Events(), &handler.EnqueueRequestForObject{})).
 		WatchesRawSource(source.TypedChannel(r.Prober.Events(), probeNoticeHandler())).
