@@ -279,11 +279,11 @@ demo: envtest build egctl haproxy-ingress haproxy prometheus ## Watch the operat
 BENCH_TIMEOUT ?= 30m
 BENCH_OUT := $(CURDIR)/_out/bench
 BENCH_LOAD = echo "load part=$(1) load_average=$$(cut -d' ' -f1-3 /proc/loadavg | tr ' ' ,) cpus=$$(nproc)"
-BENCH_FIGURES = tee $(BENCH_OUT)/$(1).log | awk '/^(prober|capacity|e2e|publish|failover) /{print; fflush()} /^(--- FAIL|FAIL|panic:)/{print; bad=1} END{exit bad}'
+BENCH_FIGURES = tee $(BENCH_OUT)/$(1).log | awk '/^(prober|capacity|e2e|publish|failover|fleet) /{print; fflush()} /^(--- FAIL|FAIL|panic:)/{print; bad=1} END{exit bad}'
 
-.PHONY: bench bench-observer bench-prober bench-capacity bench-e2e bench-e2e-failover bench-publish bench-failover
-bench: ## Measure the observer's overhead, the prober at 1k/10k/50k homes, polls with probes at 10k, 200 services end to end without and with failover tiers, the publish latency and failover through haproxy (about 12 minutes).
-	@$(MAKE) --no-print-directory -j1 bench-observer bench-prober bench-capacity bench-e2e bench-e2e-failover bench-publish bench-failover
+.PHONY: bench bench-observer bench-prober bench-capacity bench-e2e bench-e2e-failover bench-fleet bench-publish bench-failover
+bench: ## Measure the observer's overhead, the prober at 1k/10k/50k homes, polls with probes at 10k, 200 services end to end without and with failover tiers, 50 workload clusters, the publish latency and failover through haproxy (about 15 minutes).
+	@$(MAKE) --no-print-directory -j1 bench-observer bench-prober bench-capacity bench-e2e bench-e2e-failover bench-fleet bench-publish bench-failover
 
 bench-observer: ## Observer vs a bare net/http client: ns/op, allocs/op and their ratios.
 	@mkdir -p $(BENCH_OUT); $(call BENCH_LOAD,observer)
@@ -319,6 +319,12 @@ bench-e2e-failover: envtest ## The same 200 services, each with two failover tie
 	@OME_BENCH=1 OME_BENCH_E2E_FAILOVER=1 KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" OME_BENCH_LOG=$(BENCH_OUT)/e2e-failover-manager.log \
 		$(GO) test -count=1 -v -run '^TestEndToEnd$$' -timeout $(BENCH_TIMEOUT) ./test/bench/ \
 		| $(call BENCH_FIGURES,e2e-failover)
+
+bench-fleet: envtest ## 50 WorkloadClusters (each its own user and connection, ten to an envtest API server) with 200 services on three each: memory and goroutines per member, start-up, gates while one member hangs and one flaps, a control-plane API server restart (about 3 minutes).
+	@mkdir -p $(BENCH_OUT); $(call BENCH_LOAD,fleet)
+	@OME_BENCH=1 KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" OME_BENCH_LOG=$(BENCH_OUT)/fleet-manager.log \
+		$(GO) test -count=1 -v -run '^TestFleet$$' -timeout $(BENCH_TIMEOUT) ./test/bench/ \
+		| $(call BENCH_FIGURES,fleet)
 
 bench-publish: envtest ## TrafficMap write to HTTPRoute update: median and max over 20 gate/ungate flips (about 30 seconds).
 	@mkdir -p $(BENCH_OUT); $(call BENCH_LOAD,publish)
