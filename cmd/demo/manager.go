@@ -36,7 +36,11 @@ func (d *Demo) StartManager(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(settings, []byte(managerSettings(d.cfg.Timing, d.servers.Port, signal)), 0o644); err != nil {
+	data, err := managerSettings(d.cfg.Timing, d.servers.Port, signal)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(settings, data, 0o644); err != nil {
 		return err
 	}
 	d.out.Say("Settings: %s, the spec's Step 1 probe with period %s and timeout %s,", rel(settings), d.cfg.Timing.Period, d.cfg.Timing.Timeout)

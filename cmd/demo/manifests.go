@@ -1,10 +1,17 @@
 package main
 
 import (
-	"fmt"
+	"errors"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/config/samples"
+	"github.com/ome-routing/operator/pkg/capacity"
+	"github.com/ome-routing/operator/pkg/config"
+	"github.com/ome-routing/operator/pkg/probe"
+	"github.com/ome-routing/operator/pkg/trafficsignal"
 )
 
 // The service the demo routes, named as in the spec's examples so that the commands it
@@ -39,52 +46,34 @@ var demoTiming = Timing{Period: 2 * time.Second, Timeout: time.Second, Step: 60 
 // observer that may dial loopback, since the demo's model servers listen there (production
 // keeps allowLoopback false), and the publisher's endpoint: the global Gateway, with the
 // default backends, ExternalName Services, which HAProxy Ingress resolves and sends to on
-// backendPort, the model servers' port.
-func managerSettings(t Timing, backendPort int, signal string) string {
-	if signal != "" {
-		signal = "\n    \"trafficSignal\": " + signal + ","
+// backendPort, the model servers' port. signal, when not nil, is the traffic signal.
+func managerSettings(t Timing, backendPort int, signal *trafficsignal.Settings) ([]byte, error) {
+	probePolicy, errs := probe.Validate(probe.SpecFromAPI(&omev1beta1.RoutingProbe{
+		Path: "/v1/models", Method: omev1beta1.ProbeMethodGet,
+		AcceptStatuses: []omev1beta1.HTTPStatus{200}, GateStatuses: []omev1beta1.HTTPStatus{404, 500, 502, 503, 504},
+		Period: &metav1.Duration{Duration: t.Period}, Timeout: &metav1.Duration{Duration: t.Timeout},
+		FailureThreshold: new(int32(3)), SuccessThreshold: new(int32(2)), AllFailedPolicy: omev1beta1.AllFailedPreserveTraffic,
+	}), probe.InstallationPath)
+	poll, pollErrs := capacity.Validate(capacity.SpecFromAPI(&omev1beta1.RoutingCapacitySpec{
+		Path: "/capacity", Method: omev1beta1.ProbeMethodGet, Format: capacity.FormatReport, Samples: new(int32(3)), Quorum: new(int32(2)),
+		Period: &metav1.Duration{Duration: t.Period}, Timeout: &metav1.Duration{Duration: t.Timeout}, MaxAge: &metav1.Duration{Duration: 3 * t.Period},
+	}), capacity.InstallationPath)
+	if err := errors.Join(append(errs, pollErrs...)...); err != nil {
+		return nil, err
 	}
-	return fmt.Sprintf(`{
-  "routing": {
-    "enabled": true,%[5]s
-    "probe": {
-      "path": "/v1/models",
-      "method": "GET",
-      "acceptStatuses": [200],
-      "gateStatuses": [404, 500, 502, 503, 504],
-      "period": %[1]q,
-      "timeout": %[2]q,
-      "failureThreshold": 3,
-      "successThreshold": 2,
-      "allFailedPolicy": "PreserveTraffic"
-    },
-    "capacity": {
-      "path": "/capacity",
-      "method": "GET",
-      "format": "Report",
-      "samples": 3,
-      "quorum": 2,
-      "period": %[1]q,
-      "timeout": %[2]q,
-      "maxAge": %[3]q
-    },
-    "observer": {
-      "maxConcurrentReconciles": 8,
-      "maxConcurrentRequests": 16,
-      "maxResponseBytes": 65536,
-      "minPeriod": "1s",
-      "maxSamples": 10,
-      "allowLoopback": true,
-      "allowPrivateNetworks": true
-    }
-  },
-  "endpoint": {
-    "globalGateway": "gateway-system/global",
-    "backendPort": %[4]d,
-    "globalHostTemplate": "{{ .Name }}.{{ .Namespace }}.global.example.com"
-  }
-}
-`, t.Period, t.Timeout, 3*t.Period, backendPort, signal)
+	return config.Marshal(&config.Config{
+		Routing: config.Routing{
+			Enabled: true, Probe: &probePolicy, Capacity: &poll, TrafficSignal: signal,
+			Observer: config.Observer{
+				MaxConcurrentReconciles: 8, MaxConcurrentRequests: 16, MaxResponseBytes: 65536, MinPeriod: time.Second,
+				MaxSamples: 10, AllowLoopback: true, AllowPrivateNetworks: true,
+			},
+		},
+		Endpoint: config.Endpoint{
+			GlobalGateway: "gateway-system/global", BackendPort: int32(backendPort),
+			GlobalHostTemplate: "{{ .Name }}.{{ .Namespace }}.global.example.com",
+		},
+	})
 }
 
 // isvcManifest is the spec's Step 2 isvc.yaml with the demo's timing and the given
@@ -118,11 +107,18 @@ const (
 	signalTimeout  = 500 * time.Millisecond
 )
 
-// signalSettings is the routing.trafficSignal block for the Prometheus at url, with the
-// shipped HAProxy queries; empty when there is none.
-func signalSettings(url string) (string, error) {
+// signalSettings is the traffic signal for the Prometheus at url, with the shipped HAProxy
+// queries; nil when there is none.
+func signalSettings(url string) (*trafficsignal.Settings, error) {
 	if url == "" {
-		return "", nil
+		return nil, nil
 	}
-	return samples.HAProxyTrafficSignal(url, signalInterval, signalWindow, signalTimeout)
+	requests, failures, err := samples.HAProxySignalQueries()
+	if err != nil {
+		return nil, err
+	}
+	// No minPeriod here: the manager checks the interval against its observer's.
+	s, errs := trafficsignal.Validate(trafficsignal.Spec{URL: &url, Timeout: new(signalTimeout), Interval: new(signalInterval),
+		Window: new(signalWindow), Requests: &requests, Failures: &failures}, trafficsignal.Path, 0)
+	return s, errors.Join(errs...)
 }

@@ -2,9 +2,7 @@ package samples
 
 import (
 	_ "embed"
-	"encoding/json"
 	"fmt"
-	"time"
 
 	"sigs.k8s.io/yaml"
 )
@@ -41,21 +39,4 @@ func HAProxySignalQueries() (requests, failures string, err error) {
 		return "", "", fmt.Errorf("%s holds no requests and failures queries", HAProxySignalValuesPath)
 	}
 	return q.Requests, q.Failures, nil
-}
-
-// HAProxyTrafficSignal is a routing.trafficSignal block, as JSON, that reads the Prometheus
-// at url with the shipped HAProxy queries: what the demo and the data-plane suite give the
-// manager.
-func HAProxyTrafficSignal(url string, interval, window, timeout time.Duration) (string, error) {
-	requests, failures, err := HAProxySignalQueries()
-	if err != nil {
-		return "", err
-	}
-	out, err := json.Marshal(map[string]any{
-		"prometheus": map[string]any{"url": url, "timeout": timeout.String()},
-		"interval":   interval.String(),
-		"window":     window.String(),
-		"queries":    map[string]string{"requests": requests, "failures": failures},
-	})
-	return string(out), err
 }

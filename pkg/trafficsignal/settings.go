@@ -64,6 +64,10 @@ type Settings struct {
 	source [2]string
 }
 
+// Queries are the requests and failures templates as they were written, for writing the
+// settings back (config.Marshal); empty for Settings not built by Validate.
+func (s *Settings) Queries() (requests, failures string) { return s.source[0], s.source[1] }
+
 // Digest identifies the settings a reading was made under: a changed setting starts every
 // cluster's readings afresh.
 func (s *Settings) Digest() string {

@@ -19,6 +19,7 @@ import (
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/internal/promserver"
 	"github.com/ome-routing/operator/pkg/publish"
+	"github.com/ome-routing/operator/pkg/trafficsignal"
 	"github.com/ome-routing/operator/test/framework"
 )
 
@@ -168,13 +169,17 @@ func (e *Env) startManager(ctx context.Context, bin string) error {
 	if err != nil {
 		return err
 	}
-	signal := ""
+	var signal *trafficsignal.Settings
 	if e.Prometheus != nil {
 		if signal, err = signalSettings(e.Prometheus.URL); err != nil {
 			return err
 		}
 	}
-	m, err := startManager(bin, e.opts.Dir, kc, settings(e.opts.Timing, GatewayNamespace+"/"+GatewayName, e.Servers.Port, signal), e.Servers)
+	settingsJSON, err := settings(e.opts.Timing, GatewayNamespace+"/"+GatewayName, e.Servers.Port, signal)
+	if err != nil {
+		return err
+	}
+	m, err := startManager(bin, e.opts.Dir, kc, settingsJSON, e.Servers)
 	if err != nil {
 		return err
 	}

@@ -27,12 +27,12 @@ const managerStopTimeout = 10 * time.Second
 // startManager runs bin with the flags the chart gives it on a control plane, the settings
 // file, and --observer-host for every server's name, against the kubeconfig. Its metrics
 // listen on a free loopback port; its health endpoints are off.
-func startManager(bin, dir string, kubeconfig []byte, settingsJSON string, servers *framework.Servers) (*Manager, error) {
+func startManager(bin, dir string, kubeconfig, settingsJSON []byte, servers *framework.Servers) (*Manager, error) {
 	kc, settingsFile := filepath.Join(dir, "manager.kubeconfig"), filepath.Join(dir, "multicluster.json")
 	if err := os.WriteFile(kc, kubeconfig, 0o600); err != nil {
 		return nil, err
 	}
-	if err := os.WriteFile(settingsFile, []byte(settingsJSON), 0o644); err != nil {
+	if err := os.WriteFile(settingsFile, settingsJSON, 0o644); err != nil {
 		return nil, err
 	}
 	port, err := framework.FreePort()

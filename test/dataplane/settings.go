@@ -1,8 +1,17 @@
 package dataplane
 
 import (
-	"fmt"
+	"errors"
 	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/pkg/capacity"
+	"github.com/ome-routing/operator/pkg/config"
+	"github.com/ome-routing/operator/pkg/probe"
+	"github.com/ome-routing/operator/pkg/trafficsignal"
+	"github.com/ome-routing/operator/test/framework"
 )
 
 // Timing is the probe and capacity poll of the installation.
@@ -21,52 +30,29 @@ var DefaultTiming = Timing{Period: time.Second, Timeout: 500 * time.Millisecond,
 // with t's timing, a capacity poll on the servers' report path, an observer that may dial
 // loopback (the model servers listen there; production keeps allowLoopback false), and
 // the publisher's endpoint: the Gateway HAProxy Ingress runs, with the default backends,
-// ExternalName Services, which HAProxy Ingress resolves itself. signal, when not empty, is
-// the routing.trafficSignal block.
-func settings(t Timing, gateway string, backendPort int, signal string) string {
-	if signal != "" {
-		signal = `"trafficSignal": ` + signal + ","
+// ExternalName Services, which HAProxy Ingress resolves itself. signal, when not nil, is
+// the traffic signal.
+func settings(t Timing, gateway string, backendPort int, signal *trafficsignal.Settings) ([]byte, error) {
+	spec := framework.GuideProbe(t.Period, t.Timeout, omev1beta1.AllFailedPreserveTraffic)
+	spec.FailureThreshold, spec.SuccessThreshold = new(int32(t.FailureThreshold)), new(int32(t.SuccessThreshold))
+	probePolicy, errs := probe.Validate(probe.SpecFromAPI(spec), probe.InstallationPath)
+	poll, pollErrs := capacity.Validate(capacity.SpecFromAPI(&omev1beta1.RoutingCapacitySpec{
+		Path: "/capacity", Method: omev1beta1.ProbeMethodGet, Format: capacity.FormatReport, Samples: new(int32(3)), Quorum: new(int32(2)),
+		Period: &metav1.Duration{Duration: t.Period}, Timeout: &metav1.Duration{Duration: t.Timeout}, MaxAge: &metav1.Duration{Duration: 3 * t.Period},
+	}), capacity.InstallationPath)
+	if err := errors.Join(append(errs, pollErrs...)...); err != nil {
+		return nil, err
 	}
-	return fmt.Sprintf(`{
-  "routing": {%[9]s
-    "enabled": true,
-    "probe": {
-      "path": "/v1/models",
-      "method": "GET",
-      "acceptStatuses": [200],
-      "gateStatuses": [404, 500, 502, 503, 504],
-      "period": %[1]q,
-      "timeout": %[2]q,
-      "failureThreshold": %[3]d,
-      "successThreshold": %[4]d,
-      "allFailedPolicy": "PreserveTraffic"
-    },
-    "capacity": {
-      "path": "/capacity",
-      "method": "GET",
-      "format": "Report",
-      "samples": 3,
-      "quorum": 2,
-      "period": %[1]q,
-      "timeout": %[2]q,
-      "maxAge": %[5]q
-    },
-    "observer": {
-      "maxConcurrentReconciles": 4,
-      "maxConcurrentRequests": 16,
-      "maxResponseBytes": 65536,
-      "minPeriod": "1s",
-      "maxSamples": 10,
-      "allowLoopback": true
-    }
-  },
-  "endpoint": {
-    "globalGateway": %[6]q,
-    "backendPort": %[7]d,
-    "globalHostTemplate": %[8]q
-  }
-}
-`, t.Period, t.Timeout, t.FailureThreshold, t.SuccessThreshold, 3*t.Period, gateway, backendPort, HostTemplate, signal)
+	return config.Marshal(&config.Config{
+		Routing: config.Routing{
+			Enabled: true, Probe: &probePolicy, Capacity: &poll, TrafficSignal: signal,
+			Observer: config.Observer{
+				MaxConcurrentReconciles: 4, MaxConcurrentRequests: 16, MaxResponseBytes: 65536, MinPeriod: time.Second,
+				MaxSamples: 10, AllowLoopback: true,
+			},
+		},
+		Endpoint: config.Endpoint{GlobalGateway: gateway, BackendPort: int32(backendPort), GlobalHostTemplate: HostTemplate},
+	})
 }
 
 // HostTemplate names each service's global host: what a client sends as Host.

@@ -2,6 +2,7 @@ package dataplane
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/ome-routing/operator/config/samples"
 	"github.com/ome-routing/operator/internal/promserver"
+	"github.com/ome-routing/operator/pkg/trafficsignal"
 )
 
 // SignalTiming is the fixture's traffic signal: read every second over a 5-second window,
@@ -34,8 +36,16 @@ func (e *Env) startPrometheus(ctx context.Context) error {
 	return nil
 }
 
-// signalSettings is the routing.trafficSignal block for the manager: the fixture's
-// Prometheus, SignalTiming and the shipped queries.
-func signalSettings(promURL string) (string, error) {
-	return samples.HAProxyTrafficSignal(promURL, SignalTiming.Interval, SignalTiming.Window, SignalTiming.Timeout)
+// signalSettings is the manager's traffic signal: the fixture's Prometheus, SignalTiming
+// and the shipped queries.
+func signalSettings(promURL string) (*trafficsignal.Settings, error) {
+	requests, failures, err := samples.HAProxySignalQueries()
+	if err != nil {
+		return nil, err
+	}
+	// No minPeriod here: the manager checks the interval against its observer's.
+	s, errs := trafficsignal.Validate(trafficsignal.Spec{URL: &promURL, Timeout: new(SignalTiming.Timeout),
+		Interval: new(SignalTiming.Interval), Window: new(SignalTiming.Window), Requests: &requests, Failures: &failures},
+		trafficsignal.Path, 0)
+	return s, errors.Join(errs...)
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
@@ -14,31 +15,38 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/pkg/config"
+	"github.com/ome-routing/operator/pkg/probe"
 	"github.com/ome-routing/operator/test/framework"
 )
 
 // managerSettings is the installation's multi-cluster settings: the chart's observer
 // defaults (loopback allowed, for the endpoints here), the user guide's Step 1 probe with
 // the run's period, and the publisher writing ExternalName Services for a global Gateway.
-func managerSettings() string {
-	return fmt.Sprintf(`{
-  "routing": {
-    "enabled": true,
-    "probe": {
-      "path": "/v1/models", "method": "GET", "acceptStatuses": [200], "gateStatuses": [404, 500, 502, 503, 504],
-      "period": %q, "timeout": %q, "failureThreshold": %d, "successThreshold": %d, "allFailedPolicy": "PreserveTraffic"
-    },
-    "observer": {
-      "maxConcurrentReconciles": 8, "maxConcurrentRequests": 16, "maxResponseBytes": 65536, "minPeriod": "1s",
-      "maxSamples": 10, "allowLoopback": true, "allowPrivateNetworks": true
-    }
-  },
-  "endpoint": {
-    "globalGateway": "gateway-system/global",
-    "backendPort": 80,
-    "globalHostTemplate": "{{ .Name }}.{{ .Namespace }}.global.example.com"
-  }
-}`, period, probeTimeout, failureThreshold, successThreshold)
+func managerSettings(t testing.TB) []byte {
+	spec := framework.GuideProbe(period, probeTimeout, omev1beta1.AllFailedPreserveTraffic)
+	spec.FailureThreshold, spec.SuccessThreshold = new(int32(failureThreshold)), new(int32(successThreshold))
+	probePolicy, errs := probe.Validate(probe.SpecFromAPI(spec), probe.InstallationPath)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	data, err := config.Marshal(&config.Config{
+		Routing: config.Routing{
+			Enabled: true, Probe: &probePolicy,
+			Observer: config.Observer{
+				MaxConcurrentReconciles: 8, MaxConcurrentRequests: 16, MaxResponseBytes: 65536, MinPeriod: time.Second,
+				MaxSamples: 10, AllowLoopback: true, AllowPrivateNetworks: true,
+			},
+		},
+		Endpoint: config.Endpoint{
+			GlobalGateway: "gateway-system/global", BackendPort: 80,
+			GlobalHostTemplate: "{{ .Name }}.{{ .Namespace }}.global.example.com",
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
 }
 
 // managerKubeConfig writes a kubeconfig that reaches the control plane at server (the

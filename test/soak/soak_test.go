@@ -89,7 +89,7 @@ func TestSoak(t *testing.T) {
 		t.Fatal(err)
 	}
 	settings := out + "/multicluster.json"
-	if err := os.WriteFile(settings, []byte(managerSettings()), 0o644); err != nil {
+	if err := os.WriteFile(settings, managerSettings(t), 0o644); err != nil {
 		t.Fatal(err)
 	}
 

@@ -17,6 +17,9 @@ import (
 	"github.com/onsi/gomega/gbytes"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/pkg/config"
+	"github.com/ome-routing/operator/pkg/probe"
 	"github.com/ome-routing/operator/test/framework"
 	"github.com/ome-routing/operator/test/suite"
 )
@@ -63,7 +66,7 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	kubeconfig := filepath.Join(dir, "kubeconfig")
 	Expect(os.WriteFile(kubeconfig, fleet.ControlPlane.KubeConfig, 0o600)).To(Succeed())
 	settings := filepath.Join(dir, "multicluster.json")
-	Expect(os.WriteFile(settings, []byte(managerSettings), 0o600)).To(Succeed())
+	Expect(os.WriteFile(settings, managerSettings(), 0o600)).To(Succeed())
 	// The manager starts with a service it must refuse already stored, as a restarted
 	// manager or a new leader finds one (undecodable_test.go).
 	storeHostile(ctx)
@@ -81,11 +84,21 @@ var _ = BeforeSuite(func(ctx context.Context) {
 
 // managerSettings is the guide's Step 1 probe with a one-second period, and an observer that
 // may dial the loopback endpoint.
-const managerSettings = `{"routing": {"enabled": true,
-  "probe": {"path": "/v1/models", "method": "GET", "acceptStatuses": [200], "gateStatuses": [404,500,502,503,504],
-    "period": "1s", "timeout": "500ms", "failureThreshold": 3, "successThreshold": 2, "allFailedPolicy": "PreserveTraffic"},
-  "observer": {"maxConcurrentReconciles": 2, "maxConcurrentRequests": 4, "maxResponseBytes": 65536, "minPeriod": "1s",
-    "maxSamples": 10, "allowLoopback": true, "allowPrivateNetworks": false}}}`
+func managerSettings() []byte {
+	GinkgoHelper()
+	probePolicy, errs := probe.Validate(probe.SpecFromAPI(framework.GuideProbe(time.Second, 500*time.Millisecond,
+		omev1beta1.AllFailedPreserveTraffic)), probe.InstallationPath)
+	Expect(errs).To(BeEmpty())
+	data, err := config.Marshal(&config.Config{Routing: config.Routing{
+		Enabled: true, Probe: &probePolicy,
+		Observer: config.Observer{
+			MaxConcurrentReconciles: 2, MaxConcurrentRequests: 4, MaxResponseBytes: 65536, MinPeriod: time.Second,
+			MaxSamples: 10, AllowLoopback: true,
+		},
+	}})
+	Expect(err).NotTo(HaveOccurred())
+	return data
+}
 
 // startManager runs the manager binary against the control plane, the way it runs in a
 // pod, and stops it with SIGTERM when the suite ends.
