@@ -17,6 +17,7 @@ import (
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/controllers/internal/priority"
 	"github.com/ome-routing/operator/controllers/internal/mapstatus"
 	"github.com/ome-routing/operator/pkg/config"
 	"github.com/ome-routing/operator/pkg/publish"
@@ -74,6 +75,9 @@ type Reconciler struct {
 
 	// memory is what the publisher last published for each map (memory.go).
 	memory publications
+	// lane keeps a worker free for maps whose route changes (see priority.Lane); watch
+	// makes it, and a reconciler without one holds nothing back.
+	lane *priority.Lane
 	// guard decides which entries' hosts may be published (guard.go). Setup builds it
 	// from the observer, so that a route refuses what a probe refuses; there is no
 	// publisher without one.

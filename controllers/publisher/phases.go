@@ -15,6 +15,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/controllers/internal/priority"
 	"github.com/ome-routing/operator/controllers/internal/phase"
 	"github.com/ome-routing/operator/pkg/publish"
 )
@@ -39,6 +40,11 @@ func (r *Reconciler) phases() []phase.Phase[publishScope] {
 
 // Reconcile publishes one TrafficMap, withdraws it, or removes what was published for it.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	release, yield := r.lane.Enter(ctx, req)
+	if yield {
+		return ctrl.Result{RequeueAfter: priority.YieldDelay}, nil
+	}
+	defer release()
 	out := phase.Run(ctx, &publishScope{key: req.NamespacedName}, r.phases())
 	return out.Result, out.Err
 }

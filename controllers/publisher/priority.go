@@ -22,7 +22,7 @@ import (
 // them all; the generation-only ones go last.
 
 // mapEventHandler enqueues a TrafficMap's events at their priority.
-func mapEventHandler() handler.TypedEventHandler[client.Object, reconcile.Request] {
+func mapEventHandler(lane *priority.Lane) handler.TypedEventHandler[client.Object, reconcile.Request] {
 	return handler.TypedFuncs[client.Object, reconcile.Request]{
 		CreateFunc: func(_ context.Context, e event.TypedCreateEvent[client.Object], q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
 			if !published(e.Object) {
@@ -34,7 +34,7 @@ func mapEventHandler() handler.TypedEventHandler[client.Object, reconcile.Reques
 			q.Add(requestFor(e.Object))
 		},
 		UpdateFunc: func(_ context.Context, e event.TypedUpdateEvent[client.Object], q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
-			priority.Add(q, requestFor(e.ObjectNew), mapUpdatePriority(e.ObjectOld, e.ObjectNew))
+			lane.Add(q, requestFor(e.ObjectNew), mapUpdatePriority(e.ObjectOld, e.ObjectNew))
 		},
 		DeleteFunc: func(_ context.Context, e event.TypedDeleteEvent[client.Object], q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
 			q.Add(requestFor(e.Object))

@@ -33,7 +33,7 @@ func publisherTestMap(name string, version int64, weightB int32) *omev1beta1.Tra
 func TestMapEventsQueueRouteChangesFirst(t *testing.T) {
 	q := priorityqueue.New[reconcile.Request]("publisher-priority-test")
 	defer q.ShutDown()
-	h := mapEventHandler()
+	h := mapEventHandler(nil)
 	update := func(before, after *omev1beta1.TrafficMap) {
 		h.Update(context.Background(), event.TypedUpdateEvent[client.Object]{ObjectOld: before, ObjectNew: after}, q)
 	}

@@ -26,6 +26,7 @@ import (
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/controllers/internal/priority"
 	"github.com/ome-routing/operator/controllers/recorder"
 	"github.com/ome-routing/operator/pkg/config"
 	"github.com/ome-routing/operator/pkg/observer"
@@ -198,9 +199,10 @@ func (r *Reconciler) watch(mgr ctrl.Manager, backends, policies cache.Cache) err
 	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &omev1beta1.InferenceService{}, templateHostIndex, r.templateHosts); err != nil {
 		return fmt.Errorf("index InferenceServices by template hostname: %w", err)
 	}
+	r.lane = priority.NewLane(Workers)
 	b := ctrl.NewControllerManagedBy(mgr).
 		Named("publisher").
-		Watches(&omev1beta1.TrafficMap{}, mapEventHandler(), builder.WithPredicates(predicate.Or(
+		Watches(&omev1beta1.TrafficMap{}, mapEventHandler(r.lane), builder.WithPredicates(predicate.Or(
 			predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}, finalizerOrDeletionChanged{}))).
 		// A service's map has its name: its annotations (the global host) and its routing
 		// switch change the publication.

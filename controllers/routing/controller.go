@@ -21,6 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/controllers/internal/priority"
 	"github.com/ome-routing/operator/controllers/probing"
 	"github.com/ome-routing/operator/controllers/workloadcluster"
 	"github.com/ome-routing/operator/pkg/capacity"
@@ -39,6 +40,10 @@ const memberPendingRetry = time.Second
 // control plane. It is the only writer of TrafficMaps: the prober hands it results and it
 // merges them into the map.
 type Reconciler struct {
+	// lane keeps a worker free for gates and lifts (see priority.Lane); SetupWithManager
+	// makes it, and a reconciler without one holds nothing back.
+	lane *priority.Lane
+
 	Client   client.Client
 	Recorder events.EventRecorder
 	Members  *workloadcluster.Members
@@ -160,14 +165,15 @@ func allFailedPolicy(res probe.Resolution) omev1beta1.AllFailedPolicy {
 // SetupWithManager registers the reconciler and its watches: the sources, their maps, the
 // WorkloadClusters, the copies on every member, and the prober's results.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, workers int) error {
+	r.lane = priority.NewLane(workers)
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("routing").
 		For(&omev1beta1.InferenceService{}, builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, drainAnnotationChanged()))).
-		Watches(&omev1beta1.TrafficMap{}, r.written.skipOwn(pendingRunsFirst(handler.EnqueueRequestForOwner(mgr.GetScheme(), mgr.GetRESTMapper(),
+		Watches(&omev1beta1.TrafficMap{}, r.written.skipOwn(pendingRunsFirst(r.lane, handler.EnqueueRequestForOwner(mgr.GetScheme(), mgr.GetRESTMapper(),
 			&omev1beta1.InferenceService{}, handler.OnlyControllerOwner()))), builder.WithPredicates(routingInputChanged{})).
 		Watches(&omev1beta1.WorkloadCluster{}, handler.EnqueueRequestsFromMapFunc(r.allSources)).
 		WatchesRawSource(source.Channel(r.Members.Events(), &handler.EnqueueRequestForObject{})).
-		WatchesRawSource(source.TypedChannel(r.Prober.Events(), probeNoticeHandler())).
+		WatchesRawSource(source.TypedChannel(r.Prober.Events(), probeNoticeHandler(r.lane))).
 		WatchesRawSource(source.Channel(r.Poller.Events(), &handler.EnqueueRequestForObject{})).
 		WatchesRawSource(source.Channel(r.Signal.Events(), &handler.EnqueueRequestForObject{})).
 		// The priority queue is controller-runtime's default; it is named because the

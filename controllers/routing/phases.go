@@ -14,6 +14,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/controllers/internal/priority"
 	"github.com/ome-routing/operator/controllers/internal/phase"
 	"github.com/ome-routing/operator/pkg/capacity"
 	"github.com/ome-routing/operator/pkg/drain"
@@ -61,6 +62,11 @@ func (r *Reconciler) phases() []phase.Phase[routingScope] {
 
 // Reconcile brings one service's TrafficMap up to date.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	release, yield := r.lane.Enter(ctx, req)
+	if yield {
+		return ctrl.Result{RequeueAfter: priority.YieldDelay}, nil
+	}
+	defer release()
 	s := &routingScope{key: req.NamespacedName}
 	if out := phase.Run(ctx, s, r.phases()); out.Done {
 		return out.Result, out.Err

@@ -21,7 +21,7 @@ import (
 // and a refresh behind everything else (a service's own changes, its copies on the members,
 // capacity readings, its map being edited); a refusal of new settings, which comes from a
 // change to the service, never waits behind refreshes either.
-func probeNoticeHandler() handler.TypedEventHandler[probing.ProbeNotice, reconcile.Request] {
+func probeNoticeHandler(lane *priority.Lane) handler.TypedEventHandler[probing.ProbeNotice, reconcile.Request] {
 	return handler.TypedFuncs[probing.ProbeNotice, reconcile.Request]{
 		GenericFunc: func(_ context.Context, e event.TypedGenericEvent[probing.ProbeNotice], q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
 			p := priority.Refresh
@@ -31,7 +31,7 @@ func probeNoticeHandler() handler.TypedEventHandler[probing.ProbeNotice, reconci
 			case e.Object.Counted:
 				p = priority.Count
 			}
-			priority.Add(q, reconcile.Request{NamespacedName: e.Object.Service}, p)
+			lane.Add(q, reconcile.Request{NamespacedName: e.Object.Service}, p)
 		},
 	}
 }
@@ -42,7 +42,7 @@ func probeNoticeHandler() handler.TypedEventHandler[probing.ProbeNotice, reconci
 // priority.Count. Such a map's next probe may gate or lift a home, and the old leader may
 // have decided that already and died before writing it: the new leader reads and probes it
 // ahead of the hundreds of maps with nothing pending, whose rounds come as they come.
-func pendingRunsFirst(next handler.EventHandler) handler.EventHandler {
+func pendingRunsFirst(lane *priority.Lane, next handler.EventHandler) handler.EventHandler {
 	return handler.Funcs{
 		CreateFunc: func(ctx context.Context, e event.CreateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
 			next.Create(ctx, e, q)
@@ -51,7 +51,7 @@ func pendingRunsFirst(next handler.EventHandler) handler.EventHandler {
 				return
 			}
 			if owner := metav1.GetControllerOf(tm); owner != nil && owner.Kind == "InferenceService" {
-				priority.Add(q, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: tm.Namespace, Name: owner.Name}}, priority.Count)
+				lane.Add(q, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: tm.Namespace, Name: owner.Name}}, priority.Count)
 			}
 		},
 		UpdateFunc:  next.Update,

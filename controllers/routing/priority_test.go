@@ -22,7 +22,7 @@ import (
 func TestProbeNoticesQueueTransitionsFirst(t *testing.T) {
 	q := priorityqueue.New[reconcile.Request]("routing-priority-test")
 	defer q.ShutDown()
-	h := probeNoticeHandler()
+	h := probeNoticeHandler(nil)
 	send := func(name string, transition, counted bool) {
 		h.Generic(context.Background(), event.TypedGenericEvent[probing.ProbeNotice]{Object: probing.ProbeNotice{
 			Service: types.NamespacedName{Namespace: "ns", Name: name}, Transition: transition, Counted: counted}}, q)
@@ -55,7 +55,7 @@ func TestProbeNoticesQueueTransitionsFirst(t *testing.T) {
 func TestPendingRunsFirstAfterATakeover(t *testing.T) {
 	q := priorityqueue.New[reconcile.Request]("routing-takeover-test")
 	defer q.ShutDown()
-	h := pendingRunsFirst(&handler.EnqueueRequestForObject{})
+	h := pendingRunsFirst(nil, &handler.EnqueueRequestForObject{})
 	low := handler.LowPriority
 	mapOf := func(name string, probe *omev1beta1.TrafficMapProbe) *omev1beta1.TrafficMap {
 		tm := &omev1beta1.TrafficMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name,
