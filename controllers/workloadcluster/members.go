@@ -7,7 +7,9 @@ import (
 	"sync"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/rest"
 	toolscache "k8s.io/client-go/tools/cache"
@@ -131,7 +133,7 @@ func (m *Members) startCache(ctx context.Context, name string, mem *member, cfg 
 	// reconcile, and the reflector's own timeouts keep a dead member from blocking it.
 	cacheCfg := rest.CopyConfig(cfg)
 	cacheCfg.Timeout = 0
-	c, err := cache.New(cacheCfg, cache.Options{Scheme: m.scheme})
+	c, err := cache.New(cacheCfg, cache.Options{Scheme: m.scheme, Mapper: memberMapper})
 	if err != nil {
 		return err
 	}
@@ -170,6 +172,15 @@ func (m *Members) startCache(ctx context.Context, name string, mem *member, cfg 
 	mem.cache, mem.cancel = c, cancel
 	return nil
 }
+
+// memberMapper maps the one kind a member cache holds. Without it each cache builds a
+// REST mapper from its member's discovery: requests at every connect, and about 340 KiB
+// of heap per member (make bench-fleet's heap profile), for a mapping that is fixed.
+var memberMapper = func() meta.RESTMapper {
+	m := meta.NewDefaultRESTMapper([]schema.GroupVersion{omev1beta1.GroupVersion})
+	m.Add(omev1beta1.GroupVersion.WithKind("InferenceService"), meta.RESTScopeNamespace)
+	return m
+}()
 
 // notifyAll sends every copy the new connection sees, so the routing controller reads
 // the member again through the new cache.
