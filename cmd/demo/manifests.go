@@ -4,8 +4,6 @@ import (
 	"errors"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/config/samples"
 	"github.com/ome-routing/operator/pkg/capacity"
@@ -48,16 +46,8 @@ var demoTiming = Timing{Period: 2 * time.Second, Timeout: time.Second, Step: 60 
 // default backends, ExternalName Services, which HAProxy Ingress resolves and sends to on
 // backendPort, the model servers' port. signal, when not nil, is the traffic signal.
 func managerSettings(t Timing, backendPort int, signal *trafficsignal.Settings) ([]byte, error) {
-	probePolicy, errs := probe.Validate(probe.SpecFromAPI(&omev1beta1.RoutingProbe{
-		Path: "/v1/models", Method: omev1beta1.ProbeMethodGet,
-		AcceptStatuses: []omev1beta1.HTTPStatus{200}, GateStatuses: []omev1beta1.HTTPStatus{404, 500, 502, 503, 504},
-		Period: &metav1.Duration{Duration: t.Period}, Timeout: &metav1.Duration{Duration: t.Timeout},
-		FailureThreshold: new(int32(3)), SuccessThreshold: new(int32(2)), AllFailedPolicy: omev1beta1.AllFailedPreserveTraffic,
-	}), probe.InstallationPath)
-	poll, pollErrs := capacity.Validate(capacity.SpecFromAPI(&omev1beta1.RoutingCapacitySpec{
-		Path: "/capacity", Method: omev1beta1.ProbeMethodGet, Format: capacity.FormatReport, Samples: new(int32(3)), Quorum: new(int32(2)),
-		Period: &metav1.Duration{Duration: t.Period}, Timeout: &metav1.Duration{Duration: t.Timeout}, MaxAge: &metav1.Duration{Duration: 3 * t.Period},
-	}), capacity.InstallationPath)
+	probePolicy, errs := probe.Validate(probe.SpecFromAPI(samples.GuideProbe(t.Period, t.Timeout, omev1beta1.AllFailedPreserveTraffic)), probe.InstallationPath)
+	poll, pollErrs := capacity.Validate(capacity.SpecFromAPI(samples.ReportPoll(t.Period, t.Timeout)), capacity.InstallationPath)
 	if err := errors.Join(append(errs, pollErrs...)...); err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 )
 
@@ -80,6 +81,12 @@ func execKubeconfig(t *testing.T, srv *versionServer, command string, env ...cli
 func serverVersion(t *testing.T, data []byte, policy ExecPolicy) error {
 	t.Helper()
 	cfg, err := memberConfig(data, policy)
+	return askVersion(t, cfg, err)
+}
+
+// askVersion asks /version with cfg, or returns err, the error of building it.
+func askVersion(t *testing.T, cfg *rest.Config, err error) error {
+	t.Helper()
 	if err != nil {
 		return err
 	}

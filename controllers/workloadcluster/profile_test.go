@@ -7,7 +7,6 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/kubernetes"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	clientcmdv1 "k8s.io/client-go/tools/clientcmd/api/v1"
 	"sigs.k8s.io/cluster-inventory-api/apis/v1alpha1"
@@ -39,15 +38,7 @@ func providers(command string, args ...string) ClusterProfiles {
 func profileVersion(t *testing.T, cp *v1alpha1.ClusterProfile, p ClusterProfiles, policy ExecPolicy) error {
 	t.Helper()
 	cfg, _, err := profileConfig(cp, p, policy)
-	if err != nil {
-		return err
-	}
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = cs.Discovery().ServerVersion()
-	return err
+	return askVersion(t, cfg, err)
 }
 
 func TestProfileConnectsThroughTheProvidersPlugin(t *testing.T) {

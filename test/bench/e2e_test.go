@@ -227,6 +227,21 @@ func (r *run) window(label string, periods int, profile string) windowCost {
 }
 
 // sample is one home the gate measurement switches to failing.
+// gateDelays are, for each sampled home, the time from its switch to failing to weight 0
+// on its map, less the failureThreshold periods the rule takes (the operator's delay), and
+// the time from the probe that decided the gate to weight 0.
+func gateDelays(samples []sample, maps *mapWatch) (delays, fromDecision []time.Duration) {
+	for _, s := range samples {
+		switched, failures := s.home.times()
+		seen := maps.gatedAt(s.key)
+		delays = append(delays, seen.Sub(switched)-failureThreshold*period)
+		if len(failures) >= failureThreshold {
+			fromDecision = append(fromDecision, seen.Sub(failures[failureThreshold-1]))
+		}
+	}
+	return delays, fromDecision
+}
+
 type sample struct {
 	key     types.NamespacedName
 	cluster string
@@ -260,16 +275,11 @@ func (r *run) gates(routes *routeWatch) []sample {
 		return true
 	})
 	routing, publisher := routingQueue(t).minus(routing0), controllerQueue(t, "publisher").minus(publisher0)
-	var delays, fromDecision, toRoute []time.Duration
+	delays, fromDecision := gateDelays(samples, r.maps)
+	var toRoute []time.Duration
 	for _, s := range samples {
-		switched, failures := s.home.times()
-		seen := r.maps.gatedAt(s.key)
-		delays = append(delays, seen.Sub(switched)-failureThreshold*period)
-		if len(failures) >= failureThreshold {
-			fromDecision = append(fromDecision, seen.Sub(failures[failureThreshold-1]))
-		}
 		if routes != nil {
-			toRoute = append(toRoute, routes.gatedAt(s.key).Sub(seen))
+			toRoute = append(toRoute, routes.gatedAt(s.key).Sub(r.maps.gatedAt(s.key)))
 		}
 	}
 	fmt.Printf("e2e gate samples=%d failure_threshold=%d operator_delay_median=%s operator_delay_max=%s "+

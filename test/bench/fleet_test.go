@@ -487,15 +487,7 @@ func (r *fleetRun) gateRound(label string, samples []sample, extra string) {
 	r.cost.count(false)
 	elapsed, cpu := time.Since(t0), cpuTime(t)-cpu0
 	routing := routingQueue(t).minus(routing0)
-	var delays, fromDecision []time.Duration
-	for _, s := range samples {
-		switched, failures := s.home.times()
-		seen := r.maps.gatedAt(s.key)
-		delays = append(delays, seen.Sub(switched)-failureThreshold*period)
-		if len(failures) >= failureThreshold {
-			fromDecision = append(fromDecision, seen.Sub(failures[failureThreshold-1]))
-		}
-	}
+	delays, fromDecision := gateDelays(samples, r.maps)
 	perS := func(v float64) float64 { return v / elapsed.Seconds() }
 	fmt.Printf("fleet gate faults=%s samples=%d members_sampled=%d failure_threshold=%d operator_delay_median=%s operator_delay_max=%s "+
 		"deciding_probe_to_weight0_median=%s deciding_probe_to_weight0_max=%s gate_queue_wait_mean=%s routing_reconciles_per_s=%.1f "+

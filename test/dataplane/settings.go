@@ -4,9 +4,8 @@ import (
 	"errors"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/config/samples"
 	"github.com/ome-routing/operator/pkg/capacity"
 	"github.com/ome-routing/operator/pkg/config"
 	"github.com/ome-routing/operator/pkg/probe"
@@ -36,10 +35,7 @@ func settings(t Timing, gateway string, backendPort int, signal *trafficsignal.S
 	spec := framework.GuideProbe(t.Period, t.Timeout, omev1beta1.AllFailedPreserveTraffic)
 	spec.FailureThreshold, spec.SuccessThreshold = new(int32(t.FailureThreshold)), new(int32(t.SuccessThreshold))
 	probePolicy, errs := probe.Validate(probe.SpecFromAPI(spec), probe.InstallationPath)
-	poll, pollErrs := capacity.Validate(capacity.SpecFromAPI(&omev1beta1.RoutingCapacitySpec{
-		Path: "/capacity", Method: omev1beta1.ProbeMethodGet, Format: capacity.FormatReport, Samples: new(int32(3)), Quorum: new(int32(2)),
-		Period: &metav1.Duration{Duration: t.Period}, Timeout: &metav1.Duration{Duration: t.Timeout}, MaxAge: &metav1.Duration{Duration: 3 * t.Period},
-	}), capacity.InstallationPath)
+	poll, pollErrs := capacity.Validate(capacity.SpecFromAPI(samples.ReportPoll(t.Period, t.Timeout)), capacity.InstallationPath)
 	if err := errors.Join(append(errs, pollErrs...)...); err != nil {
 		return nil, err
 	}
