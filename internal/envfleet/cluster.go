@@ -59,8 +59,9 @@ func StartCluster(name string) (*Cluster, error) {
 		ErrorIfCRDPathMissing: true,
 	}
 	// An API server with clients still watching it can take longer than a test wants to
-	// shut down gracefully; past this it is killed.
-	env.ControlPlane.GetAPIServer().StopTimeout = stopTimeout
+	// shut down gracefully; past this it is killed. Set on the Environment: Start overwrites
+	// the API server's and etcd's own StopTimeout with this one (20 s when unset).
+	env.ControlPlaneStopTimeout = stopTimeout
 	certDir, err := os.MkdirTemp("", "ome-apiserver-"+name+"-")
 	if err != nil {
 		return nil, err
