@@ -17,8 +17,8 @@ import (
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
-	"github.com/ome-routing/operator/controllers/internal/priority"
 	"github.com/ome-routing/operator/controllers/internal/mapstatus"
+	"github.com/ome-routing/operator/controllers/internal/priority"
 	"github.com/ome-routing/operator/pkg/config"
 	"github.com/ome-routing/operator/pkg/publish"
 )

@@ -15,8 +15,8 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
-	"github.com/ome-routing/operator/controllers/internal/priority"
 	"github.com/ome-routing/operator/controllers/internal/phase"
+	"github.com/ome-routing/operator/controllers/internal/priority"
 	"github.com/ome-routing/operator/pkg/publish"
 )
 
