@@ -238,12 +238,13 @@ var _ = Describe("The routing health probe guide, run with kubectl", Ordered, Co
 		wc.Status.Conditions[0].Message = "kubeconfig server must use https"
 		Expect(k8s.Status().Update(ctx, wc)).To(Succeed())
 		out = mustShell(ctx, "kubectl get workloadclusters -o wide")
-		Expect(fields(out)[0]).To(Equal([]string{"NAME", "READY", "REASON", "AGE", "SECRET", "DOMAINS", "MESSAGE"}))
+		Expect(fields(out)[0]).To(Equal([]string{"NAME", "READY", "REASON", "AGE", "SECRET", "PROFILE", "DOMAINS", "MESSAGE"}))
 		Expect(table(out)).To(ContainElement(And(
 			HaveKeyWithValue("NAME", "kubectl-worker-a"),
 			HaveKeyWithValue("READY", "False"),
 			HaveKeyWithValue("REASON", "BadKubeConfig"),
 			HaveKeyWithValue("SECRET", "worker-a-kubeconfig"),
+			HaveKeyWithValue("PROFILE", ""),
 			HaveKeyWithValue("DOMAINS", `["worker-a.example.com","ingress.internal"]`),
 			HaveKeyWithValue("MESSAGE", "kubeconfig server must use https"),
 		)))
