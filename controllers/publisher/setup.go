@@ -187,6 +187,10 @@ func CacheByObject() map[client.Object]cache.ByObject {
 // those answers, and a gate waits behind the write in flight.
 const Workers = 4
 
+// RefreshWorkers is how many of them may write maps whose route does not change at once;
+// the others are kept for maps whose route does (see priority.Lane).
+var RefreshWorkers = priority.RefreshWorkers(Workers)
+
 // watch registers the publisher with mgr: Workers workers, leader only (controller-runtime's
 // default for controllers), watching the maps, their services and what it wrote. backends
 // and policies are the caches of Envoy Gateway Backends and BackendTLSPolicies, nil when

@@ -10,11 +10,12 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
-	"sigs.k8s.io/controller-runtime/pkg/metrics"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/controllers"
@@ -66,9 +67,9 @@ var _ = Describe("A gate among many maps", func() {
 		}
 		Eventually(published).WithTimeout(timeout).WithPolling(interval).Should(Succeed())
 
-		// Keep every worker of the publisher on a map's status write (a refresh: a new
-		// generation, the same route), queue a refresh for every other map but the last,
-		// then a gate for the last.
+		// Keep every worker that may take a refresh on a map's status write (a refresh: a
+		// new generation, the same route), queue a refresh for every other map but the
+		// last, then a gate for the last.
 		held := requests.Hold(publisherStatusWrite(ns.Name))
 		defer held.Release()
 		edit := func(name string, mutate func(*omev1beta1.TrafficMap)) {
@@ -78,39 +79,38 @@ var _ = Describe("A gate among many maps", func() {
 			Expect(c.Update(ctx, tm)).To(Succeed())
 		}
 		refresh := func(tm *omev1beta1.TrafficMap) { tm.Spec.Entries[0].Healthy = !tm.Spec.Entries[0].Healthy }
-		busy := names[:publisher.Workers]
+		busy := names[:publisher.RefreshWorkers]
 		for _, name := range busy {
 			edit(name, refresh)
 		}
-		Eventually(held.Waiting).WithTimeout(timeout).WithPolling(interval).Should(BeEquivalentTo(publisher.Workers))
-		depth0 := publisherQueueDepth()
+		Eventually(held.Waiting).WithTimeout(timeout).WithPolling(interval).Should(BeEquivalentTo(publisher.RefreshWorkers))
 		requests.Reset()
-		queued := names[publisher.Workers : fleetMaps-1]
+		queued := names[publisher.RefreshWorkers : fleetMaps-1]
 		for _, name := range queued {
 			edit(name, refresh)
 		}
 		gated := names[fleetMaps-1]
 		edit(gated, func(tm *omev1beta1.TrafficMap) { tm.Spec.Entries[1].Weight, tm.Spec.Entries[1].Healthy = 0, false })
-		Eventually(publisherQueueDepth).WithTimeout(timeout).WithPolling(interval / 10).
-			Should(BeNumerically(">=", depth0+float64(len(queued)+1)))
-		Expect(held.Waiting()).To(BeEquivalentTo(publisher.Workers), "a worker got free before the gate was queued")
-		held.Release()
-		Eventually(published).WithTimeout(timeout).WithPolling(interval).Should(Succeed())
 
-		// After the held writes (sent before the log was reset), the gated map is the
-		// first one a worker takes: the other workers, freed at the same moment, may each
-		// write one refresh meanwhile, and no more.
+		// The refreshes hold every worker they may take, and the rest wait for the other
+		// workers; the gate goes to one of those, and its route is written while every
+		// refresh is still held.
 		routeName := publish.RouteName(ns.Name, gated, "")
-		var before []string
+		Eventually(func(g Gomega) int32 {
+			r := &gatewayv1.HTTPRoute{}
+			g.Expect(c.Get(ctx, client.ObjectKey{Namespace: ns.Name, Name: routeName}, r)).To(Succeed())
+			g.Expect(r.Spec.Rules[0].BackendRefs).To(HaveLen(2))
+			return ptr.Deref(r.Spec.Rules[0].BackendRefs[1].Weight, -1)
+		}).WithTimeout(timeout).WithPolling(interval).Should(BeZero())
+		Expect(held.Waiting()).To(BeNumerically(">=", publisher.RefreshWorkers), "the refreshes were let go before the gate was written")
 		for _, r := range requests.Log() {
+			Expect(publisherStatusWrite(ns.Name)(r) && r.Name != gated).To(BeFalse(), "a refresh was written before the gated route: %s", r.Name)
 			if r.Verb == "PATCH" && r.Resource == "httproutes" && r.Name == routeName {
 				break
 			}
-			if publisherStatusWrite(ns.Name)(r) {
-				before = append(before, r.Name)
-			}
 		}
-		Expect(len(before)).To(BeNumerically("<", publisher.Workers), "status writes sent before the gated route: %v", before)
+		held.Release()
+		Eventually(published).WithTimeout(timeout).WithPolling(interval).Should(Succeed())
 	})
 })
 
@@ -138,26 +138,4 @@ func startPublisherOn(ctx context.Context, cfg *rest.Config, recheck time.Durati
 	}.Start(ctx)
 	Expect(err).NotTo(HaveOccurred())
 	return func() { Expect(stop()).To(Succeed()) }
-}
-
-// publisherQueueDepth is the publisher's queue depth, from controller-runtime's
-// workqueue metrics (summed over priorities; queues of earlier managers named publisher
-// add what they left, which the spec reads as a base).
-func publisherQueueDepth() float64 {
-	families, err := metrics.Registry.Gather()
-	Expect(err).NotTo(HaveOccurred())
-	var depth float64
-	for _, f := range families {
-		if f.GetName() != "workqueue_depth" {
-			continue
-		}
-		for _, m := range f.GetMetric() {
-			for _, l := range m.GetLabel() {
-				if l.GetName() == "name" && l.GetValue() == "publisher" {
-					depth += m.GetGauge().GetValue()
-				}
-			}
-		}
-	}
-	return depth
 }
