@@ -45,6 +45,9 @@ var _ = Describe("What the gateway reports on the route", func() {
 		s := newService(ctx, "reported", &omev1beta1.Routing{Probe: probeSpec(omev1beta1.AllFailedPreserveTraffic)}, nil)
 		Eventually(s.condition).WithArguments(omev1beta1.TrafficMapPublished).WithTimeout(timeout).WithPolling(interval).Should(Equal(publishedTrue))
 		Expect(parents(Default, s)).To(BeEmpty(), "no gateway has reported")
+		// The report names the route's generation: wait until the route carries the
+		// map's settled weights, so that no rewrite of the first probe rounds makes it old.
+		Eventually(s.weights).WithTimeout(timeout).WithPolling(interval).Should(Equal([]string{"worker-a 1", "worker-b 1"}))
 
 		By("the gateway accepts the route as it is")
 		report(ctx, s, metav1.ConditionTrue, "Accepted", 0)
