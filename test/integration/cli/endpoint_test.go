@@ -27,7 +27,10 @@ const testDigest = "sha256:22222222222222222222222222222222222222222222222222222
 func writeMap(ctx context.Context, isvc *omev1beta1.InferenceService) {
 	// Two minutes ago, within three of the map's one-minute probe periods: the manager is
 	// not running here, and a map whose probes are older reads Stale.
-	probed := metav1.NewTime(time.Now().Add(-2 * time.Minute).Truncate(time.Second))
+	// Fifteen minutes ago, within three periods of ten: kubectl prints an age between 10
+	// minutes and 3 hours in whole minutes, so "15m ago" holds for the minute the spec
+	// has (a younger age prints its seconds, which the time the spec takes can move).
+	probed := metav1.NewTime(time.Now().Add(-15 * time.Minute).Truncate(time.Second))
 	tm := &omev1beta1.TrafficMap{
 		ObjectMeta: metav1.ObjectMeta{Name: isvc.Name, Namespace: isvc.Namespace},
 		Spec: omev1beta1.TrafficMapSpec{Service: isvc.Name, Mode: omev1beta1.PlacementModeAll, ObservedISVCGeneration: isvc.Generation,
@@ -48,7 +51,7 @@ func writeMap(ctx context.Context, isvc *omev1beta1.InferenceService) {
 	Expect(controllerutil.SetControllerReference(isvc, tm, k8s.Scheme())).To(Succeed())
 	Expect(k8s.Create(ctx, tm)).To(Succeed())
 	tm.Status.SourceUID = string(isvc.UID)
-	tm.Status.ProbePeriod = &metav1.Duration{Duration: time.Minute}
+	tm.Status.ProbePeriod = &metav1.Duration{Duration: 10 * time.Minute}
 	tm.Status.ExcludedClusters = []omev1beta1.ExcludedCluster{{Cluster: "worker-c", Reason: omev1beta1.ExcludedClusterUnreachable,
 		Message: "WorkloadCluster Ready is False (ConnectionFailed): dial tcp 10.0.0.9:6443: connect: connection refused"}}
 	tm.Status.Conditions = []metav1.Condition{
@@ -88,7 +91,7 @@ Weight reason        Drained: held at weight 0 by traffic-drain override(s)
                      maintenance-a
 Recorded probe       Passing: HTTP 200
 Probe gate           False (Reported); failures=0
-Last probed          2m ago
+Last probed          15m ago
 Route evidence       drains=1; gate=False; fallback=NotRecorded
 Drain refs           maintenance-a
 Probe policy         sha256:2222222222222222222222222222222222222222222222...
@@ -99,7 +102,7 @@ Weight reason        Gated: gated by the routing probe after 3 failure(s) in
                      a row; last probe Failing: HTTP 503
 Recorded probe       Failing: HTTP 503
 Probe gate           True (Reported); failures=3
-Last probed          2m ago
+Last probed          15m ago
 Route evidence       drains=0; gate=True; fallback=NotRecorded
 Drain refs           Validated
 Probe policy         sha256:2222222222222222222222222222222222222222222222...
