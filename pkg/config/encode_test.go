@@ -214,8 +214,9 @@ func TestMarshalRefusesUnvalidatedSignal(t *testing.T) {
 	parsed := &trafficsignal.Settings{URL: "http://p:9090", Requests: template.Must(template.New("r").Parse("r")),
 		Failures: template.Must(template.New("f").Parse("f"))}
 	for _, s := range []*trafficsignal.Settings{bare, parsed} {
-		if out, err := Marshal(&Config{Routing: Routing{TrafficSignal: s}}); err == nil {
-			t.Errorf("Marshal() wrote\n%s\nwant an error", out)
+		const want = "write multi-cluster configuration: routing.trafficSignal has no queries: build it with trafficsignal.Validate"
+		if out, err := Marshal(&Config{Routing: Routing{TrafficSignal: s}}); err == nil || err.Error() != want {
+			t.Errorf("Marshal() wrote\n%s\nerror %v, want %q", out, err, want)
 		}
 	}
 }
