@@ -135,6 +135,12 @@ const (
 	// is not Drain, so the route stays as last published; the message says why the plan
 	// sends nothing.
 	TrafficMapReasonLastPositiveRetained TrafficMapConditionReason = "LastPositiveRetained"
+	// TrafficMapReasonPublisherChanged: status.publisher names another publisher than the one
+	// selected, with claims of its own; they are never touched.
+	TrafficMapReasonPublisherChanged TrafficMapConditionReason = "PublisherChanged"
+	// TrafficMapReasonDrainFailed: a route the map claimed and no longer needs could not be
+	// set to weight 0 or deleted; retried with backoff.
+	TrafficMapReasonDrainFailed TrafficMapConditionReason = "DrainFailed"
 	// TrafficMapReasonUnsupported (PublicationFallback False): the publisher retains no plans.
 	TrafficMapReasonUnsupported TrafficMapConditionReason = "Unsupported"
 )
@@ -551,6 +557,81 @@ type TrafficMapGatewayRef struct {
 	Namespace string `json:"namespace,omitempty"`
 }
 
+// TrafficMapPublisherStatus is the publisher's journal of a map.
+type TrafficMapPublisherStatus struct {
+	// publisherName is the publisher the claims belong to.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=128
+	PublisherName string `json:"publisherName"`
+
+	// claimedTargets are the objects the publisher has claimed for the map, as
+	// v1:httproute:<namespace>/<name>: the route it publishes, and while a route moves
+	// (routeNamespace changed) the one it is leaving, until that one is drained and
+	// deleted. A target claimed by one map is refused to every other.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=32
+	// +kubebuilder:validation:items:MinLength=1
+	// +kubebuilder:validation:items:MaxLength=140
+	ClaimedTargets []string `json:"claimedTargets,omitempty"`
+
+	// observedOptionsDigest is the digest of the publisher options the map was last
+	// published with (see docs/reference/crds.md for what it covers).
+	// +optional
+	// +kubebuilder:validation:MaxLength=71
+	// +kubebuilder:validation:Pattern=`^sha256:[0-9a-f]{64}$`
+	ObservedOptionsDigest string `json:"observedOptionsDigest,omitempty"`
+
+	// lastPositive is the last publication whose route sent traffic (some backend at a
+	// positive weight).
+	// +optional
+	LastPositive *TrafficMapPublisherLastPositive `json:"lastPositive,omitempty"`
+}
+
+// TrafficMapPublisherLastPositive is a publication that sent traffic.
+type TrafficMapPublisherLastPositive struct {
+	// trafficMapGeneration is the map generation published.
+	// +required
+	// +kubebuilder:validation:Minimum=1
+	TrafficMapGeneration int64 `json:"trafficMapGeneration"`
+
+	// observedISVCGeneration is the InferenceService generation that map was built from.
+	// +required
+	// +kubebuilder:validation:Minimum=1
+	ObservedISVCGeneration int64 `json:"observedISVCGeneration"`
+
+	// planCompatibilityDigest identifies what the route was published into (its name,
+	// gateway, hostname, backend port and backend kind): a publication under other
+	// settings has another digest.
+	// +required
+	// +kubebuilder:validation:MaxLength=71
+	// +kubebuilder:validation:Pattern=`^sha256:[0-9a-f]{64}$`
+	PlanCompatibilityDigest string `json:"planCompatibilityDigest"`
+
+	// targets are the route's backends and their weights, as v1:cluster:<cluster>.
+	// +required
+	// +listType=atomic
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=16
+	Targets []TrafficMapPublisherTarget `json:"targets"`
+}
+
+// TrafficMapPublisherTarget is one backend of a publication and its weight.
+type TrafficMapPublisherTarget struct {
+	// target names the backend.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=264
+	Target string `json:"target"`
+
+	// weight is the backend's weight in the route.
+	// +required
+	// +kubebuilder:validation:Minimum=0
+	Weight int64 `json:"weight"`
+}
+
 // TrafficMapStatus reports how the map stands. The routing reconciler writes sourceUID,
 // the counts, the probe timings, routeGeneration, the explanations and its conditions; the
 // publisher writes published, gatewayRef, observedTrafficMapGeneration, leftOutOfRoute,
@@ -573,6 +654,12 @@ type TrafficMapStatus struct {
 	// observedTrafficMapGeneration is the map generation last published successfully.
 	// +optional
 	ObservedTrafficMapGeneration int64 `json:"observedTrafficMapGeneration,omitempty"`
+
+	// publisher is the publisher's journal: which publisher wrote for the map, the routes it
+	// claimed (recorded before it writes them, so a route is never written unrecorded), the
+	// options it last published with, and the last publication that sent traffic.
+	// +optional
+	Publisher *TrafficMapPublisherStatus `json:"publisher,omitempty"`
 
 	// homes is the number of entries in spec.entries: the workload clusters that serve the
 	// service. Set with the Routable condition, for `kubectl get trafficmap -o wide`.

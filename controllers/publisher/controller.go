@@ -151,6 +151,14 @@ func (r *Reconciler) publish(ctx context.Context, tm *omev1beta1.TrafficMap, pla
 	if err != nil {
 		return r.fail(ctx, tm, omev1beta1.TrafficMapReasonClaimRejected, err, !isClaimRejected(err))
 	}
+	claimed, reason, err := r.journalClaim(ctx, tm, plan)
+	if err != nil {
+		// A refused claim or another publisher's journal waits for a change; a failed
+		// read or write is retried.
+		transient := reason == omev1beta1.TrafficMapReasonApplyFailed || (reason == omev1beta1.TrafficMapReasonClaimRejected && !isClaimRejected(err))
+		return r.fail(ctx, tm, reason, err, transient)
+	}
+	tm = claimed
 	if live[len(objects)-1] == nil {
 		// The first write of a route: say so, because the gateway may take a while to
 		// program it.
@@ -162,6 +170,11 @@ func (r *Reconciler) publish(ctx context.Context, tm *omev1beta1.TrafficMap, pla
 	if err != nil {
 		return r.fail(ctx, tm, omev1beta1.TrafficMapReasonApplyFailed, err, true)
 	}
+	if err := r.drainStale(ctx, tm, publish.RouteClaim(client.ObjectKeyFromObject(plan.Route))); err != nil {
+		return r.fail(ctx, tm, omev1beta1.TrafficMapReasonDrainFailed, err, true)
+	}
+	tm = tm.DeepCopy()
+	tm.Status.Publisher = r.published(tm, plan, r.Publisher.Options)
 	keep := refsOf(objects)
 	if r.memory.pruneDue(key, keep, r.clock(), r.Publisher.Resync()) {
 		if err := r.removeAll(ctx, r.cached(), key, keep); err != nil {
@@ -227,7 +240,12 @@ func (r *Reconciler) record(ctx context.Context, tm *omev1beta1.TrafficMap, reas
 // its own (see hold), and the gateways' reports on the route (routeparents.go).
 func (r *Reconciler) recordConditions(ctx context.Context, tm *omev1beta1.TrafficMap, reason omev1beta1.TrafficMapConditionReason, ref *omev1beta1.TrafficMapGatewayRef,
 	conditions []metav1.Condition, parents []omev1beta1.RouteParentStatus) error {
-	fields := map[string]any{"published": reason == omev1beta1.TrafficMapReasonPublished, "gatewayRef": nil, "routeParents": mapstatus.ListField(parents)}
+	journal, err := journalField(tm)
+	if err != nil {
+		return err
+	}
+	fields := map[string]any{"published": reason == omev1beta1.TrafficMapReasonPublished, "gatewayRef": nil, "routeParents": mapstatus.ListField(parents),
+		"publisher": journal}
 	if ref != nil {
 		fields["gatewayRef"] = map[string]any{"group": ref.Group, "kind": ref.Kind, "name": ref.Name, "namespace": ref.Namespace}
 	}
@@ -242,7 +260,7 @@ func (r *Reconciler) recordConditions(ctx context.Context, tm *omev1beta1.Traffi
 		fields["observedTrafficMapGeneration"] = nil
 	}
 	setPublicationFallback(client.ObjectKeyFromObject(tm), reason == omev1beta1.TrafficMapReasonLastPositiveRetained)
-	_, err := mapstatus.Apply(ctx, r.Client, tm, mapstatus.Share{
+	_, err = mapstatus.Apply(ctx, r.Client, tm, mapstatus.Share{
 		Manager:    mapstatus.PublisherStatusManager,
 		Owned:      []string{omev1beta1.TrafficMapPublished, omev1beta1.TrafficMapPublicationFallback, omev1beta1.TrafficMapRouteComplete},
 		Conditions: conditions,
@@ -261,7 +279,11 @@ func (r *Reconciler) finalize(ctx context.Context, tm *omev1beta1.TrafficMap) er
 	if err := r.record(ctx, tm, omev1beta1.TrafficMapReasonFinalizing, tm.Status.GatewayRef); err != nil && !apierrors.IsNotFound(err) {
 		return err
 	}
-	if err := r.removeAll(ctx, r.live(), client.ObjectKeyFromObject(tm), nil); err != nil {
+	err := r.drainStale(ctx, tm, "")
+	if err == nil {
+		err = r.removeAll(ctx, r.live(), client.ObjectKeyFromObject(tm), nil)
+	}
+	if err != nil {
 		ctrl.LoggerFrom(ctx).Error(err, "TrafficMap publisher finalization failed", "trafficMap", klog.KObj(tm))
 		return err
 	}

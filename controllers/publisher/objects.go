@@ -267,6 +267,14 @@ func (r *Reconciler) removeAll(ctx context.Context, readers publishedReaders, ke
 		if keep[objectRef{gvk.GroupVersion().String(), gvk.Kind, obj.GetNamespace(), obj.GetName()}] {
 			continue
 		}
+		if route, ok := obj.(*gatewayv1.HTTPRoute); ok {
+			// Drained first (journal.go): a deletion held up by someone's finalizer
+			// must not leave the route sending traffic.
+			if err := r.drainRoute(ctx, route); err != nil {
+				return err
+			}
+			continue
+		}
 		uid := obj.GetUID()
 		if err := r.Client.Delete(ctx, obj, client.Preconditions{UID: &uid}); client.IgnoreNotFound(err) != nil {
 			return fmt.Errorf("delete %s %s/%s: %w", gvk.Kind, obj.GetNamespace(), obj.GetName(), err)

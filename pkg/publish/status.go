@@ -25,7 +25,9 @@ var publishedMessages = map[omev1beta1.TrafficMapConditionReason]string{
 	omev1beta1.TrafficMapReasonClaimRejected:  "Publisher claims could not be acquired",
 	omev1beta1.TrafficMapReasonGlobalHostRefused: "Publisher refuses the " + GlobalHostAnnotation +
 		" annotation of the TrafficMap source; nothing is published",
-	omev1beta1.TrafficMapReasonApplyFailed: "Publisher could not apply the TrafficMap",
+	omev1beta1.TrafficMapReasonApplyFailed:      "Publisher could not apply the TrafficMap",
+	omev1beta1.TrafficMapReasonDrainFailed:      "Publisher could not drain stale targets",
+	omev1beta1.TrafficMapReasonPublisherChanged: "Publisher journal does not match the selected publisher",
 }
 
 // defaultFailureMessage is the message of a reason without one of its own.
