@@ -8,7 +8,9 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
@@ -70,6 +72,42 @@ var _ = Describe("The publisher's journal (status.publisher)", func() {
 		}).WithTimeout(timeout).WithPolling(interval).Should(Succeed())
 		Expect(backendWeights(s.route(Default, routes.Name))).To(Equal([]int32{1, 1}), "the route at the new key carries the traffic")
 		Expect(s.condition(Default, "Published")).To(Equal(publishedTrue))
+	})
+
+	It("is DrainFailed while the route it leaves cannot be drained, and drains it once it can", func(ctx context.Context) {
+		useManager(guideEndpoint(), config.Publisher{})
+		s := newService(ctx, "undrainable", nil, nil)
+		Eventually(s.condition).WithArguments("Published").WithTimeout(timeout).WithPolling(interval).Should(Equal(publishedTrue))
+		old := s.routeKey("")
+		const reason = "this route may not change in this test"
+		lift := refuseRoutes(ctx, "ome-test-undrainable-route", []admissionregistrationv1.OperationType{admissionregistrationv1.Update},
+			fmt.Sprintf("object.metadata.name != '%s'", old.Name), reason)
+		Eventually(func() error {
+			r := s.route(Default, "")
+			before := r.DeepCopy()
+			r.Labels["example.com/touched"] = "true"
+			return fleet.ControlPlane.Client.Patch(ctx, r, client.MergeFrom(before), client.DryRunAll)
+		}).WithTimeout(timeout).WithPolling(interval).Should(MatchError(ContainSubstring(reason)))
+
+		routes := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "journal-routes-"}}
+		Expect(fleet.ControlPlane.Client.Create(ctx, routes)).To(Succeed())
+		ep := guideEndpoint()
+		ep.RouteNamespace = routes.Name
+		useManager(ep, config.Publisher{})
+		Eventually(s.condition).WithArguments("Published").WithTimeout(timeout).WithPolling(interval).Should(
+			Equal("False DrainFailed: Publisher could not drain stale targets"))
+		Eventually(mapEvents).WithArguments(s.key, "DrainFailed").WithTimeout(timeout).WithPolling(interval).Should(ContainElement(And(
+			HavePrefix("set HTTPRoute "+old.String()+" to weight 0: "), ContainSubstring(reason))))
+		Expect(backendWeights(s.route(Default, ""))).To(Equal([]int32{1, 1}), "the old route stands as it was")
+		Expect(s.trafficMap(Default).Status.Publisher.ClaimedTargets).To(ConsistOf(
+			"v1:httproute:"+old.String(), "v1:httproute:"+s.routeKey(routes.Name).String()), "both routes stay claimed")
+
+		lift(ctx)
+		Eventually(s.condition).WithArguments("Published").WithTimeout(timeout).WithPolling(interval).Should(Equal(publishedTrue))
+		Eventually(func() error {
+			return fleet.ControlPlane.Client.Get(ctx, old, &gatewayv1.HTTPRoute{})
+		}).WithTimeout(timeout).WithPolling(interval).Should(Satisfy(apierrors.IsNotFound))
+		Expect(s.trafficMap(Default).Status.Publisher.ClaimedTargets).To(Equal([]string{"v1:httproute:" + s.routeKey(routes.Name).String()}))
 	})
 
 	It("drains a withdrawn route to weight 0 before deleting it", func(ctx context.Context) {

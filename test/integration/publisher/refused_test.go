@@ -22,31 +22,8 @@ var _ = Describe("A route the API server refuses", func() {
 	// and quotes the API server's reason.
 	It("is an ApplyFailed event naming the route and the API server's reason", func(ctx context.Context) {
 		const reason = "routes named frozen-global are refused in this test"
-		policy := &admissionregistrationv1.ValidatingAdmissionPolicy{
-			ObjectMeta: metav1.ObjectMeta{Name: "ome-test-frozen-route"},
-			Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
-				FailurePolicy: ptr.To(admissionregistrationv1.Fail),
-				MatchConstraints: &admissionregistrationv1.MatchResources{ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{{
-					RuleWithOperations: admissionregistrationv1.RuleWithOperations{
-						Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
-						Rule: admissionregistrationv1.Rule{APIGroups: []string{gatewayv1.GroupName}, APIVersions: []string{"*"},
-							Resources: []string{"httproutes"}},
-					},
-				}}},
-				Validations: []admissionregistrationv1.Validation{{Expression: "object.metadata.name != 'frozen-global'", Message: reason}},
-			},
-		}
-		binding := &admissionregistrationv1.ValidatingAdmissionPolicyBinding{
-			ObjectMeta: metav1.ObjectMeta{Name: "ome-test-frozen-route"},
-			Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{
-				PolicyName:        policy.Name,
-				ValidationActions: []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny},
-			},
-		}
-		Expect(fleet.ControlPlane.Client.Create(ctx, policy)).To(Succeed())
-		DeferCleanup(func(ctx context.Context) { Expect(fleet.ControlPlane.Client.Delete(ctx, policy)).To(Succeed()) })
-		Expect(fleet.ControlPlane.Client.Create(ctx, binding)).To(Succeed())
-		DeferCleanup(func(ctx context.Context) { Expect(fleet.ControlPlane.Client.Delete(ctx, binding)).To(Succeed()) })
+		refuseRoutes(ctx, "ome-test-frozen-route", []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
+			"object.metadata.name != 'frozen-global'", reason)
 
 		// The API server takes up a new policy in the background: wait until a dry run of
 		// such a route is refused, so the publisher's first apply meets it.
@@ -63,3 +40,36 @@ var _ = Describe("A route the API server refuses", func() {
 		Eventually(s.condition).WithArguments("Published").WithTimeout(timeout).WithPolling(interval).Should(HavePrefix("False ApplyFailed: "))
 	})
 })
+
+// refuseRoutes has the control plane's API server refuse the operations on HTTPRoutes for
+// which expression (CEL, over object) is false, with message, until the spec ends. It
+// returns a function that lifts the refusal sooner.
+func refuseRoutes(ctx context.Context, name string, operations []admissionregistrationv1.OperationType, expression, message string) func(context.Context) {
+	policy := &admissionregistrationv1.ValidatingAdmissionPolicy{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
+			FailurePolicy: ptr.To(admissionregistrationv1.Fail),
+			MatchConstraints: &admissionregistrationv1.MatchResources{ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{{
+				RuleWithOperations: admissionregistrationv1.RuleWithOperations{
+					Operations: operations,
+					Rule: admissionregistrationv1.Rule{APIGroups: []string{gatewayv1.GroupName}, APIVersions: []string{"*"},
+						Resources: []string{"httproutes"}},
+				},
+			}}},
+			Validations: []admissionregistrationv1.Validation{{Expression: expression, Message: message}},
+		},
+	}
+	binding := &admissionregistrationv1.ValidatingAdmissionPolicyBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{
+			PolicyName:        policy.Name,
+			ValidationActions: []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny},
+		},
+	}
+	Expect(fleet.ControlPlane.Client.Create(ctx, policy)).To(Succeed())
+	DeferCleanup(func(ctx context.Context) { Expect(fleet.ControlPlane.Client.Delete(ctx, policy)).To(Succeed()) })
+	Expect(fleet.ControlPlane.Client.Create(ctx, binding)).To(Succeed())
+	lift := func(ctx context.Context) { Expect(client.IgnoreNotFound(fleet.ControlPlane.Client.Delete(ctx, binding))).To(Succeed()) }
+	DeferCleanup(lift)
+	return lift
+}
