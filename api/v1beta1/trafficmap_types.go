@@ -504,6 +504,15 @@ type TrafficMapSpec struct {
 	// +kubebuilder:validation:MaxLength=253
 	Service string `json:"service"`
 
+	// placementPlanID identifies the placement the entries were built from: which
+	// workload clusters serve the service, and at which endpoints. It changes when a home
+	// joins or leaves, or moves its endpoint, and with nothing else. A placement may drain a
+	// home that the plan no longer has once status.publisher.acknowledgedPlacementPlanID
+	// equals it: the route no longer sends to that home.
+	// +optional
+	// +kubebuilder:validation:MaxLength=128
+	PlacementPlanID string `json:"placementPlanID,omitempty"`
+
 	// mode is the service's placement mode.
 	// +optional
 	Mode PlacementMode `json:"mode,omitempty"`
@@ -583,6 +592,12 @@ type TrafficMapPublisherStatus struct {
 	// +kubebuilder:validation:MaxLength=71
 	// +kubebuilder:validation:Pattern=`^sha256:[0-9a-f]{64}$`
 	ObservedOptionsDigest string `json:"observedOptionsDigest,omitempty"`
+
+	// acknowledgedPlacementPlanID is the spec.placementPlanID of the last map generation
+	// the route carries: the placement the gateway's route has caught up with.
+	// +optional
+	// +kubebuilder:validation:MaxLength=128
+	AcknowledgedPlacementPlanID string `json:"acknowledgedPlacementPlanID,omitempty"`
 
 	// lastPositive is the last publication whose route sent traffic (some backend at a
 	// positive weight).

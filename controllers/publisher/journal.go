@@ -90,11 +90,14 @@ func journalWith(j *omev1beta1.TrafficMapPublisherStatus, claims []string) *omev
 }
 
 // published is the journal after plan was published at the map's generation: the plan's
-// route is the one claim left, the options' digest is recorded, and lastPositive moves
-// when the route sends traffic.
+// route is the one claim left, the options' digest and the map's placement plan are
+// recorded, and lastPositive moves when the route sends traffic.
 func (r *Reconciler) published(tm *omev1beta1.TrafficMap, plan publish.Plan, options map[string]string) *omev1beta1.TrafficMapPublisherStatus {
 	j := journalWith(tm.Status.Publisher, []string{publish.RouteClaim(client.ObjectKeyFromObject(plan.Route))})
 	j.ObservedOptionsDigest = publish.OptionsDigest(publish.PublisherName, options)
+	// The route now carries this generation's entries: the placement behind them is
+	// acknowledged, and a home it no longer has gets nothing through the route.
+	j.AcknowledgedPlacementPlanID = tm.Spec.PlacementPlanID
 	if last := publish.LastPositive(plan, tm.Generation, tm.Spec.ObservedISVCGeneration); last != nil {
 		j.LastPositive = last
 	}

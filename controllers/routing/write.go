@@ -67,6 +67,7 @@ func (r *Reconciler) writeMap(ctx context.Context, isvc *omev1beta1.InferenceSer
 	result trafficmap.Result, policy omev1beta1.AllFailedPolicy) (*omev1beta1.TrafficMap, error) {
 	spec := omev1beta1.TrafficMapSpec{
 		Service:                isvc.Name,
+		PlacementPlanID:        trafficmap.PlanID(result.Entries),
 		Mode:                   isvc.Spec.Placement.Mode,
 		ObservedISVCGeneration: isvc.Generation,
 		// The publisher reads the policy here rather than resolving the service's probe
@@ -127,6 +128,7 @@ func (r *Reconciler) setMapGauges(key types.NamespacedName, entries []omev1beta1
 // it differs from the map's only in lastProbeTime, recorded recently enough.
 func (r *Reconciler) quietRound(tm *omev1beta1.TrafficMap, spec omev1beta1.TrafficMapSpec) bool {
 	return r.RecordInterval > 0 && tm.Annotations[version.Annotation] == version.Stamp() && tm.Spec.Service == spec.Service && tm.Spec.Mode == spec.Mode &&
+		tm.Spec.PlacementPlanID == spec.PlacementPlanID &&
 		tm.Spec.ObservedISVCGeneration == spec.ObservedISVCGeneration && tm.Spec.AllFailedPolicy == spec.AllFailedPolicy &&
 		equality.Semantic.DeepEqual(tm.Spec.Failover, spec.Failover) &&
 		trafficmap.Deferrable(tm.Spec.Entries, spec.Entries, r.RecordInterval, time.Now())

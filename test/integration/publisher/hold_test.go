@@ -75,6 +75,8 @@ var _ = Describe("A map with nothing to send traffic to", func() {
 		Expect(tm.Status.Published).To(BeFalse())
 		Expect(tm.Status.GatewayRef).NotTo(BeNil())
 		Expect(tm.Status.GatewayRef.Name).To(Equal(s.routeKey("").Name))
+		Expect(tm.Status.Publisher.AcknowledgedPlacementPlanID).NotTo(Equal(tm.Spec.PlacementPlanID),
+			"the route still sends to homes the plan no longer has: its plan is not acknowledged")
 		Eventually(mapEvents).WithArguments(s.key, string(omev1beta1.TrafficMapReasonLastPositiveRetained)).WithTimeout(timeout).WithPolling(interval).
 			Should(Equal([]string{`TrafficMap publisher "gatewayapi" keeps the route as last published, with 2 backend(s) that take traffic, ` +
 				"instead of one that sends nothing: " + why}))

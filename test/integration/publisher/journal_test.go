@@ -47,7 +47,31 @@ var _ = Describe("The publisher's journal (status.publisher)", func() {
 			g.Expect(j.LastPositive.TrafficMapGeneration).To(And(BeNumerically(">", 0), BeNumerically("<=", tm.Status.ObservedTrafficMapGeneration)))
 			g.Expect(j.LastPositive.ObservedISVCGeneration).To(Equal(tm.Spec.ObservedISVCGeneration))
 			g.Expect(j.LastPositive.PlanCompatibilityDigest).To(MatchRegexp(`^sha256:[0-9a-f]{64}$`))
+			g.Expect(j.AcknowledgedPlacementPlanID).To(And(MatchRegexp(`^sha256:[0-9a-f]{64}$`), Equal(tm.Spec.PlacementPlanID)))
 		}).WithTimeout(timeout).WithPolling(interval).Should(Succeed())
+	})
+
+	It("acknowledges a placement plan once the route carries it: a home the plan dropped is out of the route by then", func(ctx context.Context) {
+		useManager(guideEndpoint(), config.Publisher{})
+		s := newService(ctx, "acknowledged", nil, nil)
+		var before string
+		Eventually(func(g Gomega) {
+			tm := s.trafficMap(g)
+			g.Expect(tm.Spec.Entries).To(HaveLen(2))
+			g.Expect(tm.Status.Publisher).NotTo(BeNil())
+			g.Expect(tm.Status.Publisher.AcknowledgedPlacementPlanID).To(Equal(tm.Spec.PlacementPlanID))
+			before = tm.Spec.PlacementPlanID
+		}).WithTimeout(timeout).WithPolling(interval).Should(Succeed())
+
+		// worker-b's copy goes: the placement has one home less.
+		Expect(fleet.Workers["worker-b"].Client.Delete(ctx, &omev1beta1.InferenceService{ObjectMeta: metav1.ObjectMeta{
+			Namespace: s.key.Namespace, Name: s.key.Name}})).To(Succeed())
+		Eventually(func(g Gomega) {
+			tm := s.trafficMap(g)
+			g.Expect(tm.Spec.PlacementPlanID).NotTo(Equal(before), "the plan follows the homes")
+			g.Expect(tm.Status.Publisher.AcknowledgedPlacementPlanID).To(Equal(tm.Spec.PlacementPlanID))
+		}).WithTimeout(timeout).WithPolling(interval).Should(Succeed())
+		Expect(backendWeights(s.route(Default, ""))).To(HaveLen(1), "an acknowledged plan is what the route carries")
 	})
 
 	It("drains the route it leaves at an old key to weight 0 before deleting it", func(ctx context.Context) {
@@ -140,8 +164,12 @@ var _ = Describe("The publisher's journal (status.publisher)", func() {
 			Spec:       omev1beta1.TrafficMapSpec{Service: "squatter"},
 		}
 		Expect(fleet.ControlPlane.Client.Create(ctx, squatter)).To(Succeed())
-		squatter.Status.Publisher = &omev1beta1.TrafficMapPublisherStatus{PublisherName: "gatewayapi", ClaimedTargets: []string{target}}
-		Expect(fleet.ControlPlane.Client.Status().Update(ctx, squatter)).To(Succeed())
+		// The publisher writes the squatter's status too (Unpublished: it has no service).
+		Eventually(func(g Gomega) {
+			g.Expect(fleet.ControlPlane.Client.Get(ctx, client.ObjectKeyFromObject(squatter), squatter)).To(Succeed())
+			squatter.Status.Publisher = &omev1beta1.TrafficMapPublisherStatus{PublisherName: "gatewayapi", ClaimedTargets: []string{target}}
+			g.Expect(fleet.ControlPlane.Client.Status().Update(ctx, squatter)).To(Succeed())
+		}).WithTimeout(timeout).WithPolling(interval).Should(Succeed())
 
 		s := newServiceAt(ctx, key, nil, nil)
 		Eventually(s.condition).WithArguments("Published").WithTimeout(timeout).WithPolling(interval).Should(Equal(claimRejected))
