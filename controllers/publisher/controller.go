@@ -151,12 +151,20 @@ func (r *Reconciler) publish(ctx context.Context, tm *omev1beta1.TrafficMap, pla
 	if err != nil {
 		return r.fail(ctx, tm, omev1beta1.TrafficMapReasonClaimRejected, err, !isClaimRejected(err))
 	}
-	claimed, reason, err := r.journalClaim(ctx, tm, plan)
-	if err != nil {
-		// A refused claim or another publisher's journal waits for a change; a failed
+	claimed, err := r.journalClaim(ctx, tm, plan)
+	var changed *publisherChanged
+	var unread *claimUnread
+	switch {
+	case errors.As(err, &changed):
+		// Another publisher's claims wait for a change, as a refused claim does; a failed
 		// read or write is retried.
-		transient := reason == omev1beta1.TrafficMapReasonApplyFailed || (reason == omev1beta1.TrafficMapReasonClaimRejected && !isClaimRejected(err))
-		return r.fail(ctx, tm, reason, err, transient)
+		return r.fail(ctx, tm, omev1beta1.TrafficMapReasonPublisherChanged, err, false)
+	case isClaimRejected(err):
+		return r.fail(ctx, tm, omev1beta1.TrafficMapReasonClaimRejected, err, false)
+	case errors.As(err, &unread):
+		return r.fail(ctx, tm, omev1beta1.TrafficMapReasonClaimRejected, err, true)
+	case err != nil:
+		return r.fail(ctx, tm, omev1beta1.TrafficMapReasonApplyFailed, err, true)
 	}
 	tm = claimed
 	if live[len(objects)-1] == nil {

@@ -43,40 +43,53 @@ func (e *drainFailed) Error() string { return e.err.Error() }
 func (e *drainFailed) Unwrap() error { return e.err }
 
 // journalClaim checks that the map may claim the plan's route and records the claim
-// before anything is written: another publisher's claims (PublisherChanged) and another
-// map's claim on the same route, or too many claims (ClaimRejected), stop it. It returns
-// the map as it now stands: with the claim recorded (and Published Transitioning) when
-// the journal lacked it, unchanged otherwise.
-func (r *Reconciler) journalClaim(ctx context.Context, tm *omev1beta1.TrafficMap, plan publish.Plan) (*omev1beta1.TrafficMap, omev1beta1.TrafficMapConditionReason, error) {
+// before anything is written: another publisher's claims (a *publisherChanged) and another
+// map's claim on the same route, or too many claims (a *claimRejected), stop it; a failed
+// list is a *claimUnread, a failed status write itself. It returns the map as it now
+// stands: with the claim recorded (and Published Transitioning) when the journal lacked
+// it, unchanged otherwise.
+func (r *Reconciler) journalClaim(ctx context.Context, tm *omev1beta1.TrafficMap, plan publish.Plan) (*omev1beta1.TrafficMap, error) {
 	key := client.ObjectKeyFromObject(tm)
 	if err := publish.CheckPublisher(key, tm.Status.Publisher, publish.PublisherName); err != nil {
-		return nil, omev1beta1.TrafficMapReasonPublisherChanged, err
+		return nil, &publisherChanged{err}
 	}
 	want := publish.RouteClaim(client.ObjectKeyFromObject(plan.Route))
 	holders := &omev1beta1.TrafficMapList{}
 	if err := r.Client.List(ctx, holders, client.MatchingFields{claimedTargetIndex: want}); err != nil {
-		return nil, omev1beta1.TrafficMapReasonClaimRejected, fmt.Errorf("list TrafficMaps for publisher claim ownership: %w", err)
+		return nil, &claimUnread{fmt.Errorf("list TrafficMaps for publisher claim ownership: %w", err)}
 	}
 	for i := range holders.Items {
 		if other := client.ObjectKeyFromObject(&holders.Items[i]); other != key {
-			return nil, omev1beta1.TrafficMapReasonClaimRejected, rejectClaim("%s", publish.ClaimCollision(want, other))
+			return nil, rejectClaim("%s", publish.ClaimCollision(want, other))
 		}
 	}
 	claims := publish.Claims(tm.Status.Publisher)
 	union, err := publish.ClaimUnion(claims, want)
 	if err != nil {
-		return nil, omev1beta1.TrafficMapReasonClaimRejected, rejectClaim("%s", err)
+		return nil, rejectClaim("%s", err)
 	}
 	if slices.Equal(union, claims) && tm.Status.Publisher.PublisherName == publish.PublisherName {
-		return tm, "", nil
+		return tm, nil
 	}
 	claimed := tm.DeepCopy()
 	claimed.Status.Publisher = journalWith(tm.Status.Publisher, union)
 	if err := r.record(ctx, claimed, omev1beta1.TrafficMapReasonTransitioning, tm.Status.GatewayRef); err != nil {
-		return nil, omev1beta1.TrafficMapReasonApplyFailed, err
+		return nil, err
 	}
-	return claimed, "", nil
+	return claimed, nil
 }
+
+// publisherChanged is a journal with another publisher's claims: PublisherChanged.
+type publisherChanged struct{ err error }
+
+func (e *publisherChanged) Error() string { return e.err.Error() }
+
+// claimUnread is a claim that could not be checked against the other maps' journals: a
+// ClaimRejected that is retried with backoff.
+type claimUnread struct{ err error }
+
+func (e *claimUnread) Error() string { return e.err.Error() }
+func (e *claimUnread) Unwrap() error { return e.err }
 
 // journalWith is the journal j with claims, under the built-in publisher's name.
 func journalWith(j *omev1beta1.TrafficMapPublisherStatus, claims []string) *omev1beta1.TrafficMapPublisherStatus {
