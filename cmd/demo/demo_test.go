@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/internal/haproxyingress"
 	"github.com/ome-routing/operator/internal/promserver"
 	"github.com/ome-routing/operator/test/framework"
 )
@@ -114,7 +115,7 @@ func TestDemoStory(t *testing.T) {
 			"Envoy Gateway's translator (egctl x translate; its view, not measured traffic): no backend left; the route answers 500 itself")
 	}
 	// And so do the real requests through haproxy, where it can run.
-	if framework.DataPlaneMissing() == nil {
+	if haproxyingress.DataPlaneMissing() == nil {
 		gateway = append(gateway,
 			"requests: worker-a 50  worker-b 50\n",
 			"requests: worker-a 100  worker-b 0\n",
@@ -123,7 +124,7 @@ func TestDemoStory(t *testing.T) {
 			"requests: worker-a 0  worker-b 100\n")
 	}
 	// And the gateway's own counters say the gate reached the traffic, where Prometheus runs.
-	if framework.DataPlaneMissing() == nil && promserver.Missing() == nil {
+	if haproxyingress.DataPlaneMissing() == nil && promserver.Missing() == nil {
 		gateway = append(gateway, `get trafficmap qwen3-0-6b -n qwen3-0-6b -o jsonpath='{.status.conditions[?(@.type=="TrafficApplied")].message}{"\n"}'`)
 		if !regexp.MustCompile(`The gateway sends no request to the 1 cluster\(s\) the route holds at weight 0: ` +
 			`worker-b: weight 0 in the route after [0-9.]+m?s, no requests after [0-9.]+m?s\n`).MatchString(transcript.String()) {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -16,6 +15,7 @@ import (
 	"github.com/ome-routing/operator/config/samples"
 	"github.com/ome-routing/operator/internal/egtranslate"
 	"github.com/ome-routing/operator/internal/haproxyingress"
+	"github.com/ome-routing/operator/internal/poll"
 	"github.com/ome-routing/operator/internal/promserver"
 	"github.com/ome-routing/operator/internal/traffic"
 	"github.com/ome-routing/operator/pkg/publish"
@@ -134,25 +134,20 @@ func (d *Demo) showGateway(ctx context.Context) error {
 	cp := d.fleet.ControlPlane.Client
 	route := &gatewayv1.HTTPRoute{}
 	var weights map[string]int32
-	deadline := time.Now().Add(d.cfg.Timing.Step)
-	for {
+	err = poll.Until(ctx, d.cfg.Timing.Poll, d.cfg.Timing.Step, func(ctx context.Context) error {
 		weights = map[string]int32{}
 		if err := cp.Get(ctx, key, route); err == nil && len(route.Spec.Rules) > 0 {
 			for _, ref := range route.Spec.Rules[0].BackendRefs {
 				weights[clusterOfBackend(string(ref.Name))] = ptr.Deref(ref.Weight, 1)
 			}
 		}
-		if sameWeights(weights, v) {
-			break
+		if !sameWeights(weights, v) {
+			return fmt.Errorf("it carries %v", weights)
 		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("the HTTPRoute %s did not carry the TrafficMap's weights within %s", key, d.cfg.Timing.Step)
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(d.cfg.Timing.Poll):
-		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("the HTTPRoute %s did not carry the TrafficMap's weights: %w", key, err)
 	}
 	var parts []string
 	for _, w := range workers {

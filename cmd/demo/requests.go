@@ -6,9 +6,9 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/ome-routing/operator/internal/modelserver"
+	"github.com/ome-routing/operator/internal/poll"
 	"github.com/ome-routing/operator/internal/traffic"
 )
 
@@ -36,21 +36,16 @@ func (d *Demo) showRequests(ctx context.Context, weights map[string]int32) error
 	// haproxy follows the route a moment after it changes (HAProxy Ingress applies one
 	// change every two seconds at most): until then it may send by the weights before.
 	// Small batches go out until one splits by these weights.
-	deadline := time.Now().Add(d.cfg.Timing.Step)
-	for {
+	err := poll.Until(ctx, d.cfg.Timing.Poll, d.cfg.Timing.Step, func(ctx context.Context) error {
 		before := d.servers.Received()
 		d.traffic.Batch(ctx, followBatch)
-		if modelserver.SplitMatches(d.servers.Delta(before), weights, followBatch, followTolerance) {
-			break
+		if received := d.servers.Delta(before); !modelserver.SplitMatches(received, weights, followBatch, followTolerance) {
+			return fmt.Errorf("a batch reached %v", received)
 		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("haproxy did not send by the route's weights %v within %s (its log: %s)", weights, d.cfg.Timing.Step, rel(d.path("haproxy-ingress.log")))
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(d.cfg.Timing.Poll):
-		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("haproxy did not send by the route's weights %v: %w (its log: %s)", weights, err, rel(d.path("haproxy-ingress.log")))
 	}
 	before := d.servers.Received()
 	t := d.traffic.Batch(ctx, requestBatch)

@@ -12,7 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/ome-routing/operator/test/framework"
+	"github.com/ome-routing/operator/internal/envfleet"
 )
 
 // With --leader-elect outside a pod, the manager takes its Lease in the operator's
@@ -71,12 +71,12 @@ func TestFieldManagerFlag(t *testing.T) {
 }
 
 // startCluster starts an envtest API server for the test, or skips without one.
-func startCluster(t *testing.T) *framework.Cluster {
+func startCluster(t *testing.T) *envfleet.Cluster {
 	t.Helper()
 	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
 		t.Skip("KUBEBUILDER_ASSETS is not set: this test needs an API server; make test sets it")
 	}
-	c, err := framework.StartCluster("leader")
+	c, err := envfleet.StartCluster("leader")
 	if err != nil {
 		t.Fatal(err)
 	}

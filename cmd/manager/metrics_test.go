@@ -19,8 +19,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/ome-routing/operator/internal/envfleet"
+	"github.com/ome-routing/operator/internal/poll"
 	"github.com/ome-routing/operator/pkg/version"
-	"github.com/ome-routing/operator/test/framework"
 )
 
 // freeAddr is a loopback address with a port nothing listens on right now.
@@ -36,12 +37,12 @@ func freeAddr(t *testing.T) string {
 
 // startMetricsManager runs the manager's own manager (newManager) against an envtest API
 // server with the given metrics setting, and returns the cluster and the metrics address.
-func startMetricsManager(t *testing.T, secure bool) (*framework.Cluster, string) {
+func startMetricsManager(t *testing.T, secure bool) (*envfleet.Cluster, string) {
 	t.Helper()
 	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
 		t.Skip("KUBEBUILDER_ASSETS is not set: this test needs an API server; make test sets it")
 	}
-	c, err := framework.StartCluster("metrics")
+	c, err := envfleet.StartCluster("metrics")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,16 +85,9 @@ func scrape(t *testing.T, url, token string) (int, string, error) {
 // until retries check until it returns nil; it guards the manager's start, not a timing claim.
 func until(t *testing.T, what string, check func() error) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		err := check()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: %v", what, err)
-		}
-		time.Sleep(100 * time.Millisecond)
+	err := poll.Until(context.Background(), 100*time.Millisecond, 30*time.Second, func(context.Context) error { return check() })
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
 	}
 }
 

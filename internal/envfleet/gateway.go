@@ -10,12 +10,13 @@ import (
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/ome-routing/operator/internal/poll"
 )
 
 // ModuleDir is where the Go module path is in the module cache, as the module in dir
@@ -119,10 +120,10 @@ func (c *Cluster) ServeGatewayV1alpha2(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
+	return poll.Until(ctx, 100*time.Millisecond, 30*time.Second, func(context.Context) error {
 		list, err := dc.ServerResourcesForGroupVersion(gatewayv1.GroupName + "/v1alpha2")
 		if err != nil {
-			return false, nil //nolint:nilerr // not served yet: poll again
+			return err // not served yet: poll again
 		}
 		found := 0
 		for _, r := range list.APIResources {
@@ -130,6 +131,9 @@ func (c *Cluster) ServeGatewayV1alpha2(ctx context.Context) error {
 				found++
 			}
 		}
-		return found == len(v1alpha2Kinds), nil
+		if found != len(v1alpha2Kinds) {
+			return fmt.Errorf("%d of the %d v1alpha2 kinds served", found, len(v1alpha2Kinds))
+		}
+		return nil
 	})
 }

@@ -11,8 +11,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/ome-routing/operator/internal/envfleet"
 	opconfig "github.com/ome-routing/operator/pkg/config"
 	"github.com/ome-routing/operator/test/framework"
+	"github.com/ome-routing/operator/test/framework/stats"
 )
 
 const (
@@ -89,7 +91,7 @@ func TestEndToEnd(t *testing.T) {
 	defer cancel()
 
 	start := time.Now()
-	fleet, err := framework.StartFleet(ctx, workers...)
+	fleet, err := envfleet.StartFleet(ctx, workers...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +168,7 @@ func benchEndpoint(backend string) opconfig.Endpoint {
 // run is one end-to-end run's fleet, its endpoints and what watches it.
 type run struct {
 	t            *testing.T
-	fleet        *framework.Fleet
+	fleet        *envfleet.Fleet
 	homes        map[string]*homeServer
 	maps         *mapWatch
 	cost         *apiCost
@@ -285,12 +287,12 @@ func (r *run) gates(routes *routeWatch) []sample {
 	fmt.Printf("e2e gate samples=%d failure_threshold=%d operator_delay_median=%s operator_delay_max=%s "+
 		"deciding_probe_to_weight0_median=%s deciding_probe_to_weight0_max=%s gate_queue_wait_mean=%s gates_waited=%.0f "+
 		"all_queue_wait_mean=%s\n",
-		len(samples), failureThreshold, ms(median(delays)), ms(maxOf(delays)),
-		ms(median(fromDecision)), ms(maxOf(fromDecision)), ms(routing.transitionWaitMean()), routing.transitionCount,
+		len(samples), failureThreshold, ms(stats.Median(delays)), ms(stats.Max(delays)),
+		ms(stats.Median(fromDecision)), ms(stats.Max(fromDecision)), ms(routing.transitionWaitMean()), routing.transitionCount,
 		ms(routing.waitMean()))
 	if routes != nil {
 		fmt.Printf("e2e route samples=%d map_gate_to_route_gate_median=%s map_gate_to_route_gate_max=%s publisher_queue_wait_mean=%s\n",
-			len(samples), ms(median(toRoute)), ms(maxOf(toRoute)), ms(publisher.waitMean()))
+			len(samples), ms(stats.Median(toRoute)), ms(stats.Max(toRoute)), ms(publisher.waitMean()))
 	}
 	if n := r.errors.count.Load(); n > 0 {
 		t.Logf("the manager logged %d reconciler errors; the first: %s", n, r.errors.first())

@@ -16,7 +16,6 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/clientcmd"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -28,6 +27,7 @@ import (
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/controllers"
+	"github.com/ome-routing/operator/internal/envfleet"
 	opconfig "github.com/ome-routing/operator/pkg/config"
 	"github.com/ome-routing/operator/test/framework"
 )
@@ -36,7 +36,7 @@ import (
 const fleetPlacements = 3
 
 // memberGroup is the group every member user is in; one binding per API server gives it
-// framework.MemberRules, the rights docs/install.md asks a member to grant.
+// envfleet.MemberRules, the rights docs/install.md asks a member to grant.
 const memberGroup = "ome-routing-members"
 
 // fleetLayout is how the bench lays 50 WorkloadClusters over a few API servers. Member j
@@ -74,9 +74,9 @@ type fleetRun struct {
 	t      *testing.T
 	ctx    context.Context
 	layout fleetLayout
-	fleet  *framework.Fleet
+	fleet  *envfleet.Fleet
 	// apis are the API servers the members share.
-	apis []*framework.Cluster
+	apis []*envfleet.Cluster
 	// homes is each member's model-server endpoint (one loopback HTTP server per member).
 	homes []*homeServer
 	// kubeconfigs is each member's kubeconfig: its own user, and for the members behind a
@@ -98,17 +98,17 @@ func (r *fleetRun) startFleetClusters() {
 	for i := range r.layout.apiservers {
 		names = append(names, fmt.Sprintf("api-%d", i))
 	}
-	started := make([]*framework.Cluster, len(names))
+	started := make([]*envfleet.Cluster, len(names))
 	var g errgroup.Group
 	for i, name := range names {
 		g.Go(func() error {
 			var err error
-			started[i], err = framework.StartCluster(name)
+			started[i], err = envfleet.StartCluster(name)
 			return err
 		})
 	}
 	err := g.Wait()
-	r.fleet = &framework.Fleet{ControlPlane: started[0], Workers: map[string]*framework.Cluster{}}
+	r.fleet = &envfleet.Fleet{ControlPlane: started[0], Workers: map[string]*envfleet.Cluster{}}
 	for i, c := range started[1:] {
 		if c != nil {
 			r.fleet.Workers[names[i+1]] = c
@@ -119,7 +119,7 @@ func (r *fleetRun) startFleetClusters() {
 		t.Fatal(err)
 	}
 	r.apis = started[1:]
-	if err := r.fleet.ControlPlane.Client.Create(r.ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: framework.SecretNamespace}}); err != nil {
+	if err := r.fleet.ControlPlane.Client.Create(r.ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: envfleet.SecretNamespace}}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -131,7 +131,7 @@ func (r *fleetRun) startFleetClusters() {
 func (r *fleetRun) prepareMembers(proxied ...int) {
 	t := r.t
 	for _, api := range r.apis {
-		role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "ome-routing-member-reader"}, Rules: framework.MemberRules}
+		role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "ome-routing-member-reader"}, Rules: envfleet.MemberRules}
 		binding := &rbacv1.ClusterRoleBinding{
 			ObjectMeta: metav1.ObjectMeta{Name: "ome-routing-member-reader"},
 			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
@@ -202,7 +202,7 @@ func (r *fleetRun) registerMembers() {
 		name := r.layout.member(j)
 		g.Go(func() error {
 			secret := &corev1.Secret{
-				ObjectMeta: metav1.ObjectMeta{Name: name + "-kubeconfig", Namespace: framework.SecretNamespace},
+				ObjectMeta: metav1.ObjectMeta{Name: name + "-kubeconfig", Namespace: envfleet.SecretNamespace},
 				Data:       map[string][]byte{omev1beta1.DefaultKubeConfigKey: r.kubeconfigs[j]},
 			}
 			if err := cp.Create(gctx, secret); err != nil {
@@ -237,12 +237,12 @@ func (r *fleetRun) createFleetServices() {
 			var placed []string
 			for _, j := range r.layout.placement(i) {
 				api := r.apis[r.layout.server(j)]
-				if err := framework.PlaceCopy(gctx, api.Client, key, r.homes[j].url(name), 1, 1); err != nil {
+				if err := envfleet.PlaceCopy(gctx, api.Client, key, r.homes[j].url(name), 1, 1); err != nil {
 					return fmt.Errorf("copy of %s for %s: %w", name, r.layout.member(j), err)
 				}
 				placed = append(placed, r.layout.member(j))
 			}
-			return r.fleet.ControlPlane.Client.Create(gctx, framework.SourceService(key, placed, nil))
+			return r.fleet.ControlPlane.Client.Create(gctx, envfleet.SourceService(key, placed, nil))
 		})
 	}
 	if err := g.Wait(); err != nil {
@@ -305,24 +305,8 @@ type clusterWatch struct {
 
 func startClusterWatch(ctx context.Context, t *testing.T, r *fleetRun) *clusterWatch {
 	w := &clusterWatch{latest: map[string]metav1.Condition{}, readyAt: map[string]time.Time{}, changes: map[string]int{}}
-	c, err := cache.New(r.fleet.ControlPlane.Config, cache.Options{Scheme: framework.Scheme})
-	if err != nil {
-		t.Fatal(err)
-	}
-	inf, err := c.GetInformer(ctx, &omev1beta1.WorkloadCluster{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
-		AddFunc:    func(obj any) { w.observe(obj.(*omev1beta1.WorkloadCluster)) },
-		UpdateFunc: func(_, obj any) { w.observe(obj.(*omev1beta1.WorkloadCluster)) },
-	}); err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = c.Start(ctx) }()
-	if !c.WaitForCacheSync(ctx) {
-		t.Fatal("WorkloadCluster informer did not sync")
-	}
+	framework.StartWatch(ctx, t, r.fleet.ControlPlane.Config, cache.Options{},
+		framework.On(&omev1beta1.WorkloadCluster{}, w.observe, func(_, wc *omev1beta1.WorkloadCluster) { w.observe(wc) }))
 	return w
 }
 

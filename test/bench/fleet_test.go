@@ -15,13 +15,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/controllers"
 	"github.com/ome-routing/operator/test/framework"
+	"github.com/ome-routing/operator/test/framework/stats"
 )
 
 // The members the fault part turns on: one hangs, one flaps. Both sit behind a fault proxy
@@ -224,17 +224,8 @@ func (r *fleetRun) copyCaches(ctx context.Context, selector labels.Selector) ([]
 	var caches []cache.Cache
 	copies := 0
 	for _, api := range r.apis {
-		c, err := cache.New(api.Config, cache.Options{Scheme: framework.Scheme, DefaultLabelSelector: selector})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := c.GetInformer(ctx, &omev1beta1.InferenceService{}); err != nil {
-			t.Fatal(err)
-		}
-		go func() { _ = c.Start(ctx) }()
-		if !c.WaitForCacheSync(ctx) {
-			t.Fatal("copy informer did not sync")
-		}
+		c := framework.StartWatch(ctx, t, api.Config, cache.Options{DefaultLabelSelector: selector},
+			framework.On(&omev1beta1.InferenceService{}, nil, nil))
 		list := &omev1beta1.InferenceServiceList{}
 		if err := c.List(ctx, list); err != nil {
 			t.Fatal(err)
@@ -253,8 +244,7 @@ func medianHeap() uint64 {
 		h, _ := heapNow()
 		hs = append(hs, h)
 	}
-	slices.Sort(hs)
-	return hs[1]
+	return stats.Median(hs)
 }
 
 func heapNow() (uint64, int) {
@@ -342,14 +332,7 @@ func (r *fleetRun) watchedPassing() int {
 // when it gives up.
 func (r *fleetRun) pollUntil(what string, timeout, interval time.Duration, cond func() bool, state ...func() string) {
 	r.t.Helper()
-	err := wait.PollUntilContextTimeout(r.ctx, interval, timeout, true, func(context.Context) (bool, error) { return cond(), nil })
-	if err != nil {
-		found := ""
-		for _, s := range state {
-			found += " (" + s() + ")"
-		}
-		r.t.Fatalf("waiting until %s: %v%s", what, err, found)
-	}
+	waitEvery(r.ctx, r.t, what, timeout, interval, cond, state...)
 }
 
 // measureStartup stops the manager, removes what it wrote (the maps, the members' status),
@@ -399,7 +382,7 @@ func (r *fleetRun) measureStartup() {
 	}
 	fmt.Printf("fleet startup members=%d services=%d start_to_first_member_ready=%s start_to_median_member_ready=%s start_to_all_members_ready=%s "+
 		"start_to_all_maps_passing=%s control_plane_apiserver_cpu_s=%.1f member_apiservers_cpu_s=%.1f reconcile_errors=%d\n",
-		r.layout.members, r.layout.services, ms(slices.Min(sinceStart)), ms(median(sinceStart)), ms(maxOf(sinceStart)), ms(toPassing),
+		r.layout.members, r.layout.services, ms(slices.Min(sinceStart)), ms(stats.Median(sinceStart)), ms(stats.Max(sinceStart)), ms(toPassing),
 		cpu.controlPlane.Seconds(), cpu.members.Seconds(), r.errors.count.Load())
 }
 
@@ -492,8 +475,8 @@ func (r *fleetRun) gateRound(label string, samples []sample, extra string) {
 	fmt.Printf("fleet gate faults=%s samples=%d members_sampled=%d failure_threshold=%d operator_delay_median=%s operator_delay_max=%s "+
 		"deciding_probe_to_weight0_median=%s deciding_probe_to_weight0_max=%s gate_queue_wait_mean=%s routing_reconciles_per_s=%.1f "+
 		"routing_queue_wait_mean=%s control_plane_writes_per_s=%.1f process_cpu_cores=%.2f reconcile_errors=%d%s\n",
-		label, len(samples), distinctClusters(samples), failureThreshold, ms(median(delays)), ms(maxOf(delays)),
-		ms(median(fromDecision)), ms(maxOf(fromDecision)), ms(routing.transitionWaitMean()), perS(routing.reconciles),
+		label, len(samples), distinctClusters(samples), failureThreshold, ms(stats.Median(delays)), ms(stats.Max(delays)),
+		ms(stats.Median(fromDecision)), ms(stats.Max(fromDecision)), ms(routing.transitionWaitMean()), perS(routing.reconciles),
 		ms(routing.waitMean()), perS(float64(r.cost.writeCount())), cpu.Seconds()/elapsed.Seconds(),
 		r.errors.count.Load()-errors0, extra)
 }
@@ -659,7 +642,7 @@ func (r *fleetRun) measureRestart() {
 	fmt.Printf("fleet restart apiserver_answered_after_sigterm=%s apiserver_stop=%s apiserver_start=%s maps=%d maps_written_while_stopping=%d "+
 		"up_to_first_map_written=%s up_to_median_map_written=%s up_to_every_map_written=%s up_to_every_member_ready=%s members_whose_ready_changed=%d "+
 		"reconcile_errors=%d poll_interval=100ms\n",
-		ms(servedAfterTerm), ms(down), ms(up.Sub(starting)), len(before), duringStop, ms(slices.Min(written)), ms(median(written)), ms(maxOf(written)), ms(allReady), changed,
+		ms(servedAfterTerm), ms(down), ms(up.Sub(starting)), len(before), duringStop, ms(slices.Min(written)), ms(stats.Median(written)), ms(stats.Max(written)), ms(allReady), changed,
 		r.errors.count.Load()-errors0)
 }
 

@@ -19,6 +19,7 @@ import (
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/controllers"
+	"github.com/ome-routing/operator/internal/envfleet"
 	opconfig "github.com/ome-routing/operator/pkg/config"
 	"github.com/ome-routing/operator/pkg/probe"
 	"github.com/ome-routing/operator/test/framework"
@@ -143,7 +144,7 @@ type managerSettings struct {
 // the chart's default worker and request counts, its requests to the control plane
 // counted by cost, and returns its errors and its stop. OME_BENCH_LOG names a file that
 // gets the manager's log.
-func startManager(ctx context.Context, t *testing.T, fleet *framework.Fleet, cost *apiCost, settings managerSettings) (*errorCounter, func()) {
+func startManager(ctx context.Context, t *testing.T, fleet *envfleet.Fleet, cost *apiCost, settings managerSettings) (*errorCounter, func()) {
 	registerMetrics.Do(func() {
 		if err := controllers.RegisterMetrics(metrics.Registry); err != nil {
 			t.Fatal(err)

@@ -23,10 +23,10 @@ import (
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/controllers"
+	"github.com/ome-routing/operator/internal/envfleet"
 	opconfig "github.com/ome-routing/operator/pkg/config"
 	"github.com/ome-routing/operator/pkg/observer"
 	"github.com/ome-routing/operator/pkg/publish"
-	"github.com/ome-routing/operator/test/framework"
 )
 
 // publishFlips is how many times worker-b's weight is flipped between 1 (ungated) and 0
@@ -46,7 +46,7 @@ func TestPublishLatency(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	cp, err := framework.StartCluster("control-plane")
+	cp, err := envfleet.StartCluster("control-plane")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func TestPublishLatency(t *testing.T) {
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "bench-publish"}}
 	must(t, c.Create(ctx, ns))
 	key := client.ObjectKey{Namespace: ns.Name, Name: "chat"}
-	isvc := framework.SourceService(key, []string{"worker-a", "worker-b"}, nil)
+	isvc := envfleet.SourceService(key, []string{"worker-a", "worker-b"}, nil)
 	must(t, c.Create(ctx, isvc))
 	tm := &omev1beta1.TrafficMap{
 		ObjectMeta: metav1.ObjectMeta{Name: key.Name, Namespace: key.Namespace},
@@ -71,12 +71,12 @@ func TestPublishLatency(t *testing.T) {
 			{Cluster: "worker-b", Endpoint: "http://worker-b.example.test", Weight: 1, Healthy: true},
 		}},
 	}
-	must(t, controllerutil.SetControllerReference(isvc, tm, framework.Scheme))
+	must(t, controllerutil.SetControllerReference(isvc, tm, envfleet.Scheme))
 	must(t, c.Create(ctx, tm))
 
 	mgr, err := ctrl.NewManager(cp.Config, ctrl.Options{
-		Scheme:                 framework.Scheme,
-		Cache:                  controllers.CacheOptions(framework.SecretNamespace, ""),
+		Scheme:                 envfleet.Scheme,
+		Cache:                  controllers.CacheOptions(envfleet.SecretNamespace, ""),
 		Logger:                 logr.Discard(),
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
@@ -96,7 +96,7 @@ func TestPublishLatency(t *testing.T) {
 	go func() { _ = mgr.Start(ctx) }()
 
 	// Watch the route from the start, so that no update can be missed between flips.
-	wc, err := client.NewWithWatch(cp.Config, client.Options{Scheme: framework.Scheme})
+	wc, err := client.NewWithWatch(cp.Config, client.Options{Scheme: envfleet.Scheme})
 	must(t, err)
 	w, err := wc.Watch(ctx, &gatewayv1.HTTPRouteList{}, client.InNamespace(ns.Name))
 	must(t, err)

@@ -22,7 +22,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
-	"github.com/ome-routing/operator/test/framework"
+	"github.com/ome-routing/operator/internal/envfleet"
 )
 
 func serviceName(i int) string { return fmt.Sprintf("svc-%03d", i) }
@@ -30,8 +30,8 @@ func serviceName(i int) string { return fmt.Sprintf("svc-%03d", i) }
 // createServices creates the namespace everywhere, then per service a ready copy on every
 // worker (status.url on that worker's home server) and the routed source on the control
 // plane, eight services at a time.
-func createServices(ctx context.Context, t *testing.T, fleet *framework.Fleet, homes map[string]*homeServer) {
-	for _, c := range append([]*framework.Cluster{fleet.ControlPlane}, workerClusters(fleet)...) {
+func createServices(ctx context.Context, t *testing.T, fleet *envfleet.Fleet, homes map[string]*homeServer) {
+	for _, c := range append([]*envfleet.Cluster{fleet.ControlPlane}, workerClusters(fleet)...) {
 		if err := c.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}}); err != nil {
 			t.Fatal(err)
 		}
@@ -42,11 +42,11 @@ func createServices(ctx context.Context, t *testing.T, fleet *framework.Fleet, h
 		name := serviceName(i)
 		g.Go(func() error {
 			for _, w := range workers {
-				if err := framework.PlaceCopy(gctx, fleet.Workers[w].Client, client.ObjectKey{Namespace: namespace, Name: name}, homes[w].url(name), 1, 1); err != nil {
+				if err := envfleet.PlaceCopy(gctx, fleet.Workers[w].Client, client.ObjectKey{Namespace: namespace, Name: name}, homes[w].url(name), 1, 1); err != nil {
 					return fmt.Errorf("copy of %s on %s: %w", name, w, err)
 				}
 			}
-			isvc := framework.SourceService(client.ObjectKey{Namespace: namespace, Name: name}, workers, benchRouting())
+			isvc := envfleet.SourceService(client.ObjectKey{Namespace: namespace, Name: name}, workers, benchRouting())
 			return fleet.ControlPlane.Client.Create(gctx, isvc)
 		})
 	}
@@ -55,8 +55,8 @@ func createServices(ctx context.Context, t *testing.T, fleet *framework.Fleet, h
 	}
 }
 
-func workerClusters(fleet *framework.Fleet) []*framework.Cluster {
-	var out []*framework.Cluster
+func workerClusters(fleet *envfleet.Fleet) []*envfleet.Cluster {
+	var out []*envfleet.Cluster
 	for _, w := range workers {
 		out = append(out, fleet.Workers[w])
 	}

@@ -15,13 +15,13 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
-	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/internal/poll"
 	"github.com/ome-routing/operator/pkg/publish"
 	"github.com/ome-routing/operator/test/framework"
 )
@@ -36,7 +36,14 @@ type mapWatch struct {
 	// heartbeats are spec writes that changed nothing but lastProbeTime.
 	heartbeats int64
 	latest     map[types.NamespacedName]*omev1beta1.TrafficMap
-	gates      map[types.NamespacedName]*gateWait
+	gateTimes
+}
+
+// gateTimes are the gates a watch waits to see, by service: the cluster whose weight is to
+// reach 0, and when the watch saw it do so.
+type gateTimes struct {
+	mu    sync.Mutex
+	gates map[types.NamespacedName]*gateWait
 }
 
 type gateWait struct {
@@ -44,28 +51,38 @@ type gateWait struct {
 	seen    time.Time
 }
 
+func (w *gateTimes) expectGate(key types.NamespacedName, cluster string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.gates == nil {
+		w.gates = map[types.NamespacedName]*gateWait{}
+	}
+	w.gates[key] = &gateWait{cluster: cluster}
+}
+
+func (w *gateTimes) gatedAt(key types.NamespacedName) time.Time {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if g := w.gates[key]; g != nil {
+		return g.seen
+	}
+	return time.Time{}
+}
+
+// see notes now as the time of key's gate when one is expected and not seen yet, and
+// weightZero says its cluster's weight is 0 in the version just seen.
+func (w *gateTimes) see(key types.NamespacedName, now time.Time, weightZero func(cluster string) bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if g := w.gates[key]; g != nil && g.seen.IsZero() && weightZero(g.cluster) {
+		g.seen = now
+	}
+}
+
 func startMapWatch(ctx context.Context, t *testing.T, cfg *rest.Config) *mapWatch {
-	w := &mapWatch{latest: map[types.NamespacedName]*omev1beta1.TrafficMap{}, gates: map[types.NamespacedName]*gateWait{}}
-	c, err := cache.New(cfg, cache.Options{Scheme: framework.Scheme})
-	if err != nil {
-		t.Fatal(err)
-	}
-	inf, err := c.GetInformer(ctx, &omev1beta1.TrafficMap{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
-		AddFunc: func(obj any) { w.observe(nil, obj.(*omev1beta1.TrafficMap)) },
-		UpdateFunc: func(old, obj any) {
-			w.observe(old.(*omev1beta1.TrafficMap), obj.(*omev1beta1.TrafficMap))
-		},
-	}); err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = c.Start(ctx) }()
-	if !c.WaitForCacheSync(ctx) {
-		t.Fatal("TrafficMap informer did not sync")
-	}
+	w := &mapWatch{latest: map[types.NamespacedName]*omev1beta1.TrafficMap{}}
+	framework.StartWatch(ctx, t, cfg, cache.Options{},
+		framework.On(&omev1beta1.TrafficMap{}, func(tm *omev1beta1.TrafficMap) { w.observe(nil, tm) }, w.observe))
 	return w
 }
 
@@ -86,13 +103,9 @@ func (w *mapWatch) observe(old, tm *omev1beta1.TrafficMap) {
 			w.statusW++
 		}
 	}
-	if g := w.gates[key]; g != nil && g.seen.IsZero() {
-		for _, e := range tm.Spec.Entries {
-			if e.Cluster == g.cluster && e.Weight == 0 {
-				g.seen = now
-			}
-		}
-	}
+	w.see(key, now, func(cluster string) bool {
+		return slices.ContainsFunc(tm.Spec.Entries, func(e omev1beta1.TrafficMapEntry) bool { return e.Cluster == cluster && e.Weight == 0 })
+	})
 }
 
 func (w *mapWatch) count(on bool) {
@@ -129,21 +142,6 @@ func sameButProbeTimes(a, b []omev1beta1.TrafficMapEntry) bool {
 	return equality.Semantic.DeepEqual(strip(a), strip(b))
 }
 
-func (w *mapWatch) expectGate(key types.NamespacedName, cluster string) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.gates[key] = &gateWait{cluster: cluster}
-}
-
-func (w *mapWatch) gatedAt(key types.NamespacedName) time.Time {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if g := w.gates[key]; g != nil {
-		return g.seen
-	}
-	return time.Time{}
-}
-
 // allPassing says whether every service's map has an entry per worker, each probed
 // Passing with a positive weight, or on standby in a failover tier (benchRouting).
 func (w *mapWatch) allPassing() bool {
@@ -165,19 +163,18 @@ func (w *mapWatch) allPassing() bool {
 	return true
 }
 
-// waitFor polls cond until it holds; state, if given, says what it found when it gives up.
+// waitFor polls cond every 20ms until it holds; state, if given, says what it found when it
+// gives up.
 func waitFor(t *testing.T, what string, timeout time.Duration, cond func() bool, state ...func() string) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			found := ""
-			for _, s := range state {
-				found += " (" + s() + ")"
-			}
-			t.Fatalf("timed out after %s waiting until %s%s", timeout, what, found)
-		}
-		time.Sleep(20 * time.Millisecond)
+	waitEvery(context.Background(), t, what, timeout, 20*time.Millisecond, cond, state...)
+}
+
+// waitEvery polls cond every interval until it holds, or fails the test with what state says.
+func waitEvery(ctx context.Context, t testing.TB, what string, timeout, interval time.Duration, cond func() bool, state ...func() string) {
+	t.Helper()
+	if err := poll.Until(ctx, interval, timeout, poll.Holds(cond, state...)); err != nil {
+		t.Fatalf("waiting until %s: %v", what, err)
 	}
 }
 
@@ -187,24 +184,6 @@ func cpuTime(t *testing.T) time.Duration {
 		t.Fatal(err)
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-func median(ds []time.Duration) time.Duration {
-	if len(ds) == 0 {
-		return 0
-	}
-	s := slices.Sorted(slices.Values(ds))
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
-}
-
-func maxOf(ds []time.Duration) time.Duration {
-	if len(ds) == 0 {
-		return 0
-	}
-	return slices.Max(ds)
 }
 
 func ms(d time.Duration) string { return d.Round(time.Millisecond).String() }
@@ -224,29 +203,13 @@ func envCount(t *testing.T, name string, def int) int {
 type routeWatch struct {
 	mu     sync.Mutex
 	routes map[types.NamespacedName]*gatewayv1.HTTPRoute
-	gates  map[types.NamespacedName]*gateWait
+	gateTimes
 }
 
 func startRouteWatch(ctx context.Context, t *testing.T, cfg *rest.Config) *routeWatch {
-	w := &routeWatch{routes: map[types.NamespacedName]*gatewayv1.HTTPRoute{}, gates: map[types.NamespacedName]*gateWait{}}
-	c, err := cache.New(cfg, cache.Options{Scheme: framework.Scheme})
-	if err != nil {
-		t.Fatal(err)
-	}
-	inf, err := c.GetInformer(ctx, &gatewayv1.HTTPRoute{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
-		AddFunc:    func(obj any) { w.observe(obj.(*gatewayv1.HTTPRoute)) },
-		UpdateFunc: func(_, obj any) { w.observe(obj.(*gatewayv1.HTTPRoute)) },
-	}); err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = c.Start(ctx) }()
-	if !c.WaitForCacheSync(ctx) {
-		t.Fatal("HTTPRoute informer did not sync")
-	}
+	w := &routeWatch{routes: map[types.NamespacedName]*gatewayv1.HTTPRoute{}}
+	framework.StartWatch(ctx, t, cfg, cache.Options{},
+		framework.On(&gatewayv1.HTTPRoute{}, w.observe, func(_, r *gatewayv1.HTTPRoute) { w.observe(r) }))
 	return w
 }
 
@@ -261,31 +224,15 @@ func (w *routeWatch) observe(r *gatewayv1.HTTPRoute) {
 	defer w.mu.Unlock()
 	key := serviceOf(r)
 	w.routes[key] = r
-	g := w.gates[key]
-	if g == nil || !g.seen.IsZero() || len(r.Spec.Rules) == 0 {
+	if len(r.Spec.Rules) == 0 {
 		return
 	}
-	backend := publish.BackendName(key.Namespace, key.Name, g.cluster)
-	for _, ref := range r.Spec.Rules[0].BackendRefs {
-		if string(ref.Name) == backend && ref.Weight != nil && *ref.Weight == 0 {
-			g.seen = now
-		}
-	}
-}
-
-func (w *routeWatch) expectGate(key types.NamespacedName, cluster string) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.gates[key] = &gateWait{cluster: cluster}
-}
-
-func (w *routeWatch) gatedAt(key types.NamespacedName) time.Time {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if g := w.gates[key]; g != nil {
-		return g.seen
-	}
-	return time.Time{}
+	w.see(key, now, func(cluster string) bool {
+		backend := publish.BackendName(key.Namespace, key.Name, cluster)
+		return slices.ContainsFunc(r.Spec.Rules[0].BackendRefs, func(ref gatewayv1.HTTPBackendRef) bool {
+			return string(ref.Name) == backend && ref.Weight != nil && *ref.Weight == 0
+		})
+	})
 }
 
 // allPublished says whether every service has a route with a backend per worker.

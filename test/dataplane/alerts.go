@@ -15,8 +15,8 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 
+	"github.com/ome-routing/operator/internal/envfleet"
 	"github.com/ome-routing/operator/internal/promserver"
-	"github.com/ome-routing/operator/test/framework"
 )
 
 // ChartAlertRules are the chart's alerts as a Prometheus rule file: the spec of the
@@ -28,7 +28,7 @@ func ChartAlertRules(ctx context.Context) ([]byte, error) {
 		return nil, errors.New("HELM is not set: the chart's alerts cannot be rendered")
 	}
 	//nolint:gosec // the test's own helm and chart
-	out, err := exec.CommandContext(ctx, helm, "template", "ome", filepath.Join(framework.RepoRoot(), "charts", "ome-resources"),
+	out, err := exec.CommandContext(ctx, helm, "template", "ome", filepath.Join(envfleet.RepoRoot(), "charts", "ome-resources"),
 		"--namespace", "ome", "--set", "monitoring.prometheusRule.enabled=true").Output()
 	if err != nil {
 		return nil, fmt.Errorf("helm template: %w", err)

@@ -17,7 +17,11 @@ import (
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/internal/envfleet"
+	"github.com/ome-routing/operator/internal/haproxyingress"
+	"github.com/ome-routing/operator/internal/modelserver"
 	"github.com/ome-routing/operator/internal/promserver"
+	"github.com/ome-routing/operator/internal/traffic"
 	"github.com/ome-routing/operator/pkg/publish"
 	"github.com/ome-routing/operator/pkg/trafficsignal"
 	"github.com/ome-routing/operator/test/framework"
@@ -57,14 +61,14 @@ type Options struct {
 
 // Env is a running data plane.
 type Env struct {
-	Fleet   *framework.Fleet
-	Servers *framework.Servers
-	Gateway *framework.HAProxyIngress
+	Fleet   *envfleet.Fleet
+	Servers *modelserver.Servers
+	Gateway *haproxyingress.HAProxyIngress
 	Manager *Manager
 	// Prometheus scrapes haproxy's exporter when Options.TrafficSignal is set.
 	Prometheus *promserver.Server
 	// Traffic sends requests through haproxy to the service's route.
-	Traffic *framework.Traffic
+	Traffic *traffic.Traffic
 	// Plugin is the kubectl-ome binary, and KubeConfig an admin kubeconfig file for the
 	// control plane.
 	Plugin, KubeConfig string
@@ -87,7 +91,7 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 	if e.Plugin, err = framework.PluginBinary(); err != nil {
 		return nil, err
 	}
-	if e.Servers, err = framework.StartServers(hostDomain, opts.Workers); err != nil {
+	if e.Servers, err = modelserver.StartServers(hostDomain, opts.Workers); err != nil {
 		return nil, err
 	}
 	e.onStop(func() error { e.Servers.Close(); return nil })
@@ -95,7 +99,7 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 		// The capacity reporter beside each server says what its copy says.
 		e.Servers.Endpoints[w].SetServable(opts.Ready[w])
 	}
-	if e.Fleet, err = framework.StartFleet(ctx, opts.Workers...); err != nil {
+	if e.Fleet, err = envfleet.StartFleet(ctx, opts.Workers...); err != nil {
 		return nil, err
 	}
 	e.onStop(e.Fleet.Stop)
@@ -113,7 +117,7 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 	if err := cp.ServeGatewayV1alpha2(ctx); err != nil {
 		return nil, err
 	}
-	if err := framework.InstallHAProxyGateway(ctx, cp.Client, GatewayClass, GatewayNamespace, GatewayName); err != nil {
+	if err := haproxyingress.InstallHAProxyGateway(ctx, cp.Client, GatewayClass, GatewayNamespace, GatewayName); err != nil {
 		return nil, err
 	}
 	if err := e.startGateway(ctx); err != nil {
@@ -134,7 +138,7 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 	if err != nil {
 		return nil, err
 	}
-	e.Traffic = framework.NewTraffic(e.Gateway.HTTPAddr, host)
+	e.Traffic = traffic.NewTraffic(e.Gateway.HTTPAddr, host)
 	e.onStop(func() error { e.Traffic.Close(); return nil })
 	return e, nil
 }
@@ -149,7 +153,7 @@ func (e *Env) startGateway(ctx context.Context) error {
 		return err
 	}
 	e.onStop(log.Close)
-	gw, err := framework.StartHAProxyIngress(ctx, e.Fleet.ControlPlane, framework.HAProxyOptions{Namespace: haproxyNamespace, Hosts: hosts, Log: log})
+	gw, err := haproxyingress.StartHAProxyIngress(ctx, e.Fleet.ControlPlane, haproxyingress.HAProxyOptions{Namespace: haproxyNamespace, Hosts: hosts, Log: log})
 	if err != nil {
 		return fmt.Errorf("start HAProxy Ingress: %w\n%s", err, tail(log.Name(), 20))
 	}
@@ -161,7 +165,7 @@ func (e *Env) startGateway(ctx context.Context) error {
 // startManager runs the manager's binary with the rights the chart gives it.
 func (e *Env) startManager(ctx context.Context, bin string) error {
 	cp := e.Fleet.ControlPlane
-	asManager, err := cp.InstallChartRBAC(ctx, framework.SecretNamespace)
+	asManager, err := cp.InstallChartRBAC(ctx, envfleet.SecretNamespace)
 	if err != nil {
 		return err
 	}
@@ -194,7 +198,7 @@ func (e *Env) createService(ctx context.Context) error {
 	key := e.opts.Service
 	for _, w := range e.opts.Workers {
 		n := e.opts.Ready[w]
-		if err := framework.PlaceCopy(ctx, e.Fleet.Workers[w].Client, key, e.Servers.URL(w), n, n); err != nil {
+		if err := envfleet.PlaceCopy(ctx, e.Fleet.Workers[w].Client, key, e.Servers.URL(w), n, n); err != nil {
 			return fmt.Errorf("place the copy on %s: %w", w, err)
 		}
 	}
@@ -206,7 +210,7 @@ func (e *Env) createService(ctx context.Context) error {
 	if e.opts.Probe != nil {
 		routing = &omev1beta1.Routing{Probe: e.opts.Probe}
 	}
-	return cp.Create(ctx, framework.SourceService(key, e.opts.Workers, routing))
+	return cp.Create(ctx, envfleet.SourceService(key, e.opts.Workers, routing))
 }
 
 // Host is the service's global hostname, as the publisher renders it from HostTemplate.

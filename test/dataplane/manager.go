@@ -8,7 +8,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/ome-routing/operator/test/framework"
+	"github.com/ome-routing/operator/internal/envfleet"
+	"github.com/ome-routing/operator/internal/haproxyingress"
+	"github.com/ome-routing/operator/internal/modelserver"
 )
 
 // Manager is the manager's binary running as a child process, as it runs in a cluster.
@@ -27,7 +29,7 @@ const managerStopTimeout = 10 * time.Second
 // startManager runs bin with the flags the chart gives it on a control plane, the settings
 // file, and --observer-host for every server's name, against the kubeconfig. Its metrics
 // listen on a free loopback port; its health endpoints are off.
-func startManager(bin, dir string, kubeconfig, settingsJSON []byte, servers *framework.Servers) (*Manager, error) {
+func startManager(bin, dir string, kubeconfig, settingsJSON []byte, servers *modelserver.Servers) (*Manager, error) {
 	kc, settingsFile := filepath.Join(dir, "manager.kubeconfig"), filepath.Join(dir, "multicluster.json")
 	if err := os.WriteFile(kc, kubeconfig, 0o600); err != nil {
 		return nil, err
@@ -35,7 +37,7 @@ func startManager(bin, dir string, kubeconfig, settingsJSON []byte, servers *fra
 	if err := os.WriteFile(settingsFile, settingsJSON, 0o644); err != nil {
 		return nil, err
 	}
-	port, err := framework.FreePort()
+	port, err := haproxyingress.FreePort()
 	if err != nil {
 		return nil, err
 	}
@@ -43,7 +45,7 @@ func startManager(bin, dir string, kubeconfig, settingsJSON []byte, servers *fra
 		"--multicluster-config=" + settingsFile,
 		"--enable-multicluster",
 		"--multicluster-role=control-plane",
-		"--operator-namespace=" + framework.SecretNamespace,
+		"--operator-namespace=" + envfleet.SecretNamespace,
 		fmt.Sprintf("--metrics-bind-address=127.0.0.1:%d", port),
 		"--metrics-secure=false",
 		"--health-probe-bind-address=0",

@@ -6,6 +6,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sync"
+
+	"github.com/ome-routing/operator/internal/envfleet"
 )
 
 // The manager's and the plugin's binaries, which the suites, cmd/manager's and cmd/demo's
@@ -100,7 +102,7 @@ func (b *binary) build() (string, error) {
 	out := filepath.Join(built, b.name)
 	builtMu.Unlock()
 	cmd := exec.Command("go", "build", "-ldflags", testLDFlags, "-o", out, b.pkg)
-	cmd.Dir = RepoRoot()
+	cmd.Dir = envfleet.RepoRoot()
 	if o, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("go build %s (set %s to use a built one): %w\n%s", b.pkg, b.env, err, o)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/ome-routing/operator/controllers"
 	"github.com/ome-routing/operator/controllers/workloadcluster"
+	"github.com/ome-routing/operator/internal/envfleet"
 	"github.com/ome-routing/operator/pkg/config"
 	"github.com/ome-routing/operator/pkg/observer"
 )
@@ -54,8 +55,8 @@ func (m InProcessManager) Start(ctx context.Context) (ctrl.Manager, func() error
 		return nil, nil, err
 	}
 	opts := ctrl.Options{
-		Scheme:                 Scheme,
-		Cache:                  controllers.CacheOptions(SecretNamespace, m.ClusterProfiles.Namespace),
+		Scheme:                 envfleet.Scheme,
+		Cache:                  controllers.CacheOptions(envfleet.SecretNamespace, m.ClusterProfiles.Namespace),
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
 		Controller:             ctrlconfig.Controller{SkipNameValidation: ptr.To(true)},
@@ -65,7 +66,7 @@ func (m InProcessManager) Start(ctx context.Context) (ctrl.Manager, func() error
 	}
 	mgr, err := ctrl.NewManager(m.Config, opts)
 	if err == nil {
-		c := controllers.OptionsFor(&m.Settings, SecretNamespace, obs)
+		c := controllers.OptionsFor(&m.Settings, envfleet.SecretNamespace, obs)
 		c.ClusterProfiles = m.ClusterProfiles
 		if m.Adjust != nil {
 			m.Adjust(&c)

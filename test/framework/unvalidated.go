@@ -2,6 +2,7 @@ package framework
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -9,11 +10,11 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/internal/poll"
 )
 
 // schemaSwapTimeout bounds how long the API server may take to serve a changed CRD schema:
@@ -44,10 +45,9 @@ func CreateUnvalidated(ctx context.Context, c client.Client, crdName string, obj
 		return fmt.Errorf("open the schema of %s: %w", crdName, err)
 	}
 	created := obj.DeepCopyObject().(client.Object)
-	createErr := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, schemaSwapTimeout, true, func(ctx context.Context) (bool, error) {
+	createErr := poll.Until(ctx, 100*time.Millisecond, schemaSwapTimeout, func(ctx context.Context) error {
 		created = obj.DeepCopyObject().(client.Object)
-		err := c.Create(ctx, created)
-		return err == nil, ignoreInvalid(err)
+		return retryOnly(c.Create(ctx, created), apierrors.IsInvalid)
 	})
 	if err := restoreSchema(ctx, c, own); err != nil {
 		return err
@@ -64,12 +64,15 @@ func CreateUnvalidated(ctx context.Context, c client.Client, crdName string, obj
 	check.SetGroupVersionKind(gvk)
 	check.SetNamespace(obj.GetNamespace())
 	check.SetName(obj.GetName() + "-schema-check")
-	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, schemaSwapTimeout, true, func(ctx context.Context) (bool, error) {
+	err = poll.Until(ctx, 100*time.Millisecond, schemaSwapTimeout, func(ctx context.Context) error {
 		err := c.Create(ctx, check.DeepCopy(), client.DryRunAll)
 		if err == nil {
-			return false, nil
+			return errors.New("a spec that is not an object is still admitted")
 		}
-		return apierrors.IsInvalid(err), ignoreInvalid(err)
+		if apierrors.IsInvalid(err) {
+			return nil
+		}
+		return poll.Final(err)
 	})
 	if err != nil {
 		return fmt.Errorf("wait for %s to be served with its own schema again: %w", crdName, err)
@@ -81,29 +84,23 @@ func CreateUnvalidated(ctx context.Context, c client.Client, crdName string, obj
 
 // restoreSchema serves the CRD's own versions again.
 func restoreSchema(ctx context.Context, c client.Client, own *apiextensionsv1.CustomResourceDefinition) error {
-	return wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, schemaSwapTimeout, true, func(ctx context.Context) (bool, error) {
+	return poll.Until(ctx, 100*time.Millisecond, schemaSwapTimeout, func(ctx context.Context) error {
 		crd := &apiextensionsv1.CustomResourceDefinition{}
 		if err := c.Get(ctx, client.ObjectKey{Name: own.Name}, crd); err != nil {
-			return false, err
+			return poll.Final(err)
 		}
 		crd.Spec.Versions = own.Spec.Versions
-		err := c.Update(ctx, crd)
-		return err == nil, ignoreConflict(err)
+		return retryOnly(c.Update(ctx, crd), apierrors.IsConflict)
 	})
 }
 
-func ignoreInvalid(err error) error {
-	if apierrors.IsInvalid(err) {
-		return nil
+// retryOnly is err for poll.Until: nil stays nil, an error retry says another try may
+// clear (the schema not swapped yet, a conflicting write) is tried again, any other is final.
+func retryOnly(err error, retry func(error) bool) error {
+	if err == nil || retry(err) {
+		return err
 	}
-	return err
-}
-
-func ignoreConflict(err error) error {
-	if apierrors.IsConflict(err) {
-		return nil
-	}
-	return err
+	return poll.Final(err)
 }
 
 // HostileCapacityFactors are the factors of issue 32 that the API server once admitted:

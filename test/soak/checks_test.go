@@ -217,19 +217,6 @@ func TestWritersOf(t *testing.T) {
 	}
 }
 
-func TestStats(t *testing.T) {
-	if s := slope([]float64{0, 1, 2, 3}, []float64{10, 12, 14, 16}); s != 2 {
-		t.Errorf("slope = %v, want 2", s)
-	}
-	if s := slope([]float64{1}, []float64{5}); s != 0 {
-		t.Errorf("one point: slope %v", s)
-	}
-	ds := []time.Duration{4, 1, 3, 2}
-	if quantile(ds, 0.5) != 2 || quantile(ds, 1) != 4 || quantile(nil, 0.5) != 0 || maxDuration(ds) != 4 {
-		t.Errorf("quantiles of %v: %v %v", ds, quantile(ds, 0.5), quantile(ds, 1))
-	}
-}
-
 func TestMostIn(t *testing.T) {
 	one := truthOf(repeat(0, 30))
 	if n := one.mostIn(10*period, t0, t0.Add(time.Hour)); n != 10 {

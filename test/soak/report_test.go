@@ -13,7 +13,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/ome-routing/operator/controllers/routing"
-	"github.com/ome-routing/operator/test/framework"
+	"github.com/ome-routing/operator/internal/envfleet"
+	"github.com/ome-routing/operator/test/framework/stats"
 )
 
 // report prints the run's figures and fails the test on what must never happen.
@@ -23,7 +24,7 @@ type report struct {
 	watch    *watcher
 	sampler  *sampler
 	replicas []*replica
-	fleet    *framework.Fleet
+	fleet    *envfleet.Fleet
 	start    time.Time
 	end      time.Time
 	print    func(string)
@@ -102,8 +103,8 @@ func (r *report) lateness() {
 		on, off := w.onsetLate[ph], w.liftLate[ph]
 		r.print(fmt.Sprintf("soak lateness phase=%s gates_made=%d gates_published=%d gate_late_median=%s gate_late_p90=%s gate_late_max=%s "+
 			"lifts=%d lift_late_median=%s lift_late_max=%s goal_gate_late_max_le_period=%t",
-			ph, made[ph], landed[ph], ms(quantile(on, 0.5)), ms(quantile(on, 0.9)), ms(maxDuration(on)),
-			len(off), ms(quantile(off, 0.5)), ms(maxDuration(off)), maxDuration(on) <= period))
+			ph, made[ph], landed[ph], ms(stats.Quantile(on, 0.5)), ms(stats.Quantile(on, 0.9)), ms(stats.Max(on)),
+			len(off), ms(stats.Quantile(off, 0.5)), ms(stats.Max(off)), stats.Max(on) <= period))
 	}
 }
 
@@ -173,7 +174,7 @@ func (r *report) routes() {
 			}
 		}
 		r.print(fmt.Sprintf("soak route phase=%s divergences=%d median=%s p99=%s max=%s longer_than_%s=%d open_at_end=%d",
-			ph, len(ds), ms(quantile(ds, 0.5)), ms(quantile(ds, 0.99)), ms(maxDuration(ds)), routeBound, over, open[ph]))
+			ph, len(ds), ms(stats.Quantile(ds, 0.5)), ms(stats.Quantile(ds, 0.99)), ms(stats.Max(ds)), routeBound, over, open[ph]))
 	}
 }
 

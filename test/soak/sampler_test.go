@@ -16,7 +16,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/ome-routing/operator/test/framework"
+	"github.com/ome-routing/operator/internal/envfleet"
+	"github.com/ome-routing/operator/test/framework/stats"
 )
 
 // scrapeEvery is how often the sampler reads each replica's metrics: often enough to see
@@ -49,7 +50,7 @@ type minute struct {
 type sampler struct {
 	replicas []*replica
 	cpHost   string
-	fleet    *framework.Fleet
+	fleet    *envfleet.Fleet
 	watch    *watcher
 	services int
 
@@ -227,11 +228,11 @@ var countedKinds = []struct {
 	{"workloadcluster", schema.GroupVersionKind{Group: "ome.io", Version: "v1beta1", Kind: "WorkloadClusterList"}, ""},
 	{"httproute", schema.GroupVersionKind{Group: "gateway.networking.k8s.io", Version: "v1", Kind: "HTTPRouteList"}, ""},
 	{"service", schema.GroupVersionKind{Version: "v1", Kind: "ServiceList"}, namespace},
-	{"secret", schema.GroupVersionKind{Version: "v1", Kind: "SecretList"}, framework.SecretNamespace},
+	{"secret", schema.GroupVersionKind{Version: "v1", Kind: "SecretList"}, envfleet.SecretNamespace},
 	{"event", schema.GroupVersionKind{Version: "v1", Kind: "EventList"}, namespace},
 }
 
-func countObjects(ctx context.Context, fleet *framework.Fleet) map[string]int {
+func countObjects(ctx context.Context, fleet *envfleet.Fleet) map[string]int {
 	out := map[string]int{}
 	count := func(c client.Client, gvk schema.GroupVersionKind, ns string) int {
 		list := &metav1.PartialObjectMetadataList{}
@@ -287,7 +288,7 @@ func (s *sampler) memoryLines() []string {
 		xs, rss, gor, fds := seriesOf(leaders)
 		lines = append(lines, fmt.Sprintf("soak memory run=leader_each_minute minutes=%d rss_mib_min=%.1f rss_mib_max=%.1f rss_slope_mib_per_min=%.2f "+
 			"goroutines_min=%.0f goroutines_max=%.0f goroutine_slope_per_min=%.2f fd_slope_per_min=%.2f",
-			len(leaders), slices.Min(rss), slices.Max(rss), slope(xs, rss), slices.Min(gor), slices.Max(gor), slope(xs, gor), slope(xs, fds)))
+			len(leaders), slices.Min(rss), slices.Max(rss), stats.Slope(xs, rss), slices.Min(gor), slices.Max(gor), stats.Slope(xs, gor), stats.Slope(xs, fds)))
 	}
 	return lines
 }
@@ -316,8 +317,8 @@ func (s *sampler) slopeLines(leading bool) []string {
 		xs, rss, gor, fds := seriesOf(warm)
 		lines = append(lines, fmt.Sprintf("soak memory incarnation=%s span=%s measured=%s rss_mib_first=%.1f rss_mib_last=%.1f rss_slope_mib_per_min=%.2f "+
 			"goroutines_first=%.0f goroutines_last=%.0f goroutine_slope_per_min=%.2f open_fds_last=%.0f fd_slope_per_min=%.2f",
-			k, span, warm[len(warm)-1].at.Sub(warm[0].at).Round(time.Second), rss[0], rss[len(rss)-1], slope(xs, rss),
-			gor[0], gor[len(gor)-1], slope(xs, gor), fds[len(fds)-1], slope(xs, fds)))
+			k, span, warm[len(warm)-1].at.Sub(warm[0].at).Round(time.Second), rss[0], rss[len(rss)-1], stats.Slope(xs, rss),
+			gor[0], gor[len(gor)-1], stats.Slope(xs, gor), fds[len(fds)-1], stats.Slope(xs, fds)))
 	}
 	return lines
 }
@@ -346,7 +347,7 @@ func (s *sampler) drained(steadyFrom, steadyTo, end time.Time) (time.Duration, f
 			steady = append(steady, time.Duration(sm.queueDepth))
 		}
 	}
-	base := float64(quantile(steady, 0.9))
+	base := float64(stats.Quantile(steady, 0.9))
 	for _, sm := range s.scrapes {
 		if sm.leader && sm.at.After(end) && sm.queueDepth <= max(base, 1) {
 			return sm.at.Sub(end), base

@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/internal/envfleet"
 	"github.com/ome-routing/operator/pkg/config"
 	"github.com/ome-routing/operator/pkg/probe"
 	"github.com/ome-routing/operator/test/framework"
@@ -52,7 +53,7 @@ func managerSettings(t testing.TB) []byte {
 // managerKubeConfig writes a kubeconfig that reaches the control plane at server (the
 // proxy) with the admin's client certificate, impersonating the chart's ServiceAccount,
 // so that the managers run with exactly the chart's rights.
-func managerKubeConfig(cp *framework.Cluster, server, path string) error {
+func managerKubeConfig(cp *envfleet.Cluster, server, path string) error {
 	cfg, err := clientcmd.Load(cp.KubeConfig)
 	if err != nil {
 		return err
@@ -61,15 +62,15 @@ func managerKubeConfig(cp *framework.Cluster, server, path string) error {
 		c.Server = server
 	}
 	for _, a := range cfg.AuthInfos {
-		a.Impersonate = "system:serviceaccount:" + framework.SecretNamespace + ":" + framework.ManagerServiceAccount
-		a.ImpersonateGroups = []string{"system:serviceaccounts", "system:serviceaccounts:" + framework.SecretNamespace, "system:authenticated"}
+		a.Impersonate = "system:serviceaccount:" + envfleet.SecretNamespace + ":" + envfleet.ManagerServiceAccount
+		a.ImpersonateGroups = []string{"system:serviceaccounts", "system:serviceaccounts:" + envfleet.SecretNamespace, "system:authenticated"}
 	}
 	return clientcmd.WriteToFile(*cfg, path)
 }
 
 // routeMemberThrough points the member's kubeconfig Secret at server (its proxy): the
 // managers reach that member only through it.
-func routeMemberThrough(ctx context.Context, fleet *framework.Fleet, member, server string) error {
+func routeMemberThrough(ctx context.Context, fleet *envfleet.Fleet, member, server string) error {
 	cfg, err := clientcmd.Load(fleet.Workers[member].MemberKubeConfig)
 	if err != nil {
 		return err
@@ -82,7 +83,7 @@ func routeMemberThrough(ctx context.Context, fleet *framework.Fleet, member, ser
 		return err
 	}
 	secret := &corev1.Secret{}
-	key := client.ObjectKey{Namespace: framework.SecretNamespace, Name: member + "-kubeconfig"}
+	key := client.ObjectKey{Namespace: envfleet.SecretNamespace, Name: member + "-kubeconfig"}
 	if err := fleet.ControlPlane.Client.Get(ctx, key, secret); err != nil {
 		return err
 	}
@@ -93,8 +94,8 @@ func routeMemberThrough(ctx context.Context, fleet *framework.Fleet, member, ser
 // createServices creates the namespace everywhere, then per service a ready copy on every
 // worker (status.url on that worker's home server) and the routed source on the control
 // plane, eight services at a time.
-func createServices(ctx context.Context, fleet *framework.Fleet, servers map[string]*homeServer, services int) error {
-	for _, c := range append([]*framework.Cluster{fleet.ControlPlane}, workerClusters(fleet)...) {
+func createServices(ctx context.Context, fleet *envfleet.Fleet, servers map[string]*homeServer, services int) error {
+	for _, c := range append([]*envfleet.Cluster{fleet.ControlPlane}, workerClusters(fleet)...) {
 		if err := c.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}}); err != nil {
 			return err
 		}
@@ -106,18 +107,18 @@ func createServices(ctx context.Context, fleet *framework.Fleet, servers map[str
 		g.Go(func() error {
 			key := client.ObjectKey{Namespace: namespace, Name: name}
 			for _, w := range workers {
-				if err := framework.PlaceCopy(gctx, fleet.Workers[w].Client, key, servers[w].url(name), 1, 1); err != nil {
+				if err := envfleet.PlaceCopy(gctx, fleet.Workers[w].Client, key, servers[w].url(name), 1, 1); err != nil {
 					return fmt.Errorf("copy of %s on %s: %w", name, w, err)
 				}
 			}
-			return fleet.ControlPlane.Client.Create(gctx, framework.SourceService(key, workers, nil))
+			return fleet.ControlPlane.Client.Create(gctx, envfleet.SourceService(key, workers, nil))
 		})
 	}
 	return g.Wait()
 }
 
-func workerClusters(fleet *framework.Fleet) []*framework.Cluster {
-	var out []*framework.Cluster
+func workerClusters(fleet *envfleet.Fleet) []*envfleet.Cluster {
+	var out []*envfleet.Cluster
 	for _, w := range workers {
 		out = append(out, fleet.Workers[w])
 	}

@@ -2,6 +2,7 @@ package soak
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -11,10 +12,11 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
+	"github.com/ome-routing/operator/internal/envfleet"
+	"github.com/ome-routing/operator/internal/poll"
 	"github.com/ome-routing/operator/test/framework"
 )
 
@@ -54,13 +56,13 @@ func TestSoak(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	started := time.Now()
-	fleet, err := framework.StartFleet(ctx, workers...)
+	fleet, err := envfleet.StartFleet(ctx, workers...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = fleet.Stop() })
 	cp := fleet.ControlPlane
-	if _, err := cp.InstallChartRBAC(ctx, framework.SecretNamespace); err != nil {
+	if _, err := cp.InstallChartRBAC(ctx, envfleet.SecretNamespace); err != nil {
 		t.Fatal(err)
 	}
 	if err := cp.InstallGatewayCRDs(); err != nil {
@@ -203,26 +205,24 @@ func waitForLeader(t *testing.T, s *sampler) *replica {
 // last said.
 func waitUntil(t *testing.T, what string, timeout time.Duration, cond func() (bool, string)) {
 	t.Helper()
-	var state string
-	if !poll(timeout, func() bool {
-		var ok bool
-		ok, state = cond()
-		return ok
-	}) {
-		t.Fatalf("timed out after %s waiting until %s (%s)", timeout, what, state)
+	if err := poll.Until(context.Background(), time.Second, timeout, stated(cond)); err != nil {
+		t.Fatalf("waiting until %s: %v", what, err)
 	}
 }
 
 // waitQuietly is waitUntil that reports instead of failing.
 func waitQuietly(timeout time.Duration, cond func() (bool, string)) bool {
-	return poll(timeout, func() bool { ok, _ := cond(); return ok })
+	return poll.Until(context.Background(), time.Second, timeout, stated(cond)) == nil
 }
 
-// poll checks cond at once and then every second until it holds or timeout has passed.
-func poll(timeout time.Duration, cond func() bool) bool {
-	err := wait.PollUntilContextTimeout(context.Background(), time.Second, timeout, true,
-		func(context.Context) (bool, error) { return cond(), nil })
-	return err == nil
+// stated is a check for poll.Until from a condition that says what it found.
+func stated(cond func() (bool, string)) func(context.Context) error {
+	return func(context.Context) error {
+		if ok, state := cond(); !ok {
+			return errors.New(state)
+		}
+		return nil
+	}
 }
 
 func envDuration(t *testing.T, name string, def time.Duration) time.Duration {

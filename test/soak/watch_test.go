@@ -10,12 +10,12 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/client-go/rest"
-	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/internal/envfleet"
 	"github.com/ome-routing/operator/pkg/publish"
 	"github.com/ome-routing/operator/test/framework"
 )
@@ -138,45 +138,14 @@ func newWatcher(sched schedule, services int, homes map[homeKey]*home) *watcher 
 func (w *watcher) run(ctx context.Context, t *testing.T, cfg *rest.Config) {
 	cfg = rest.CopyConfig(cfg)
 	cfg.QPS, cfg.Burst = -1, -1
-	c, err := cache.New(cfg, cache.Options{Scheme: framework.Scheme, ByObject: map[client.Object]cache.ByObject{
-		&coordinationv1.Lease{}: {Namespaces: map[string]cache.Config{framework.SecretNamespace: {}}},
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	handlers := []struct {
-		obj client.Object
-		h   toolscache.ResourceEventHandlerFuncs
-	}{
-		{&omev1beta1.TrafficMap{}, toolscache.ResourceEventHandlerFuncs{
-			AddFunc:    func(obj any) { w.mapSeen(nil, obj.(*omev1beta1.TrafficMap)) },
-			UpdateFunc: func(old, obj any) { w.mapSeen(old.(*omev1beta1.TrafficMap), obj.(*omev1beta1.TrafficMap)) },
-		}},
-		{&gatewayv1.HTTPRoute{}, toolscache.ResourceEventHandlerFuncs{
-			AddFunc:    func(obj any) { w.routeSeen(obj.(*gatewayv1.HTTPRoute)) },
-			UpdateFunc: func(_, obj any) { w.routeSeen(obj.(*gatewayv1.HTTPRoute)) },
-		}},
-		{&omev1beta1.WorkloadCluster{}, toolscache.ResourceEventHandlerFuncs{
-			UpdateFunc: func(old, obj any) { w.memberSeen(old.(*omev1beta1.WorkloadCluster), obj.(*omev1beta1.WorkloadCluster)) },
-		}},
-		{&coordinationv1.Lease{}, toolscache.ResourceEventHandlerFuncs{
-			AddFunc:    func(obj any) { w.leaseSeen(obj.(*coordinationv1.Lease)) },
-			UpdateFunc: func(_, obj any) { w.leaseSeen(obj.(*coordinationv1.Lease)) },
-		}},
-	}
-	for _, h := range handlers {
-		inf, err := c.GetInformer(ctx, h.obj)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := inf.AddEventHandler(h.h); err != nil {
-			t.Fatal(err)
-		}
-	}
-	go func() { _ = c.Start(ctx) }()
-	if !c.WaitForCacheSync(ctx) {
-		t.Fatal("the watcher's informers did not sync")
-	}
+	framework.StartWatch(ctx, t, cfg, cache.Options{ByObject: map[client.Object]cache.ByObject{
+		&coordinationv1.Lease{}: {Namespaces: map[string]cache.Config{envfleet.SecretNamespace: {}}},
+	}},
+		framework.On(&omev1beta1.TrafficMap{}, func(tm *omev1beta1.TrafficMap) { w.mapSeen(nil, tm) }, w.mapSeen),
+		framework.On(&gatewayv1.HTTPRoute{}, w.routeSeen, func(_, r *gatewayv1.HTTPRoute) { w.routeSeen(r) }),
+		framework.On(&omev1beta1.WorkloadCluster{}, nil, w.memberSeen),
+		framework.On(&coordinationv1.Lease{}, w.leaseSeen, func(_, l *coordinationv1.Lease) { w.leaseSeen(l) }),
+	)
 }
 
 // begin starts the checks: what came before was the fleet coming up.

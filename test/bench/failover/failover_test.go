@@ -17,9 +17,15 @@ import (
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/internal/envfleet"
+	"github.com/ome-routing/operator/internal/haproxyingress"
+	"github.com/ome-routing/operator/internal/modelserver"
+	"github.com/ome-routing/operator/internal/poll"
+	"github.com/ome-routing/operator/internal/traffic"
 	"github.com/ome-routing/operator/pkg/publish"
 	"github.com/ome-routing/operator/test/dataplane"
 	"github.com/ome-routing/operator/test/framework"
+	"github.com/ome-routing/operator/test/framework/stats"
 )
 
 const (
@@ -68,7 +74,7 @@ func TestFailover(t *testing.T) {
 	if os.Getenv("OME_BENCH") == "" {
 		t.Skip("failover benchmark: set OME_BENCH=1 (with KUBEBUILDER_ASSETS, HELM and HAPROXY_INGRESS) to run it; `make bench-failover` does")
 	}
-	if err := framework.DataPlaneMissing(); err != nil {
+	if err := haproxyingress.DataPlaneMissing(); err != nil {
 		t.Fatalf("the failover benchmark sends requests through haproxy, which cannot run here: %v", err)
 	}
 	n := flips
@@ -104,7 +110,7 @@ func TestFailover(t *testing.T) {
 	// every request of the run by who answered it.
 	span := results[len(results)-1].Sent.Sub(results[0].Sent)
 	fmt.Printf("failover figure=load requests=%d sent_rps=%.0f tally=%q\n", len(results),
-		float64(len(results)-1)/span.Seconds(), framework.TallyOf(results).String())
+		float64(len(results)-1)/span.Seconds(), traffic.TallyOf(results).String())
 }
 
 // startBench starts the data plane with two clusters of weight 1 (opts adds to that),
@@ -158,17 +164,17 @@ type bench struct {
 
 // flip makes worker-b fail until the gateway sends it nothing, then recover until it gets
 // requests again, and reads the moments of it from the recorder.
-func (b *bench) flip(i int, load *framework.Load) run {
+func (b *bench) flip(i int, load *traffic.Load) run {
 	servers := b.env.Servers
 	r := run{flip: time.Now()}
-	must(b.t, servers.Set("worker-b", framework.Unavailable))
+	must(b.t, servers.Set("worker-b", modelserver.Unavailable))
 	// Out once quiet requests in a row after the route's change reached worker-a alone.
 	b.waitFor(fmt.Sprintf("flip %d: the gateway to stop sending to worker-b", i+1), func() bool {
 		zero, ok := b.rec.routeAt(r.flip, 0)
 		return ok && b.rec.quietSince(zero) >= quiet
 	}, b.rec.summary)
 	r.recover = time.Now()
-	must(b.t, servers.Set("worker-b", framework.Serve))
+	must(b.t, servers.Set("worker-b", modelserver.Serve))
 	b.waitFor(fmt.Sprintf("flip %d: worker-b to get requests again", i+1), func() bool {
 		_, ok := b.rec.trafficAfter(r.recover, true)
 		return ok
@@ -205,13 +211,13 @@ func (b *bench) flip(i int, load *framework.Load) run {
 
 // phases counts each run's requests by when they were sent: from its flip to its recovery,
 // and from its recovery to the next flip (or the end of the load).
-func phases(runs []run, results []framework.Result) {
+func phases(runs []run, results []traffic.Result) {
 	for i := range runs {
 		end := time.Now()
 		if i+1 < len(runs) {
 			end = runs[i+1].flip
 		}
-		var failover, back framework.Tally
+		var failover, back traffic.Tally
 		for _, res := range results {
 			switch {
 			case !res.Sent.Before(runs[i].flip) && res.Sent.Before(runs[i].recover):
@@ -224,22 +230,15 @@ func phases(runs []run, results []framework.Result) {
 	}
 }
 
-// waitFor polls cond until it holds, failing the run after stepTimeout.
+// waitFor polls cond every 20ms until it holds, failing the run after stepTimeout with what
+// detail says and the fixture's logs.
 func (b *bench) waitFor(what string, cond func() bool, detail func() string) {
-	deadline := time.Now().Add(stepTimeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			msg := ""
-			if detail != nil {
-				msg = detail()
-			}
-			b.t.Fatalf("waited %s for %s\n%s\n%s", stepTimeout, what, msg, b.env.Logs())
-		}
-		select {
-		case <-b.ctx.Done():
-			b.t.Fatal(b.ctx.Err())
-		case <-time.After(20 * time.Millisecond):
-		}
+	var state []func() string
+	if detail != nil {
+		state = append(state, detail)
+	}
+	if err := poll.Until(b.ctx, 20*time.Millisecond, stepTimeout, poll.Holds(cond, state...)); err != nil {
+		b.t.Fatalf("waiting for %s: %v\n%s", what, err, b.env.Logs())
 	}
 }
 
@@ -252,7 +251,7 @@ func report(t *testing.T, runs []run) {
 			ds[i] = d(r)
 		}
 		fmt.Printf("failover figure=%s flips=%d load_rps=%d median_ms=%s max_ms=%s min_ms=%s\n", name, len(runs), rate,
-			ms(median(ds)), ms(slices.Max(ds)), ms(slices.Min(ds)))
+			ms(stats.Median(ds)), ms(slices.Max(ds)), ms(slices.Min(ds)))
 	}
 	count := func(name string, c func(run) int) {
 		cs := make([]time.Duration, len(runs))
@@ -260,7 +259,7 @@ func report(t *testing.T, runs []run) {
 			cs[i] = time.Duration(c(r))
 		}
 		fmt.Printf("failover figure=%s flips=%d load_rps=%d median=%d max=%d min=%d\n", name, len(runs), rate,
-			int(median(cs)), int(slices.Max(cs)), int(slices.Min(cs)))
+			int(stats.Median(cs)), int(slices.Max(cs)), int(slices.Min(cs)))
 	}
 	figure("probe_wait", func(r run) time.Duration { return r.firstFailProbe.Sub(r.firstFailAnswer) })
 	figure("detection", func(r run) time.Duration { return r.decision.Sub(r.firstFailProbe) })
@@ -275,14 +274,6 @@ func report(t *testing.T, runs []run) {
 	count("refused", func(r run) int { return r.refused })
 	count("failed_return", func(r run) int { return r.failedReturn })
 	figure("return", func(r run) time.Duration { return r.backOnB.Sub(r.recover) })
-}
-
-func median(ds []time.Duration) time.Duration {
-	s := slices.Sorted(slices.Values(ds))
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.0f", float64(d)/float64(time.Millisecond)) }
@@ -316,25 +307,25 @@ type weightAt struct {
 	weight int32
 }
 
-func (r *recorder) answer(cluster string, a framework.Answer) {
+func (r *recorder) answer(cluster string, a modelserver.Answer) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	ok := a.Status == 200
 	switch {
 	case cluster != "worker-b":
-		if framework.IsTraffic(a.Request) {
+		if modelserver.IsTraffic(a.Request) {
 			r.others = append(r.others, a.At)
 		}
-	case framework.IsTraffic(a.Request):
+	case modelserver.IsTraffic(a.Request):
 		r.traffic = append(r.traffic, answer{a.At, ok})
-	case a.Request.URL.Path == framework.ProbePath:
+	case a.Request.URL.Path == modelserver.ProbePath:
 		r.probes = append(r.probes, answer{a.At, ok})
 	}
 }
 
 // watch records worker-b's weight in every event of the service's TrafficMap and HTTPRoute.
 func (r *recorder) watch(ctx context.Context, env *dataplane.Env) error {
-	wc, err := client.NewWithWatch(env.Fleet.ControlPlane.Config, client.Options{Scheme: framework.Scheme})
+	wc, err := client.NewWithWatch(env.Fleet.ControlPlane.Config, client.Options{Scheme: envfleet.Scheme})
 	if err != nil {
 		return err
 	}

@@ -14,8 +14,11 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/internal/haproxyingress"
+	"github.com/ome-routing/operator/internal/modelserver"
 	"github.com/ome-routing/operator/test/dataplane"
 	"github.com/ome-routing/operator/test/framework"
+	"github.com/ome-routing/operator/test/framework/stats"
 )
 
 // comparisonFlips is how many outages each mode of TestPassiveGateOutage takes
@@ -38,7 +41,7 @@ func TestPassiveGateOutage(t *testing.T) {
 	if os.Getenv("OME_BENCH") == "" {
 		t.Skip("failover benchmark: set OME_BENCH=1 (with KUBEBUILDER_ASSETS, HELM and HAPROXY_INGRESS) to run it; `make bench-failover` does")
 	}
-	if err := framework.DataPlaneMissing(); err != nil {
+	if err := haproxyingress.DataPlaneMissing(); err != nil {
 		t.Fatalf("the benchmark sends requests through haproxy, which cannot run here: %v", err)
 	}
 	n := comparisonFlips
@@ -83,9 +86,9 @@ func TestPassiveGateOutage(t *testing.T) {
 			moved = append(moved, r.lastToB.Sub(r.mapZero))
 		}
 		fmt.Printf("failover figure=outage_failed mode=%s flips=%d load_rps=%d median=%d max=%d min=%d\n", m.name, n, rate,
-			medianInt(counts), slices.Max(counts), slices.Min(counts))
+			stats.Median(counts), slices.Max(counts), slices.Min(counts))
 		fmt.Printf("failover figure=outage_decision_to_traffic_moved mode=%s flips=%d load_rps=%d median_ms=%s max_ms=%s min_ms=%s\n",
-			m.name, n, rate, ms(median(moved)), ms(slices.Max(moved)), ms(slices.Min(moved)))
+			m.name, n, rate, ms(stats.Median(moved)), ms(slices.Max(moved)), ms(slices.Min(moved)))
 	}
 }
 
@@ -119,13 +122,13 @@ func (b *bench) setProbe(p *omev1beta1.RoutingProbe) {
 func (b *bench) outage(what string) run {
 	servers := b.env.Servers
 	r := run{flip: time.Now()}
-	must(b.t, servers.Set("worker-b", framework.Unavailable))
+	must(b.t, servers.Set("worker-b", modelserver.Unavailable))
 	b.waitFor(what+": the gateway to stop sending to worker-b", func() bool {
 		zero, ok := b.rec.routeAt(r.flip, 0)
 		return ok && b.rec.quietSince(zero) >= quiet
 	}, b.rec.summary)
 	r.recover = time.Now()
-	must(b.t, servers.Set("worker-b", framework.Serve))
+	must(b.t, servers.Set("worker-b", modelserver.Serve))
 	b.waitFor(what+": worker-b's weight back in the route", func() bool {
 		w, err := b.env.RouteWeights(b.ctx)
 		return err == nil && w["worker-b"] == 1
@@ -138,12 +141,4 @@ func (b *bench) outage(what string) run {
 		b.t.Fatalf("%s: no request reached worker-b\n%s", what, b.rec.summary())
 	}
 	return r
-}
-
-func medianInt(v []int) int {
-	s := slices.Sorted(slices.Values(v))
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }

@@ -14,14 +14,14 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 
-	"github.com/ome-routing/operator/test/framework"
+	"github.com/ome-routing/operator/internal/envfleet"
 )
 
 // The quickstart's manifests (config/samples) are what the API server accepts, CEL rules
 // included, and the member-side ClusterRole grants exactly what the suites give a member's
 // user: no more, no less.
 var _ = Describe("The samples in config/samples", func() {
-	samples := filepath.Join(framework.RepoRoot(), "config", "samples")
+	samples := filepath.Join(envfleet.RepoRoot(), "config", "samples")
 
 	It("pass the API server's admission, CEL rules included", func(ctx context.Context) {
 		for _, ns := range []string{"qwen3-0-6b", "ome", "ome-routing-member"} {
@@ -54,6 +54,6 @@ var _ = Describe("The samples in config/samples", func() {
 			}
 		}
 		Expect(roles).To(HaveLen(1))
-		Expect(roles[0].Rules).To(Equal(framework.MemberRules))
+		Expect(roles[0].Rules).To(Equal(envfleet.MemberRules))
 	})
 })

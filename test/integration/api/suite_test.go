@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -17,6 +16,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/ome-routing/operator/internal/envfleet"
 	"github.com/ome-routing/operator/test/framework"
 	"github.com/ome-routing/operator/test/suite"
 )
@@ -24,13 +24,13 @@ import (
 // How long to wait for what the API server does in the background, such as publishing a
 // CRD's OpenAPI schema; admission itself is synchronous and is never waited for.
 const (
-	eventuallyTimeout  = 20 * time.Second
-	eventuallyInterval = 250 * time.Millisecond
+	eventuallyTimeout  = framework.APIWriteTimeout
+	eventuallyInterval = framework.PollInterval
 )
 
 var (
 	// cp is the one API server of the suite.
-	cp *framework.Cluster
+	cp *envfleet.Cluster
 	// k8s is cp's client.
 	k8s client.Client
 	// kubectlDir holds the kubeconfig and the kubectl cache, and is the working directory
@@ -55,7 +55,7 @@ var _ = BeforeSuite(func() {
 	Expect(err).NotTo(HaveOccurred())
 	Expect(kubectlBin).To(BeAnExistingFile(), "KUBECTL")
 
-	cp, err = framework.StartCluster("api")
+	cp, err = envfleet.StartCluster("api")
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(cp.Stop)
 	k8s = cp.Client

@@ -20,6 +20,8 @@ import (
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/controllers"
+	"github.com/ome-routing/operator/internal/envfleet"
+	"github.com/ome-routing/operator/internal/modelserver"
 	"github.com/ome-routing/operator/pkg/config"
 	"github.com/ome-routing/operator/pkg/probe"
 	"github.com/ome-routing/operator/test/framework"
@@ -73,13 +75,13 @@ func startManager() func() {
 func liveService(ctx context.Context, name string, routing *omev1beta1.Routing) client.ObjectKey {
 	ns := newNamespace(ctx)
 	key := client.ObjectKey{Namespace: ns, Name: name}
-	ep, err := framework.StartEndpoint(nil)
+	ep, err := modelserver.StartEndpoint(nil)
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(ep.Close)
 	u, err := url.Parse(ep.URL())
 	Expect(err).NotTo(HaveOccurred())
-	Expect(framework.PlaceCopy(ctx, fleet.Workers[liveWorker].Client, key, fmt.Sprintf("http://%s.example.test:%s", liveWorker, u.Port()), 1, 1)).To(Succeed())
-	Expect(k8s.Create(ctx, framework.SourceService(key, []string{liveWorker}, routing))).To(Succeed())
+	Expect(envfleet.PlaceCopy(ctx, fleet.Workers[liveWorker].Client, key, fmt.Sprintf("http://%s.example.test:%s", liveWorker, u.Port()), 1, 1)).To(Succeed())
+	Expect(k8s.Create(ctx, envfleet.SourceService(key, []string{liveWorker}, routing))).To(Succeed())
 	return key
 }
 
@@ -207,7 +209,7 @@ var _ = Describe("kubectl ome placement endpoint with a running manager", Ordere
 			"spec.routing.probe.period (500ms) must be at least routing.observer.minPeriod (1s)\n"))
 	})
 
-	It("reads Stale within three periods and the clock allowance once the manager stops", func(ctx context.Context) {
+	It("reads Stale within three periods and the clock allowance once the manager stops", Label(framework.TimingDependent), func(ctx context.Context) {
 		stop()
 		stopped := time.Now()
 		endpoint := func() string {

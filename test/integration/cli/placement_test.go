@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/internal/envfleet"
 	"github.com/ome-routing/operator/test/framework"
 )
 
@@ -59,7 +60,7 @@ func temporaryCluster(ctx context.Context, name string) *omev1beta1.WorkloadClus
 // routedService creates a service placed on explain-down and explain-up with the given
 // routing settings.
 func routedService(ctx context.Context, ns, name string, routing *omev1beta1.Routing) {
-	Expect(k8s.Create(ctx, framework.SourceService(client.ObjectKey{Namespace: ns, Name: name}, []string{"explain-down", "explain-up"}, routing))).To(Succeed())
+	Expect(k8s.Create(ctx, envfleet.SourceService(client.ObjectKey{Namespace: ns, Name: name}, []string{"explain-down", "explain-up"}, routing))).To(Succeed())
 }
 
 var _ = Describe("kubectl ome placement status", func() {

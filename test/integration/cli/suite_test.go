@@ -18,13 +18,15 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/internal/envfleet"
 	"github.com/ome-routing/operator/test/framework"
 	"github.com/ome-routing/operator/test/suite"
 )
 
 const (
-	timeout  = 20 * time.Second
-	interval = 100 * time.Millisecond
+	// timeout bounds a map the in-process manager writes and the plugin's reading it back.
+	timeout  = framework.APIWriteTimeout
+	interval = framework.PollInterval
 	// contextName is the kubeconfig context the plugin runs with.
 	contextName = "hub"
 )
@@ -32,8 +34,8 @@ const (
 var (
 	// fleet is the control plane the plugin reads, with one workload cluster (liveWorker)
 	// that the specs with a running manager place their services on.
-	fleet      *framework.Fleet
-	cp         *framework.Cluster
+	fleet      *envfleet.Fleet
+	cp         *envfleet.Cluster
 	k8s        client.Client
 	workDir    string
 	plugin     string
@@ -61,11 +63,11 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	plugin = filepath.Join(workDir, "bin", "kubectl-ome")
 	Expect(os.MkdirAll(filepath.Dir(plugin), 0o755)).To(Succeed())
 	Expect(os.Symlink(built, plugin)).To(Succeed())
-	helper, err := os.ReadFile(filepath.Join(framework.RepoRoot(), "cmd", "kubectl-ome", "kubectl_complete-ome"))
+	helper, err := os.ReadFile(filepath.Join(envfleet.RepoRoot(), "cmd", "kubectl-ome", "kubectl_complete-ome"))
 	Expect(err).NotTo(HaveOccurred())
 	Expect(os.WriteFile(filepath.Join(workDir, "bin", "kubectl_complete-ome"), helper, 0o755)).To(Succeed())
 
-	fleet, err = framework.StartFleet(ctx, liveWorker)
+	fleet, err = envfleet.StartFleet(ctx, liveWorker)
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(fleet.Stop)
 	cp = fleet.ControlPlane

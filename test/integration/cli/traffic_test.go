@@ -19,7 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
-	"github.com/ome-routing/operator/test/framework"
+	"github.com/ome-routing/operator/internal/envfleet"
 )
 
 const drainKey = "ome.io/traffic-drain"
@@ -38,7 +38,7 @@ func newNamespace(ctx context.Context) string {
 // newSource creates a routed source service with an unrelated annotation and the given
 // drain annotation ("" for none).
 func newSource(ctx context.Context, ns, name, drains string) *omev1beta1.InferenceService {
-	isvc := framework.SourceService(client.ObjectKey{Namespace: ns, Name: name}, []string{"worker-a", "worker-b"}, nil)
+	isvc := envfleet.SourceService(client.ObjectKey{Namespace: ns, Name: name}, []string{"worker-a", "worker-b"}, nil)
 	isvc.Annotations = map[string]string{"team.example.com/notes": "  keep  {me}  exactly "}
 	if drains != "" {
 		isvc.Annotations[drainKey] = drains
@@ -110,7 +110,7 @@ var _ = Describe("kubectl ome traffic", func() {
 		ns := newNamespace(ctx)
 		newSource(ctx, ns, "chat", `{"maintenance-a":{"cluster":"worker-a","reason":"r"}}`)
 		newSource(ctx, ns, "broken", `{"maintenance-a":{"cluster":"worker-a"}}`)
-		unrouted := framework.SourceService(client.ObjectKey{Namespace: ns, Name: "local"}, nil, &omev1beta1.Routing{Enabled: ptr.To(false)})
+		unrouted := envfleet.SourceService(client.ObjectKey{Namespace: ns, Name: "local"}, nil, &omev1beta1.Routing{Enabled: ptr.To(false)})
 		Expect(k8s.Create(ctx, unrouted)).To(Succeed())
 		rv := get(ctx, ns, "chat").ResourceVersion
 

@@ -10,9 +10,9 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/internal/modelserver"
 	"github.com/ome-routing/operator/internal/promserver"
 	"github.com/ome-routing/operator/test/dataplane"
-	"github.com/ome-routing/operator/test/framework"
 )
 
 // trafficApplied is the map's TrafficApplied condition as "Status Reason: message".
@@ -67,7 +67,7 @@ var _ = Describe("TrafficApplied, on haproxy's own counters read from a real Pro
 		requireSignal()
 		DeferCleanup(func(ctx context.Context) {
 			Expect(env.Gateway.Resume()).To(Succeed())
-			set(framework.Serve, workers...)
+			set(modelserver.Serve, workers...)
 			expectRouting(ctx, all)
 		})
 		expectRouting(ctx, all)
@@ -77,7 +77,7 @@ var _ = Describe("TrafficApplied, on haproxy's own counters read from a real Pro
 		alerting := startLoadAndAlerting(ctx)
 
 		By("a gate that reaches the traffic")
-		set(framework.Unavailable, "worker-b")
+		set(modelserver.Unavailable, "worker-b")
 		awaitRouting(ctx, gated)
 		routed := time.Now()
 		Eventually(trafficApplied(ctx)).WithTimeout(evidenceBound + timeout).WithPolling(interval).Should(MatchRegexp(
@@ -88,13 +88,13 @@ var _ = Describe("TrafficApplied, on haproxy's own counters read from a real Pro
 		Expect(firing(ctx, alerting)(Default)).NotTo(ContainElement("OMERoutingLostUpdate"))
 
 		By("the gate lifts: nothing at weight 0 again, and the split follows the weights")
-		set(framework.Serve, "worker-b")
+		set(modelserver.Serve, "worker-b")
 		awaitRouting(ctx, all)
 		Eventually(trafficApplied(ctx)).WithTimeout(evidenceBound + timeout).WithPolling(interval).Should(HavePrefix("True SplitMatched: "))
 
 		By("HAProxy Ingress stopped: the route gives worker-b weight 0, haproxy keeps sending it requests")
 		Expect(env.Gateway.Pause()).To(Succeed())
-		set(framework.Unavailable, "worker-b")
+		set(modelserver.Unavailable, "worker-b")
 		Eventually(routeWeights(ctx)).WithTimeout(timeout).WithPolling(interval).Should(Equal(gated))
 		written := time.Now()
 		Eventually(trafficApplied(ctx)).WithTimeout(evidenceBound + timeout).WithPolling(interval).Should(MatchRegexp(

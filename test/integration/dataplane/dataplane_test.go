@@ -9,7 +9,8 @@ import (
 	. "github.com/onsi/gomega"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
-	"github.com/ome-routing/operator/test/framework"
+	"github.com/ome-routing/operator/internal/haproxyingress"
+	"github.com/ome-routing/operator/internal/modelserver"
 )
 
 // The specs run in order on one service, each starting from the state the one before
@@ -18,7 +19,7 @@ var _ = Describe("Requests through haproxy", Ordered, func() {
 	all := map[string]int32{"worker-a": 3, "worker-b": 2, "worker-c": 1}
 
 	It("listen on loopback only: haproxy's and its controller's every listener is on 127.0.0.1", func() {
-		addrs, err := framework.ListeningAddrs(env.Gateway.PIDs())
+		addrs, err := haproxyingress.ListeningAddrs(env.Gateway.PIDs())
 		Expect(err).NotTo(HaveOccurred())
 		Expect(addrs).NotTo(BeEmpty())
 		for _, a := range addrs {
@@ -31,18 +32,18 @@ var _ = Describe("Requests through haproxy", Ordered, func() {
 	})
 
 	It("stop reaching a failing cluster once it is gated, and none fails on the way", func(ctx context.Context) {
-		t := across(ctx, func() { set(framework.Unavailable, "worker-b") },
+		t := across(ctx, func() { set(modelserver.Unavailable, "worker-b") },
 			map[string]int32{"worker-a": 3, "worker-b": 0, "worker-c": 1}, "worker-b")
 		// worker-b answered 503 itself until its gate took it out of haproxy's rotation.
 		Expect(t.Refused["worker-b"]).To(BeNumerically(">", 0), "worker-b failed some requests before its gate: %s", t)
 	})
 
 	It("return in the weights' ratio when the cluster recovers", func(ctx context.Context) {
-		across(ctx, func() { set(framework.Serve, "worker-b") }, all)
+		across(ctx, func() { set(modelserver.Serve, "worker-b") }, all)
 	})
 
 	It("keep flowing by the weights when every cluster fails under PreserveTraffic", func(ctx context.Context) {
-		set(framework.Unavailable, workers...)
+		set(modelserver.Unavailable, workers...)
 		Eventually(routable(ctx)).WithTimeout(timeout).WithPolling(interval).Should(Equal("True " + string(omev1beta1.TrafficMapReasonAllHomesProbeFailed)))
 		t := expectRouting(ctx, all)
 		// The clusters themselves answer (503), as they would without the operator: the
@@ -59,7 +60,7 @@ var _ = Describe("Requests through haproxy", Ordered, func() {
 	})
 
 	It("come back once the clusters recover under Drain", func(ctx context.Context) {
-		set(framework.Serve, workers...)
+		set(modelserver.Serve, workers...)
 		expectRouting(ctx, all)
 		setPolicy(ctx, omev1beta1.AllFailedPreserveTraffic)
 		expectRouting(ctx, all)

@@ -8,7 +8,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
-	"github.com/ome-routing/operator/test/framework"
+	"github.com/ome-routing/operator/internal/modelserver"
 )
 
 // failoverBatch and failoverPoints are the measure of a spill through the data
@@ -28,7 +28,7 @@ var _ = Describe("Requests through haproxy under ordered failover", func() {
 			{Name: "west", Clusters: []string{"worker-c"}},
 		}})
 		DeferCleanup(func(ctx context.Context) {
-			set(framework.Serve, workers...)
+			set(modelserver.Serve, workers...)
 			setFailover(ctx, nil)
 			expectRouting(ctx, all)
 		})
@@ -37,11 +37,11 @@ var _ = Describe("Requests through haproxy under ordered failover", func() {
 		expectShares(ctx, map[string]int32{"worker-a": 3, "worker-b": 2, "worker-c": 0}, "east 100%, west 0%")
 
 		By("worker-b (2 of east's 5 replicas) is gated: east is 60% healthy, 84 points, and west takes 16%")
-		set(framework.Unavailable, "worker-b")
+		set(modelserver.Unavailable, "worker-b")
 		expectShares(ctx, map[string]int32{"worker-a": 21, "worker-b": 0, "worker-c": 4}, "east 84%, west 16%")
 
 		By("worker-b recovers: west stands by again")
-		set(framework.Serve, "worker-b")
+		set(modelserver.Serve, "worker-b")
 		expectShares(ctx, map[string]int32{"worker-a": 3, "worker-b": 2, "worker-c": 0}, "east 100%, west 0%")
 	})
 })

@@ -8,7 +8,8 @@ import (
 	. "github.com/onsi/gomega"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
-	"github.com/ome-routing/operator/test/framework"
+	"github.com/ome-routing/operator/internal/modelserver"
+	"github.com/ome-routing/operator/internal/traffic"
 )
 
 const (
@@ -37,7 +38,7 @@ func routeWeights(ctx context.Context) func(Gomega) map[string]int32 {
 
 // send sends n requests through haproxy and returns what the clients got and how many of
 // them each server received.
-func send(ctx context.Context, n int) (framework.Tally, map[string]int64) {
+func send(ctx context.Context, n int) (traffic.Tally, map[string]int64) {
 	before := env.Servers.Received()
 	t := env.Traffic.Batch(ctx, n)
 	return t, env.Servers.Delta(before)
@@ -47,7 +48,7 @@ func send(ctx context.Context, n int) (framework.Tally, map[string]int64) {
 // a cluster of weight 0 receives nothing. Then it checks a batch: zero requests to every
 // cluster of weight 0, each other's share of the batch within tolerance of its weight's
 // share, and no request failed through the gateway. It returns the batch's tally.
-func expectRouting(ctx context.Context, want map[string]int32) framework.Tally {
+func expectRouting(ctx context.Context, want map[string]int32) traffic.Tally {
 	GinkgoHelper()
 	awaitRouting(ctx, want)
 	t, got := send(ctx, batchSize)
@@ -73,12 +74,12 @@ func awaitRouting(ctx context.Context, want map[string]int32) {
 // splitMatches says whether n requests reached the servers by the weights, each share
 // within the suite's tolerance and none where the weight is 0.
 func splitMatches(got map[string]int64, want map[string]int32, n int) bool {
-	return framework.SplitMatches(got, want, n, tolerance)
+	return modelserver.SplitMatches(got, want, n, tolerance)
 }
 
 // expectSplit checks a batch against the weights. With every weight at 0 no request may
 // reach a server; the caller checks what the gateway answered instead.
-func expectSplit(t framework.Tally, got map[string]int64, want map[string]int32) {
+func expectSplit(t traffic.Tally, got map[string]int64, want map[string]int32) {
 	GinkgoHelper()
 	total := int32(0)
 	for _, w := range want {
@@ -106,12 +107,12 @@ func expectSplit(t framework.Tally, got map[string]int64, want map[string]int32)
 // checks that no request of it failed through the gateway: the only non-2xx answers may
 // come from the clusters in failing, which answer 503 themselves until they are gated.
 // Then it checks a batch against want, as expectRouting does. It returns the load's tally.
-func across(ctx context.Context, change func(), want map[string]int32, failing ...string) framework.Tally {
+func across(ctx context.Context, change func(), want map[string]int32, failing ...string) traffic.Tally {
 	GinkgoHelper()
 	load := env.Traffic.StartLoad(ctx, loadRate, loadRate*int(2*timeout.Seconds()))
 	change()
 	awaitRouting(ctx, want)
-	t := framework.TallyOf(load.Stop())
+	t := traffic.TallyOf(load.Stop())
 	batch, got := send(ctx, batchSize)
 	expectSplit(batch, got, want)
 	Expect(t.Failed()).To(BeZero(), "requests across the change that failed through the gateway: %s", t)
@@ -123,7 +124,7 @@ func across(ctx context.Context, change func(), want map[string]int32, failing .
 }
 
 // set switches how clusters' servers answer.
-func set(mode framework.Mode, clusters ...string) {
+func set(mode modelserver.Mode, clusters ...string) {
 	GinkgoHelper()
 	for _, c := range clusters {
 		Expect(env.Servers.Set(c, mode)).To(Succeed())

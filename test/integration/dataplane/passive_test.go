@@ -12,9 +12,9 @@ import (
 	"k8s.io/utils/ptr"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/internal/haproxyingress"
 	"github.com/ome-routing/operator/pkg/publish"
 	"github.com/ome-routing/operator/test/dataplane"
-	"github.com/ome-routing/operator/test/framework"
 )
 
 // twoWindows is the bound on a passive gate's detection: two of the signal's
@@ -31,8 +31,8 @@ func requireSignal() {
 	if env.Prometheus != nil {
 		return
 	}
-	if os.Getenv(framework.RequireDataPlaneEnv) != "" {
-		Fail(framework.RequireDataPlaneEnv + " is set, but the suite runs without Prometheus")
+	if os.Getenv(haproxyingress.RequireDataPlaneEnv) != "" {
+		Fail(haproxyingress.RequireDataPlaneEnv + " is set, but the suite runs without Prometheus")
 	}
 	Skip("no Prometheus here: the traffic signal has no source")
 }

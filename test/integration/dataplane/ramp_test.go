@@ -11,7 +11,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
-	"github.com/ome-routing/operator/test/framework"
+	"github.com/ome-routing/operator/internal/modelserver"
 )
 
 // rampBatch is how many requests measure one step of a ramp: enough that the steps' shares
@@ -37,16 +37,16 @@ var _ = Describe("Requests through haproxy during a ramp", func() {
 		all := map[string]int32{"worker-a": 3, "worker-b": 2, "worker-c": 1}
 		setProbe(ctx, p)
 		DeferCleanup(func(ctx context.Context) {
-			set(framework.Serve, workers...)
+			set(modelserver.Serve, workers...)
 			setProbe(ctx, probeSpec(omev1beta1.AllFailedPreserveTraffic))
 			expectRouting(ctx, all)
 		})
 		expectRouting(ctx, all)
 
 		By("worker-a is gated, then recovers")
-		set(framework.Unavailable, "worker-a")
+		set(modelserver.Unavailable, "worker-a")
 		awaitRouting(ctx, map[string]int32{"worker-a": 0, "worker-b": 2, "worker-c": 1})
-		set(framework.Serve, "worker-a")
+		set(modelserver.Serve, "worker-a")
 
 		// While the route shows a step, batches go out until haproxy splits one by it (it
 		// follows a changed route about a second later); a step the route leaves first is

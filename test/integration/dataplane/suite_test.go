@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/internal/haproxyingress"
 	"github.com/ome-routing/operator/internal/promserver"
 	"github.com/ome-routing/operator/test/dataplane"
 	"github.com/ome-routing/operator/test/framework"
@@ -23,8 +24,10 @@ import (
 const (
 	// timeout bounds every wait: a gate closes in about three probe periods of a second,
 	// and haproxy follows a changed route within about a second.
-	timeout  = 45 * time.Second
-	interval = 200 * time.Millisecond
+	timeout = framework.DataPlaneTimeout
+	// interval is twice the shared one: a check here often sends a batch of requests
+	// through haproxy, not a cache read.
+	interval = 2 * framework.PollInterval
 )
 
 var (
@@ -37,9 +40,9 @@ var (
 )
 
 func TestDataPlane(t *testing.T) {
-	if err := framework.DataPlaneMissing(); err != nil {
-		if os.Getenv(framework.RequireDataPlaneEnv) != "" {
-			t.Fatalf("the data plane must run here (%s is set, as .ci/run sets it), but it cannot: %v", framework.RequireDataPlaneEnv, err)
+	if err := haproxyingress.DataPlaneMissing(); err != nil {
+		if os.Getenv(haproxyingress.RequireDataPlaneEnv) != "" {
+			t.Fatalf("the data plane must run here (%s is set, as .ci/run sets it), but it cannot: %v", haproxyingress.RequireDataPlaneEnv, err)
 		}
 		t.Skipf("no data plane on this machine, so no request is sent through a gateway: %v", err)
 	}

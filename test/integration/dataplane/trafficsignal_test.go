@@ -16,10 +16,10 @@ import (
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/ome-routing/operator/config/samples"
+	"github.com/ome-routing/operator/internal/haproxyingress"
 	"github.com/ome-routing/operator/internal/promserver"
 	"github.com/ome-routing/operator/pkg/publish"
 	"github.com/ome-routing/operator/pkg/trafficsignal"
-	"github.com/ome-routing/operator/test/framework"
 )
 
 // signalQueries are the shipped requests and failures templates, checked by the manager's
@@ -66,8 +66,8 @@ func backendPositions(ctx context.Context, route string) map[string]int {
 var _ = Describe("The shipped HAProxy traffic-signal queries", func() {
 	It("count per cluster the requests haproxy sent and the 5xx among them, never a 4xx, from a real Prometheus scraping haproxy's exporter", func(ctx context.Context) {
 		if err := promserver.Missing(); err != nil {
-			if os.Getenv(framework.RequireDataPlaneEnv) != "" {
-				Fail(fmt.Sprintf("%s is set, as .ci/run sets it, but Prometheus cannot run: %v", framework.RequireDataPlaneEnv, err))
+			if os.Getenv(haproxyingress.RequireDataPlaneEnv) != "" {
+				Fail(fmt.Sprintf("%s is set, as .ci/run sets it, but Prometheus cannot run: %v", haproxyingress.RequireDataPlaneEnv, err))
 			}
 			Skip(err.Error())
 		}

@@ -9,7 +9,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
-	"github.com/ome-routing/operator/test/framework"
+	"github.com/ome-routing/operator/internal/envfleet"
+	"github.com/ome-routing/operator/internal/traffic"
 )
 
 // readyReasons are the workers' Ready conditions as "Status Reason".
@@ -36,11 +37,11 @@ var _ = Describe("Requests through haproxy while the control plane cannot read a
 		// A member turns ConnectionFailed only after the manager's member grace (30 s
 		// after its health checks start failing, which they do every 15 s).
 		load := env.Traffic.StartLoad(ctx, loadRate, loadRate*int(4*timeout.Seconds()))
-		var clusters []*framework.Cluster
+		var clusters []*envfleet.Cluster
 		for _, w := range workers {
 			clusters = append(clusters, env.Fleet.Workers[w])
 		}
-		Expect(framework.StopAPIServers(clusters...)).To(Succeed())
+		Expect(envfleet.StopAPIServers(clusters...)).To(Succeed())
 		DeferCleanup(func(ctx context.Context) {
 			for _, c := range clusters {
 				Expect(c.StartAPIServer()).To(Succeed())
@@ -59,7 +60,7 @@ var _ = Describe("Requests through haproxy while the control plane cannot read a
 		}).WithTimeout(timeout).WithPolling(interval).Should(Succeed())
 		awaitRouting(ctx, all)
 
-		t := framework.TallyOf(load.Stop())
+		t := traffic.TallyOf(load.Stop())
 		Expect(t.Failed()).To(BeZero(), "requests across the outage that failed through the gateway: %s", t)
 		Expect(t.Refused).To(BeEmpty(), "no cluster failed a request: %s", t)
 		batch, got := send(ctx, batchSize)

@@ -25,7 +25,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/yaml"
 
-	"github.com/ome-routing/operator/test/framework"
+	"github.com/ome-routing/operator/internal/envfleet"
 	"github.com/ome-routing/operator/test/probecases"
 )
 
@@ -264,7 +264,7 @@ func valuesFile(values string) string {
 }
 
 func chartDir() string {
-	return filepath.Join(framework.RepoRoot(), "charts", "ome-resources")
+	return filepath.Join(envfleet.RepoRoot(), "charts", "ome-resources")
 }
 
 type releaseInfo struct {

@@ -28,7 +28,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
-	"github.com/ome-routing/operator/test/framework"
+	"github.com/ome-routing/operator/internal/envfleet"
+	"github.com/ome-routing/operator/internal/modelserver"
 )
 
 const dashboardKey = "ome-routing.json"
@@ -39,9 +40,9 @@ var _ = Describe("The chart's alerts and dashboard", func() {
 		// cluster and a gate, so that every labelled series has appeared.
 		key := client.ObjectKey{Namespace: "monitored", Name: "qwen3-0-6b"}
 		Expect(controlPlane().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: key.Namespace}})).To(Succeed())
-		Expect(endpoint.Set(framework.Unavailable)).To(Succeed())
-		Expect(framework.PlaceCopy(ctx, fleet.Workers["worker-a"].Client, key, endpoint.URL(), 1, 1)).To(Succeed())
-		Expect(controlPlane().Create(ctx, framework.SourceService(key, []string{"worker-a"}, nil))).To(Succeed())
+		Expect(endpoint.Set(modelserver.Unavailable)).To(Succeed())
+		Expect(envfleet.PlaceCopy(ctx, fleet.Workers["worker-a"].Client, key, endpoint.URL(), 1, 1)).To(Succeed())
+		Expect(controlPlane().Create(ctx, envfleet.SourceService(key, []string{"worker-a"}, nil))).To(Succeed())
 		Eventually(func(g Gomega) {
 			tm := &omev1beta1.TrafficMap{}
 			g.Expect(controlPlane().Get(ctx, key, tm)).To(Succeed())
@@ -72,7 +73,7 @@ var _ = Describe("The chart's alerts and dashboard", func() {
 // expression in the PrometheusRule and in the dashboard's panels.
 func chartExpressions(ctx context.Context) []string {
 	GinkgoHelper()
-	out := run(ctx, nil, os.Getenv("HELM"), "template", "ome", filepath.Join(framework.RepoRoot(), "charts", "ome-resources"),
+	out := run(ctx, nil, os.Getenv("HELM"), "template", "ome", filepath.Join(envfleet.RepoRoot(), "charts", "ome-resources"),
 		"--namespace", "ome",
 		"--set", "monitoring.serviceMonitor.enabled=true",
 		"--set", "monitoring.prometheusRule.enabled=true",

@@ -18,6 +18,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/internal/envfleet"
+	"github.com/ome-routing/operator/internal/modelserver"
 	"github.com/ome-routing/operator/pkg/config"
 	"github.com/ome-routing/operator/pkg/probe"
 	"github.com/ome-routing/operator/test/framework"
@@ -26,15 +28,16 @@ import (
 
 const (
 	// timeout is long enough for the manager to start and gate a cluster with a one-second period.
-	timeout  = 90 * time.Second
-	interval = 200 * time.Millisecond
+	timeout = framework.ManagerStartTimeout
+	// interval is twice the shared one: a check here often scrapes the manager's whole /metrics.
+	interval = 2 * framework.PollInterval
 	// stopTimeout bounds the manager's shutdown after SIGTERM: a guard, not a timing claim.
 	stopTimeout = 15 * time.Second
 )
 
 var (
-	fleet    *framework.Fleet
-	endpoint *framework.Endpoint
+	fleet    *envfleet.Fleet
+	endpoint *modelserver.Endpoint
 	// metricsURL is the running manager's /metrics.
 	metricsURL string
 	// managerLog is what the manager printed.
@@ -52,13 +55,13 @@ func TestMonitoring(t *testing.T) {
 
 var _ = BeforeSuite(func(ctx context.Context) {
 	var err error
-	fleet, err = framework.StartFleet(ctx, "worker-a")
+	fleet, err = envfleet.StartFleet(ctx, "worker-a")
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(fleet.Stop)
 	// With the Gateway API served, the publisher runs and writes its share of each map's
 	// status, and with it its gauge (withdrawn here: no global gateway is set).
 	Expect(fleet.ControlPlane.InstallGatewayCRDs()).To(Succeed())
-	endpoint, err = framework.StartEndpoint(nil)
+	endpoint, err = modelserver.StartEndpoint(nil)
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(endpoint.Close)
 

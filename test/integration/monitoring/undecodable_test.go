@@ -12,6 +12,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/internal/envfleet"
+	"github.com/ome-routing/operator/internal/modelserver"
 	"github.com/ome-routing/operator/test/framework"
 )
 
@@ -28,8 +30,8 @@ const hostileRefusal = `validate routing policy: spec.routing.capacityFactors["w
 func storeHostile(ctx context.Context) {
 	GinkgoHelper()
 	Expect(controlPlane().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: hostileKey.Namespace}})).To(Succeed())
-	Expect(framework.PlaceCopy(ctx, fleet.Workers["worker-a"].Client, hostileKey, "http://127.0.0.1:9/", 1, 1)).To(Succeed())
-	source, err := framework.WithCapacityFactors(framework.SourceService(hostileKey, []string{"worker-a"}, nil), framework.HostileCapacityFactors)
+	Expect(envfleet.PlaceCopy(ctx, fleet.Workers["worker-a"].Client, hostileKey, "http://127.0.0.1:9/", 1, 1)).To(Succeed())
+	source, err := framework.WithCapacityFactors(envfleet.SourceService(hostileKey, []string{"worker-a"}, nil), framework.HostileCapacityFactors)
 	Expect(err).NotTo(HaveOccurred())
 	Expect(framework.CreateUnvalidated(ctx, controlPlane(), "inferenceservices.ome.io", source)).To(Succeed())
 
@@ -65,13 +67,13 @@ func storeLowerCaseConditionTime(ctx context.Context, c client.Client, key clien
 
 var _ = Describe("A manager binary started beside a service it cannot route", func() {
 	It("syncs its caches, routes and gates the others, and refuses that service alone, naming it", func(ctx context.Context) {
-		ep, err := framework.StartEndpoint(nil)
+		ep, err := modelserver.StartEndpoint(nil)
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(ep.Close)
 		key := client.ObjectKey{Namespace: "healthy", Name: "healthy"}
 		Expect(controlPlane().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: key.Namespace}})).To(Succeed())
-		Expect(framework.PlaceCopy(ctx, fleet.Workers["worker-a"].Client, key, ep.URL(), 1, 1)).To(Succeed())
-		Expect(controlPlane().Create(ctx, framework.SourceService(key, []string{"worker-a"}, nil))).To(Succeed())
+		Expect(envfleet.PlaceCopy(ctx, fleet.Workers["worker-a"].Client, key, ep.URL(), 1, 1)).To(Succeed())
+		Expect(controlPlane().Create(ctx, envfleet.SourceService(key, []string{"worker-a"}, nil))).To(Succeed())
 		entry := func(g Gomega) omev1beta1.TrafficMapEntry {
 			tm := &omev1beta1.TrafficMap{}
 			g.Expect(controlPlane().Get(ctx, key, tm)).To(Succeed())
@@ -83,7 +85,7 @@ var _ = Describe("A manager binary started beside a service it cannot route", fu
 			g.Expect(entry(g).Probe.Result).To(Equal(omev1beta1.ProbePassing))
 			g.Expect(entry(g).Weight).To(Equal(int32(1)))
 		}).WithContext(ctx).WithTimeout(timeout).WithPolling(interval).Should(Succeed(), "manager log:\n%s", managerLog.Contents())
-		Expect(ep.Set(framework.Unavailable)).To(Succeed())
+		Expect(ep.Set(modelserver.Unavailable)).To(Succeed())
 		Eventually(func(g Gomega) { g.Expect(entry(g).Probe.Gated).To(BeTrue()) }).
 			WithContext(ctx).WithTimeout(timeout).WithPolling(interval).Should(Succeed())
 

@@ -15,6 +15,7 @@ import (
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/controllers/routing"
+	"github.com/ome-routing/operator/internal/envfleet"
 	"github.com/ome-routing/operator/pkg/config"
 	"github.com/ome-routing/operator/test/framework"
 )
@@ -98,7 +99,7 @@ var _ = Describe("Publishing at steady state", func() {
 	It("raises no Warning and keeps Published True while the map catches up with an edit of its service", func(ctx context.Context) {
 		s := newService(ctx, "edited", nil, nil)
 		s.settled(ctx)
-		wc, err := client.NewWithWatch(fleet.ControlPlane.Config, client.Options{Scheme: framework.Scheme})
+		wc, err := client.NewWithWatch(fleet.ControlPlane.Config, client.Options{Scheme: envfleet.Scheme})
 		Expect(err).NotTo(HaveOccurred())
 		w, err := wc.Watch(ctx, &omev1beta1.TrafficMapList{}, client.InNamespace(s.key.Namespace))
 		Expect(err).NotTo(HaveOccurred())

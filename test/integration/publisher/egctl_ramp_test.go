@@ -9,8 +9,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/internal/modelserver"
 	"github.com/ome-routing/operator/pkg/config"
-	"github.com/ome-routing/operator/test/framework"
 )
 
 // A cluster whose gate lifts under rampUp comes back into Envoy's cluster in steps: Envoy
@@ -32,11 +32,11 @@ var _ = Describe("Envoy Gateway's view of a ramp", func() {
 		Eventually(envoy).WithTimeout(timeout).WithPolling(interval).Should(Equal(map[string]uint32{"worker-a": 1, "worker-b": 1}))
 
 		By("worker-b is gated: it drops out of Envoy's cluster")
-		s.set("worker-b", framework.Unavailable)
+		s.set("worker-b", modelserver.Unavailable)
 		Eventually(envoy).WithTimeout(timeout).WithPolling(interval).Should(Equal(map[string]uint32{"worker-a": 1}))
 
 		By("the gate lifts: Envoy's share for worker-b climbs round by round")
-		s.set("worker-b", framework.Serve)
+		s.set("worker-b", modelserver.Serve)
 		var shares []float64 // worker-b's share of Envoy's weights, as it changes
 		Eventually(func(g Gomega) {
 			w := envoy(g)

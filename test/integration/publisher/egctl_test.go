@@ -16,9 +16,10 @@ import (
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/internal/egtranslate"
+	"github.com/ome-routing/operator/internal/modelserver"
 	"github.com/ome-routing/operator/pkg/config"
 	"github.com/ome-routing/operator/pkg/publish"
-	"github.com/ome-routing/operator/test/framework"
 )
 
 // Envoy Gateway's own translator, fed the live objects, shows what Envoy would be
@@ -44,17 +45,17 @@ var _ = Describe("Envoy Gateway's view of a published map", func() {
 		Eventually(envoy).WithTimeout(timeout).WithPolling(interval).Should(Equal(map[string]uint32{"worker-a": 1, "worker-b": 1}))
 
 		By("worker-b is gated: it drops out of Envoy's cluster")
-		s.set("worker-b", framework.Unavailable)
+		s.set("worker-b", modelserver.Unavailable)
 		Eventually(s.weights).WithTimeout(timeout).WithPolling(interval).Should(Equal([]string{"worker-a 1", "worker-b 0"}))
 		Eventually(envoy).WithTimeout(timeout).WithPolling(interval).Should(Equal(map[string]uint32{"worker-a": 1}))
 
 		By("the gate lifts: worker-b is back with its weight")
-		s.set("worker-b", framework.Serve)
+		s.set("worker-b", modelserver.Serve)
 		Eventually(envoy).WithTimeout(timeout).WithPolling(interval).Should(Equal(map[string]uint32{"worker-a": 1, "worker-b": 1}))
 
 		By("every home fails under PreserveTraffic: both keep their weight")
-		s.set("worker-a", framework.Unavailable)
-		s.set("worker-b", framework.Unavailable)
+		s.set("worker-a", modelserver.Unavailable)
+		s.set("worker-b", modelserver.Unavailable)
 		Eventually(s.condition).WithArguments("Routable").WithTimeout(timeout).WithPolling(interval).Should(HavePrefix("True AllHomesProbeFailed: "))
 		Consistently(envoy).WithTimeout(3 * period).WithPolling(period).Should(Equal(map[string]uint32{"worker-a": 1, "worker-b": 1}))
 
@@ -75,7 +76,7 @@ var _ = Describe("Envoy Gateway's view of a published map", func() {
 		s := newService(ctx, "locality", &omev1beta1.Routing{Probe: probeSpec(omev1beta1.AllFailedPreserveTraffic)}, nil)
 		envoy := func(g Gomega) map[string]uint32 { return envoyWeights(ctx, g, egctl, s) }
 		Eventually(envoy).WithTimeout(timeout).WithPolling(interval).Should(Equal(map[string]uint32{"worker-a": 1, "worker-b": 1}))
-		s.set("worker-b", framework.Unavailable)
+		s.set("worker-b", modelserver.Unavailable)
 		Eventually(envoy).WithTimeout(timeout).WithPolling(interval).Should(Equal(map[string]uint32{"worker-a": 1}))
 	})
 })
@@ -115,7 +116,7 @@ func envoyEndpoint(rewriteHostname bool) config.Endpoint {
 func ensureEnvoyGateway(ctx context.Context) {
 	class := &gatewayv1.GatewayClass{
 		ObjectMeta: metav1.ObjectMeta{Name: "envoy"},
-		Spec:       gatewayv1.GatewayClassSpec{ControllerName: framework.GatewayClassController},
+		Spec:       gatewayv1.GatewayClassSpec{ControllerName: egtranslate.GatewayClassController},
 	}
 	gw := &gatewayv1.Gateway{
 		ObjectMeta: metav1.ObjectMeta{Name: gatewayName, Namespace: gatewayNamespace},
@@ -150,7 +151,7 @@ func envoyWeights(ctx context.Context, g Gomega, egctl string, s *service) map[s
 }
 
 // envoyView is the translator's view of the service's route, from the live objects.
-func envoyView(ctx context.Context, g Gomega, egctl string, s *service) framework.EnvoyView {
+func envoyView(ctx context.Context, g Gomega, egctl string, s *service) egtranslate.EnvoyView {
 	c := fleet.ControlPlane.Client
 	class := &gatewayv1.GatewayClass{}
 	g.Expect(c.Get(ctx, client.ObjectKey{Name: "envoy"}, class)).To(Succeed())
@@ -169,7 +170,7 @@ func envoyView(ctx context.Context, g Gomega, egctl string, s *service) framewor
 	for i := range policies.Items {
 		objs = append(objs, &policies.Items[i])
 	}
-	view, err := framework.Translate(ctx, egctl, objs, client.ObjectKeyFromObject(route))
+	view, err := egtranslate.Translate(ctx, egctl, objs, client.ObjectKeyFromObject(route))
 	g.Expect(err).NotTo(HaveOccurred(), fmt.Sprintf("input:\n%s", view.Input))
 	return view
 }

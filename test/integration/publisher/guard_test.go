@@ -13,9 +13,9 @@ import (
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/controllers/publisher"
+	"github.com/ome-routing/operator/internal/envfleet"
 	"github.com/ome-routing/operator/pkg/config"
 	"github.com/ome-routing/operator/pkg/publish"
-	"github.com/ome-routing/operator/test/framework"
 )
 
 // A member reports a host for its copy. For a service without a probe the map gives it
@@ -34,7 +34,7 @@ var _ = Describe("The publish guard", func() {
 
 			u, err := url.Parse(s.endpoints["worker-b"].URL())
 			Expect(err).NotTo(HaveOccurred())
-			Expect(framework.PlaceCopy(ctx, fleet.Workers["worker-b"].Client, s.key, fmt.Sprintf("http://%s:%s", host, u.Port()), 1, 1)).To(Succeed())
+			Expect(envfleet.PlaceCopy(ctx, fleet.Workers["worker-b"].Client, s.key, fmt.Sprintf("http://%s:%s", host, u.Port()), 1, 1)).To(Succeed())
 
 			// The map: worker-b at the new host, with weight 1.
 			Eventually(func(g Gomega) {
@@ -58,7 +58,7 @@ var _ = Describe("The publish guard", func() {
 			}
 
 			// Back at an accepted host, worker-b returns to the route.
-			Expect(framework.PlaceCopy(ctx, fleet.Workers["worker-b"].Client, s.key, fmt.Sprintf("http://worker-b.example.test:%s", u.Port()), 1, 1)).To(Succeed())
+			Expect(envfleet.PlaceCopy(ctx, fleet.Workers["worker-b"].Client, s.key, fmt.Sprintf("http://worker-b.example.test:%s", u.Port()), 1, 1)).To(Succeed())
 			Eventually(s.weights).WithTimeout(timeout).WithPolling(interval).Should(Equal([]string{"worker-a 1", "worker-b 1"}))
 		},
 		Entry("a name for the metadata service", "metadata.example.test",
@@ -89,7 +89,7 @@ var _ = Describe("The publish guard restarted while the resolver fails", func() 
 		// host unresolved.
 		u, err := url.Parse(s.endpoints["worker-a"].URL())
 		Expect(err).NotTo(HaveOccurred())
-		Expect(framework.PlaceCopy(ctx, fleet.Workers["worker-a"].Client, s.key, fmt.Sprintf("http://worker-a.example.test:%s", u.Port()), 2, 2)).To(Succeed())
+		Expect(envfleet.PlaceCopy(ctx, fleet.Workers["worker-a"].Client, s.key, fmt.Sprintf("http://worker-a.example.test:%s", u.Port()), 2, 2)).To(Succeed())
 		s.publishedAfter(g0)
 		Expect(s.weights(Default)).To(Equal([]string{"worker-a 2", "worker-b 1"}))
 		Expect(string(managerLog.Contents())).To(MatchRegexp(
@@ -126,7 +126,7 @@ var _ = Describe("A decoy backend in another namespace", func() {
 				Ports: []corev1.ServicePort{{Port: backendPort}}},
 		}
 		Expect(fleet.ControlPlane.Client.Create(ctx, decoy)).To(Succeed())
-		Expect(framework.PlaceCopy(ctx, fleet.Workers["worker-b"].Client, s.key, fmt.Sprintf("http://%s:%s", host, s.port("worker-b")), 1, 1)).To(Succeed())
+		Expect(envfleet.PlaceCopy(ctx, fleet.Workers["worker-b"].Client, s.key, fmt.Sprintf("http://%s:%s", host, s.port("worker-b")), 1, 1)).To(Succeed())
 
 		Eventually(mapEvents).WithArguments(s.key, publisher.EventBackendRefused).WithTimeout(timeout).WithPolling(interval).
 			Should(ContainElement(HavePrefix(fmt.Sprintf("Cluster worker-b left out of the route: host %q could not be resolved", host))))

@@ -3,7 +3,6 @@ package publisher
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,13 +11,13 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/internal/modelserver"
 	"github.com/ome-routing/operator/pkg/publish"
 	"github.com/ome-routing/operator/test/framework"
 )
@@ -27,40 +26,34 @@ import (
 // its copies report on each worker.
 type service struct {
 	key       client.ObjectKey
-	endpoints map[string]*framework.Endpoint
+	endpoints map[string]*modelserver.Endpoint
 }
 
 // newService creates a namespace and a service placed on both workers, with a ready
 // copy on each whose URL is the worker's two-label name and its model server's port.
 func newService(ctx context.Context, name string, routing *omev1beta1.Routing, annotations map[string]string) *service {
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: name + "-"}}
-	Expect(fleet.ControlPlane.Client.Create(ctx, ns)).To(Succeed())
-	return newServiceAt(ctx, client.ObjectKey{Namespace: ns.Name, Name: name}, routing, annotations)
+	return newServiceAt(ctx, client.ObjectKey{Name: name}, routing, annotations)
 }
 
-// newServiceAt is newService in an existing namespace.
+// newServiceAt is newService in an existing namespace (or a new one when key has none).
 func newServiceAt(ctx context.Context, key client.ObjectKey, routing *omev1beta1.Routing, annotations map[string]string) *service {
 	return newServiceAtHosts(ctx, key, routing, annotations, func(worker string) string { return worker + ".example.test" })
 }
 
-// newServiceAtHosts is newServiceAt with each worker's copy reporting the host given.
+// newServiceAtHosts is newServiceAt with each worker's copy reporting the host given
+// (framework.StartRoutedService builds it).
 func newServiceAtHosts(ctx context.Context, key client.ObjectKey, routing *omev1beta1.Routing, annotations map[string]string,
 	host func(worker string) string) *service {
-	s := &service{key: key, endpoints: map[string]*framework.Endpoint{}}
-	workers := []string{"worker-a", "worker-b"}
-	for _, w := range workers {
-		ep, err := framework.StartEndpoint(nil)
-		Expect(err).NotTo(HaveOccurred())
-		DeferCleanup(ep.Close)
-		s.endpoints[w] = ep
-		u, err := url.Parse(ep.URL())
-		Expect(err).NotTo(HaveOccurred())
-		Expect(framework.PlaceCopy(ctx, fleet.Workers[w].Client, s.key, fmt.Sprintf("http://%s:%s", host(w), u.Port()), 1, 1)).To(Succeed())
+	homes := map[string]framework.Home{}
+	for _, w := range []string{"worker-a", "worker-b"} {
+		homes[w] = framework.Home{On: fleet.Workers[w].Client, Allocated: 1, Ready: 1, Host: host(w)}
 	}
-	isvc := framework.SourceService(s.key, workers, routing)
-	isvc.Annotations = annotations
-	Expect(fleet.ControlPlane.Client.Create(ctx, isvc)).To(Succeed())
-	return s
+	rs, err := framework.StartRoutedService(ctx, fleet.ControlPlane.Client, key, homes, routing, annotations)
+	Expect(err).NotTo(HaveOccurred())
+	for _, ep := range rs.Endpoints {
+		DeferCleanup(ep.Close)
+	}
+	return &service{key: rs.Key, endpoints: rs.Endpoints}
 }
 
 func (s *service) trafficMap(g Gomega) *omev1beta1.TrafficMap {
@@ -108,7 +101,7 @@ func (s *service) weights(g Gomega) []string {
 }
 
 // set switches how a worker's model server answers.
-func (s *service) set(worker string, mode framework.Mode) {
+func (s *service) set(worker string, mode modelserver.Mode) {
 	Expect(s.endpoints[worker].Set(mode)).To(Succeed())
 }
 

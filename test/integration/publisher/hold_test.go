@@ -15,8 +15,8 @@ import (
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/controllers/publisher"
+	"github.com/ome-routing/operator/internal/envfleet"
 	"github.com/ome-routing/operator/pkg/config"
-	"github.com/ome-routing/operator/test/framework"
 )
 
 // heldPrefix starts the Published condition of a route kept as last published with both
@@ -112,7 +112,7 @@ var _ = Describe("A map with nothing to send traffic to", func() {
 		s := newService(ctx, "kept-guarded", &omev1beta1.Routing{Probe: probeSpec(omev1beta1.AllFailedPreserveTraffic)}, nil)
 		s.settled(ctx)
 		move := func(w, host string) {
-			Expect(framework.PlaceCopy(ctx, fleet.Workers[w].Client, s.key, fmt.Sprintf("http://%s:%s", host, s.port(w)), 1, 1)).To(Succeed())
+			Expect(envfleet.PlaceCopy(ctx, fleet.Workers[w].Client, s.key, fmt.Sprintf("http://%s:%s", host, s.port(w)), 1, 1)).To(Succeed())
 		}
 
 		// worker-b moves to a name that resolves nowhere (neither for the probe nor for the

@@ -9,9 +9,10 @@ import (
 	. "github.com/onsi/gomega"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/internal/envfleet"
+	"github.com/ome-routing/operator/internal/modelserver"
 	"github.com/ome-routing/operator/pkg/config"
 	"github.com/ome-routing/operator/pkg/publish"
-	"github.com/ome-routing/operator/test/framework"
 )
 
 // A member writes its copy's status.url, and one cluster's endpoint must not freeze the
@@ -25,7 +26,7 @@ var _ = Describe("A member's endpoint the route cannot name as written", func() 
 	It("is published by its canonical name when it has a trailing dot and capitals", func(ctx context.Context) {
 		s := newService(ctx, "fqdn", &omev1beta1.Routing{Probe: probeSpec(omev1beta1.AllFailedDrain)}, nil)
 		Eventually(s.weights).WithTimeout(timeout).WithPolling(interval).Should(Equal([]string{"worker-a 1", "worker-b 1"}))
-		Expect(framework.PlaceCopy(ctx, fleet.Workers["worker-b"].Client, s.key,
+		Expect(envfleet.PlaceCopy(ctx, fleet.Workers["worker-b"].Client, s.key,
 			fmt.Sprintf("http://Worker-B.example.test.:%s/", s.port("worker-b")), 1, 1)).To(Succeed())
 
 		name := publish.BackendName(s.key.Namespace, s.key.Name, "worker-b")
@@ -46,7 +47,7 @@ var _ = Describe("A member's endpoint the route cannot name as written", func() 
 		func(ctx context.Context, name, form, reason string) {
 			s := newService(ctx, name, &omev1beta1.Routing{Probe: probeSpec(omev1beta1.AllFailedDrain)}, nil)
 			Eventually(s.weights).WithTimeout(timeout).WithPolling(interval).Should(Equal([]string{"worker-a 1", "worker-b 1"}))
-			Expect(framework.PlaceCopy(ctx, fleet.Workers["worker-b"].Client, s.key, fmt.Sprintf(form, s.port("worker-b")), 1, 1)).To(Succeed())
+			Expect(envfleet.PlaceCopy(ctx, fleet.Workers["worker-b"].Client, s.key, fmt.Sprintf(form, s.port("worker-b")), 1, 1)).To(Succeed())
 
 			refusal := "the status.url of its copy is refused because " + reason + "; fix the copy's status.url"
 			Eventually(func(g Gomega) string {
@@ -83,8 +84,8 @@ func (s *service) port(worker string) string {
 // gateAndLift makes the worker's model server fail until the route shows gated, then
 // serve again until it shows lifted.
 func (s *service) gateAndLift(worker string, gated, lifted []string) {
-	s.set(worker, framework.Unavailable)
+	s.set(worker, modelserver.Unavailable)
 	Eventually(s.weights).WithTimeout(timeout).WithPolling(interval).Should(Equal(gated))
-	s.set(worker, framework.Serve)
+	s.set(worker, modelserver.Serve)
 	Eventually(s.weights).WithTimeout(timeout).WithPolling(interval).Should(Equal(lifted))
 }

@@ -13,22 +13,22 @@ import (
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/internal/envfleet"
 	"github.com/ome-routing/operator/pkg/publish"
-	"github.com/ome-routing/operator/test/framework"
 )
 
 var _ = Describe("Gateway API CRDs installed after the manager started", func() {
 	It("are picked up without a restart, and the maps published", func(ctx context.Context) {
-		cp, err := framework.StartCluster("late-gateway-api")
+		cp, err := envfleet.StartCluster("late-gateway-api")
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(cp.Stop)
 		c := cp.Client
-		Expect(c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: framework.SecretNamespace}})).To(Succeed())
-		cfg, err := cp.InstallChartRBAC(ctx, framework.SecretNamespace)
+		Expect(c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: envfleet.SecretNamespace}})).To(Succeed())
+		cfg, err := cp.InstallChartRBAC(ctx, envfleet.SecretNamespace)
 		Expect(err).NotTo(HaveOccurred())
 		key := client.ObjectKey{Namespace: "late", Name: "chat"}
 		Expect(c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: key.Namespace}})).To(Succeed())
-		isvc := framework.SourceService(key, []string{"worker-a"}, nil)
+		isvc := envfleet.SourceService(key, []string{"worker-a"}, nil)
 		Expect(c.Create(ctx, isvc)).To(Succeed())
 		tm := &omev1beta1.TrafficMap{
 			ObjectMeta: metav1.ObjectMeta{Name: key.Name, Namespace: key.Namespace},
@@ -36,7 +36,7 @@ var _ = Describe("Gateway API CRDs installed after the manager started", func() 
 				{Cluster: "worker-a", Endpoint: "http://worker-a.example.test", Weight: 1, Healthy: true},
 			}},
 		}
-		Expect(controllerutil.SetControllerReference(isvc, tm, framework.Scheme)).To(Succeed())
+		Expect(controllerutil.SetControllerReference(isvc, tm, envfleet.Scheme)).To(Succeed())
 		Expect(c.Create(ctx, tm)).To(Succeed())
 
 		stop := startPublisherOn(ctx, cfg, 200*time.Millisecond)

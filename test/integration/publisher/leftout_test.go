@@ -11,8 +11,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/internal/envfleet"
 	"github.com/ome-routing/operator/pkg/config"
-	"github.com/ome-routing/operator/test/framework"
 )
 
 // The route can hold less than the map: the publish guard leaves out every cluster whose
@@ -58,7 +58,7 @@ var _ = Describe("A route that leaves clusters out", func() {
 			"worker-a LeftOutOfRoute: HostRefused: " + loopback + " | worker-b LeftOutOfRoute: HostRefused: " + loopback))
 
 		// worker-a at a host the guard accepts: published, with worker-b still named.
-		Expect(framework.PlaceCopy(ctx, fleet.Workers["worker-a"].Client, s.key, "http://worker-a.example.test:"+s.port("worker-a"), 1, 1)).To(Succeed())
+		Expect(envfleet.PlaceCopy(ctx, fleet.Workers["worker-a"].Client, s.key, "http://worker-a.example.test:"+s.port("worker-a"), 1, 1)).To(Succeed())
 		Eventually(s.weights).WithTimeout(timeout).WithPolling(interval).Should(Equal([]string{"worker-a 1"}))
 		Eventually(s.condition).WithArguments(omev1beta1.TrafficMapPublished).WithTimeout(timeout).WithPolling(interval).Should(Equal(publishedTrue))
 		Expect(s.condition(Default, omev1beta1.TrafficMapRouteComplete)).To(Equal(
@@ -67,7 +67,7 @@ var _ = Describe("A route that leaves clusters out", func() {
 			"worker-b LeftOutOfRoute: HostRefused: " + loopback))
 
 		// And both: the route is complete, and the list is gone.
-		Expect(framework.PlaceCopy(ctx, fleet.Workers["worker-b"].Client, s.key, "http://worker-b.example.test:"+s.port("worker-b"), 1, 1)).To(Succeed())
+		Expect(envfleet.PlaceCopy(ctx, fleet.Workers["worker-b"].Client, s.key, "http://worker-b.example.test:"+s.port("worker-b"), 1, 1)).To(Succeed())
 		Eventually(s.weights).WithTimeout(timeout).WithPolling(interval).Should(Equal([]string{"worker-a 1", "worker-b 1"}))
 		Eventually(s.condition).WithArguments(omev1beta1.TrafficMapRouteComplete).WithTimeout(timeout).WithPolling(interval).Should(Equal(
 			"True AllClustersInRoute: The route holds a backend for every cluster of the TrafficMap"))
@@ -80,7 +80,7 @@ var _ = Describe("A route that leaves clusters out", func() {
 		useManagerWith(managerSettings{endpoint: guideEndpoint(), publisher: config.Publisher{}, unresolvable: []string{host}})
 		s := newService(ctx, "unresolved", &omev1beta1.Routing{Probe: &omev1beta1.RoutingProbe{Disabled: true}}, nil)
 		s.settled(ctx)
-		Expect(framework.PlaceCopy(ctx, fleet.Workers["worker-b"].Client, s.key, fmt.Sprintf("http://%s:%s", host, s.port("worker-b")), 1, 1)).To(Succeed())
+		Expect(envfleet.PlaceCopy(ctx, fleet.Workers["worker-b"].Client, s.key, fmt.Sprintf("http://%s:%s", host, s.port("worker-b")), 1, 1)).To(Succeed())
 		Eventually(s.weights).WithTimeout(timeout).WithPolling(interval).Should(Equal([]string{"worker-a 1"}))
 		Eventually(func(g Gomega) []omev1beta1.LeftOutCluster { return s.trafficMap(g).Status.LeftOutOfRoute }).WithTimeout(timeout).WithPolling(interval).
 			Should(ConsistOf(And(

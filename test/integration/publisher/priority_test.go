@@ -20,6 +20,7 @@ import (
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/controllers"
 	"github.com/ome-routing/operator/controllers/publisher"
+	"github.com/ome-routing/operator/internal/envfleet"
 	"github.com/ome-routing/operator/pkg/config"
 	"github.com/ome-routing/operator/pkg/publish"
 	"github.com/ome-routing/operator/test/framework"
@@ -43,7 +44,7 @@ var _ = Describe("A gate among many maps", func() {
 		for i := range names {
 			names[i] = fmt.Sprintf("svc-%02d", i)
 			key := client.ObjectKey{Namespace: ns.Name, Name: names[i]}
-			isvc := framework.SourceService(key, []string{"worker-a", "worker-b"}, nil)
+			isvc := envfleet.SourceService(key, []string{"worker-a", "worker-b"}, nil)
 			Expect(c.Create(ctx, isvc)).To(Succeed())
 			tm := &omev1beta1.TrafficMap{
 				ObjectMeta: metav1.ObjectMeta{Name: key.Name, Namespace: key.Namespace},
@@ -52,7 +53,7 @@ var _ = Describe("A gate among many maps", func() {
 					{Cluster: "worker-b", Endpoint: "http://worker-b.example.test", Weight: 1, Healthy: true},
 				}},
 			}
-			Expect(controllerutil.SetControllerReference(isvc, tm, framework.Scheme)).To(Succeed())
+			Expect(controllerutil.SetControllerReference(isvc, tm, envfleet.Scheme)).To(Succeed())
 			Expect(c.Create(ctx, tm)).To(Succeed())
 		}
 		stop := startPublisherOnly(ctx)

@@ -17,10 +17,10 @@ import (
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/controllers/publisher"
+	"github.com/ome-routing/operator/internal/modelserver"
 	"github.com/ome-routing/operator/pkg/config"
 	"github.com/ome-routing/operator/pkg/publish"
 	"github.com/ome-routing/operator/pkg/version"
-	"github.com/ome-routing/operator/test/framework"
 )
 
 const (
@@ -73,13 +73,13 @@ var _ = Describe("Publishing a TrafficMap", func() {
 		}).WithTimeout(timeout).WithPolling(interval).Should(Succeed())
 
 		// worker-b fails until it is gated: its backendRef stays, with weight 0.
-		s.set("worker-b", framework.Unavailable)
+		s.set("worker-b", modelserver.Unavailable)
 		Eventually(s.weights).WithTimeout(timeout).WithPolling(interval).Should(Equal([]string{"worker-a 1", "worker-b 0"}))
 		Eventually(func(g Gomega) {
 			tm := s.trafficMap(g)
 			g.Expect(tm.Status.ObservedTrafficMapGeneration).To(Equal(tm.Generation))
 		}).WithTimeout(timeout).WithPolling(interval).Should(Succeed())
-		s.set("worker-b", framework.Serve)
+		s.set("worker-b", modelserver.Serve)
 		Eventually(s.weights).WithTimeout(timeout).WithPolling(interval).Should(Equal([]string{"worker-a 1", "worker-b 1"}))
 	})
 
@@ -89,8 +89,8 @@ var _ = Describe("Publishing a TrafficMap", func() {
 		Expect(s.condition(Default, "Routable")).To(HavePrefix(routableTrue))
 
 		// The routing reconciler changes Routable: the publisher's conditions stay.
-		s.set("worker-a", framework.Unavailable)
-		s.set("worker-b", framework.Unavailable)
+		s.set("worker-a", modelserver.Unavailable)
+		s.set("worker-b", modelserver.Unavailable)
 		Eventually(s.condition).WithArguments("Routable").WithTimeout(timeout).WithPolling(interval).Should(HavePrefix("False AllHomesProbeFailed: "))
 		Expect(s.condition(Default, "Published")).To(Equal(publishedTrue))
 		Expect(s.condition(Default, "PublicationFallback")).To(Equal(fallbackFalse))

@@ -10,6 +10,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/internal/envfleet"
+	"github.com/ome-routing/operator/internal/modelserver"
 	"github.com/ome-routing/operator/pkg/config"
 	"github.com/ome-routing/operator/test/framework"
 )
@@ -51,12 +53,12 @@ var _ = Describe("routing.observer.recordInterval", func() {
 		// version of the map that shows it comes before the gate (a write held for five
 		// periods would first show three failures, gated). It may count two: a busy machine
 		// can fold the second failure into the same write.
-		wc, err := client.NewWithWatch(fleet.ControlPlane.Config, client.Options{Scheme: framework.Scheme})
+		wc, err := client.NewWithWatch(fleet.ControlPlane.Config, client.Options{Scheme: envfleet.Scheme})
 		Expect(err).NotTo(HaveOccurred())
 		w, err := wc.Watch(ctx, &omev1beta1.TrafficMapList{}, client.InNamespace(s.key.Namespace))
 		Expect(err).NotTo(HaveOccurred())
 		defer w.Stop()
-		s.set("worker-b", framework.Unavailable)
+		s.set("worker-b", modelserver.Unavailable)
 		first := make(chan int32, 1)
 		go func() {
 			defer GinkgoRecover()

@@ -69,7 +69,9 @@ func refuseRoutes(ctx context.Context, name string, operations []admissionregist
 	Expect(fleet.ControlPlane.Client.Create(ctx, policy)).To(Succeed())
 	DeferCleanup(func(ctx context.Context) { Expect(fleet.ControlPlane.Client.Delete(ctx, policy)).To(Succeed()) })
 	Expect(fleet.ControlPlane.Client.Create(ctx, binding)).To(Succeed())
-	lift := func(ctx context.Context) { Expect(client.IgnoreNotFound(fleet.ControlPlane.Client.Delete(ctx, binding))).To(Succeed()) }
+	lift := func(ctx context.Context) {
+		Expect(client.IgnoreNotFound(fleet.ControlPlane.Client.Delete(ctx, binding))).To(Succeed())
+	}
 	DeferCleanup(lift)
 	return lift
 }

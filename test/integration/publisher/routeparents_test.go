@@ -9,8 +9,8 @@ import (
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/internal/modelserver"
 	"github.com/ome-routing/operator/pkg/config"
-	"github.com/ome-routing/operator/test/framework"
 )
 
 // The gateway's own word on the route (its status.parents) is read back and shown in
@@ -57,8 +57,8 @@ var _ = Describe("What the gateway reports on the route", func() {
 
 		By("a gate rewrites the route: the report speaks of the generation before")
 		route := s.route(Default, "")
-		s.set("worker-b", framework.Unavailable)
-		DeferCleanup(s.set, "worker-b", framework.Serve)
+		s.set("worker-b", modelserver.Unavailable)
+		DeferCleanup(s.set, "worker-b", modelserver.Serve)
 		Eventually(s.weights).WithTimeout(timeout).WithPolling(interval).Should(Equal([]string{"worker-a 1", "worker-b 0"}))
 		now := s.route(Default, "").Generation
 		Expect(now).To(BeNumerically(">", route.Generation))

@@ -20,6 +20,7 @@ import (
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/controllers"
+	"github.com/ome-routing/operator/internal/envfleet"
 	"github.com/ome-routing/operator/pkg/config"
 	"github.com/ome-routing/operator/pkg/probe"
 	"github.com/ome-routing/operator/test/framework"
@@ -28,8 +29,8 @@ import (
 
 const (
 	// timeout is long enough for a gate to close and lift with one-second periods.
-	timeout  = 30 * time.Second
-	interval = 100 * time.Millisecond
+	timeout  = framework.GateTimeout
+	interval = framework.PollInterval
 	period   = time.Second
 	// gatewayNamespace and gatewayName are the global Gateway's.
 	gatewayNamespace = "gateway-system"
@@ -38,7 +39,7 @@ const (
 )
 
 var (
-	fleet *framework.Fleet
+	fleet *envfleet.Fleet
 	// managerConfig impersonates the manager's ServiceAccount, bound to the chart's roles,
 	// so that a rule the publisher needs and the chart lacks fails the suite.
 	managerConfig *rest.Config
@@ -70,11 +71,11 @@ func TestPublisher(t *testing.T) {
 var _ = BeforeSuite(func(ctx context.Context) {
 	ctrl.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
 	var err error
-	fleet, err = framework.StartFleet(ctx, "worker-a", "worker-b")
+	fleet, err = envfleet.StartFleet(ctx, "worker-a", "worker-b")
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(fleet.Stop)
 	Expect(fleet.ControlPlane.InstallGatewayCRDs()).To(Succeed())
-	managerConfig, err = fleet.ControlPlane.InstallChartRBAC(ctx, framework.SecretNamespace)
+	managerConfig, err = fleet.ControlPlane.InstallChartRBAC(ctx, envfleet.SecretNamespace)
 	Expect(err).NotTo(HaveOccurred())
 	Expect(fleet.ControlPlane.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: gatewayNamespace}})).To(Succeed())
 	DeferCleanup(func() {

@@ -10,6 +10,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
+	"github.com/ome-routing/operator/internal/envfleet"
+	"github.com/ome-routing/operator/internal/modelserver"
 	"github.com/ome-routing/operator/pkg/config"
 	"github.com/ome-routing/operator/test/framework"
 )
@@ -23,7 +25,7 @@ var _ = Describe("A service whose capacity factors the API server once admitted"
 		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "hostile-"}}
 		Expect(fleet.ControlPlane.Client.Create(ctx, ns)).To(Succeed())
 		hostileKey := client.ObjectKey{Namespace: ns.Name, Name: "hostile"}
-		hostile, err := framework.WithCapacityFactors(framework.SourceService(hostileKey, []string{"worker-a", "worker-b"}, nil),
+		hostile, err := framework.WithCapacityFactors(envfleet.SourceService(hostileKey, []string{"worker-a", "worker-b"}, nil),
 			framework.HostileCapacityFactors)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(framework.CreateUnvalidated(ctx, fleet.ControlPlane.Client, "inferenceservices.ome.io", hostile)).To(Succeed())
@@ -32,9 +34,9 @@ var _ = Describe("A service whose capacity factors the API server once admitted"
 		s := newService(ctx, "beside", nil, nil)
 		Eventually(s.condition).WithArguments("Published").WithTimeout(timeout).WithPolling(interval).Should(Equal(publishedTrue))
 		Eventually(s.weights).WithTimeout(timeout).WithPolling(interval).Should(Equal([]string{"worker-a 1", "worker-b 1"}))
-		s.set("worker-b", framework.Unavailable)
+		s.set("worker-b", modelserver.Unavailable)
 		Eventually(s.weights).WithTimeout(timeout).WithPolling(interval).Should(Equal([]string{"worker-a 1", "worker-b 0"}))
-		s.set("worker-b", framework.Serve)
+		s.set("worker-b", modelserver.Serve)
 		Eventually(s.weights).WithTimeout(timeout).WithPolling(interval).Should(Equal([]string{"worker-a 1", "worker-b 1"}))
 
 		routes := &gatewayv1.HTTPRouteList{}

@@ -13,8 +13,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/internal/envfleet"
 	"github.com/ome-routing/operator/pkg/config"
-	"github.com/ome-routing/operator/test/framework"
 )
 
 // readyReason is a WorkloadCluster's Ready condition as "Status Reason".
@@ -33,7 +33,7 @@ var _ = Describe("Members whose API servers stop", func() {
 		s := newService(ctx, "blind", nil, nil)
 		Eventually(s.weights).WithTimeout(timeout).WithPolling(interval).Should(Equal([]string{"worker-a 1", "worker-b 1"}))
 
-		Expect(framework.StopAPIServers(fleet.Workers["worker-a"], fleet.Workers["worker-b"])).To(Succeed())
+		Expect(envfleet.StopAPIServers(fleet.Workers["worker-a"], fleet.Workers["worker-b"])).To(Succeed())
 		var restore sync.Once
 		start := func() {
 			restore.Do(func() {
@@ -68,7 +68,7 @@ var _ = Describe("Members whose API servers stop", func() {
 		for _, w := range []string{"worker-a", "worker-b"} {
 			u, err := url.Parse(s.endpoints[w].URL())
 			Expect(err).NotTo(HaveOccurred())
-			Expect(framework.PlaceCopy(ctx, fleet.Workers[w].Client, s.key, fmt.Sprintf("http://%s.example.test:%s", w, u.Port()), 2, 2)).To(Succeed())
+			Expect(envfleet.PlaceCopy(ctx, fleet.Workers[w].Client, s.key, fmt.Sprintf("http://%s.example.test:%s", w, u.Port()), 2, 2)).To(Succeed())
 		}
 		Eventually(func(g Gomega) {
 			for _, e := range s.trafficMap(g).Spec.Entries {

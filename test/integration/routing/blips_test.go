@@ -14,11 +14,12 @@ import (
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/controllers/routing"
-	"github.com/ome-routing/operator/test/framework"
+	"github.com/ome-routing/operator/internal/envfleet"
+	"github.com/ome-routing/operator/internal/modelserver"
 )
 
 // hasEntry reports whether the service's map has an entry for cluster.
-func (s *service) hasEntry(g Gomega, cluster string) bool {
+func (s *probedService) hasEntry(g Gomega, cluster string) bool {
 	for _, e := range s.trafficMap(g).Spec.Entries {
 		if e.Cluster == cluster {
 			return true
@@ -29,14 +30,14 @@ func (s *service) hasEntry(g Gomega, cluster string) bool {
 
 var _ = Describe("A home that leaves the map for a moment", func() {
 	It("comes back with its gate, which only passing probes lift", func(ctx context.Context) {
-		s := newService(ctx, "blip", nil, both(1))
+		s := newProbedService(ctx, "blip", nil, both(1))
 		gateWorkerB(s)
 
 		// worker-b's copy loses its URL for a moment (a rollout, say): the home leaves the
 		// map. Meanwhile its endpoint recovers.
 		placeCopy(ctx, "worker-b", s.key, "", 1, 1)
 		Eventually(func(g Gomega) bool { return s.hasEntry(g, "worker-b") }, timeout, interval).Should(BeFalse())
-		s.set("worker-b", framework.Serve)
+		s.set("worker-b", modelserver.Serve)
 		placeCopy(ctx, "worker-b", s.key, s.endpoints["worker-b"].URL(), 1, 1)
 
 		// From the moment it is back it is gated, until successThreshold passes lift it.
@@ -55,7 +56,7 @@ var _ = Describe("A home that leaves the map for a moment", func() {
 
 var _ = Describe("A home that leaves the map and comes back under a new leader", func() {
 	It("comes back with its gate: the departed home's record is kept in the map, not only in the old leader's memory", func(ctx context.Context) {
-		s := newService(ctx, "blip-new-leader", nil, both(1))
+		s := newProbedService(ctx, "blip-new-leader", nil, both(1))
 		gateWorkerB(s)
 
 		// worker-b's home leaves the map (its member turned ConnectionFailed, or its copy
@@ -86,7 +87,7 @@ func pointAtNothing(ctx context.Context, worker string) func() {
 	dead := ln.Addr().String()
 	Expect(ln.Close()).To(Succeed())
 
-	key := client.ObjectKey{Namespace: framework.SecretNamespace, Name: worker + "-kubeconfig"}
+	key := client.ObjectKey{Namespace: envfleet.SecretNamespace, Name: worker + "-kubeconfig"}
 	secret := &corev1.Secret{}
 	Expect(fleet.ControlPlane.Client.Get(ctx, key, secret)).To(Succeed())
 	real := secret.Data[omev1beta1.DefaultKubeConfigKey]
@@ -113,8 +114,8 @@ func pointAtNothing(ctx context.Context, worker string) func() {
 
 var _ = Describe("A member that cannot be reached after a restart", func() {
 	It("keeps its entries as last written and holds up no other member's homes", func(ctx context.Context) {
-		s := newService(ctx, "unreachable", nil, map[string]int32{"worker-a": 1, "worker-b": 1})
-		s.set("worker-b", framework.Unavailable)
+		s := newProbedService(ctx, "unreachable", nil, map[string]int32{"worker-a": 1, "worker-b": 1})
+		s.set("worker-b", modelserver.Unavailable)
 		Eventually(func(g Gomega) {
 			g.Expect(s.entry(g, "worker-b").Probe).NotTo(BeNil())
 			g.Expect(s.entry(g, "worker-b").Probe.Gated).To(BeTrue())
@@ -143,7 +144,7 @@ var _ = Describe("A member that cannot be reached after a restart", func() {
 		stopManager = startManager(installationProbe(omev1beta1.AllFailedPreserveTraffic), 16)
 
 		// worker-a is probed and written as usual: its failure shows within a few periods.
-		s.set("worker-a", framework.Unavailable)
+		s.set("worker-a", modelserver.Unavailable)
 		Eventually(func(g Gomega) {
 			p := s.entry(g, "worker-a").Probe
 			g.Expect(p.Result).To(Equal(omev1beta1.ProbeFailing))

@@ -13,14 +13,14 @@ import (
 	"k8s.io/utils/ptr"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
-	"github.com/ome-routing/operator/test/framework"
+	"github.com/ome-routing/operator/internal/modelserver"
 )
 
 // capacitySpec is a per-service capacity poll on the framework's report path, polled
 // every second with a quorum of two.
 func capacitySpec() *omev1beta1.RoutingCapacitySpec {
 	return &omev1beta1.RoutingCapacitySpec{
-		Path: framework.ReportPath, Method: omev1beta1.ProbeMethodGet, Format: "Report",
+		Path: modelserver.ReportPath, Method: omev1beta1.ProbeMethodGet, Format: "Report",
 		Period:  &metav1.Duration{Duration: period},
 		Timeout: &metav1.Duration{Duration: 500 * time.Millisecond},
 		Samples: ptr.To[int32](3), Quorum: ptr.To[int32](2),
@@ -30,7 +30,7 @@ func capacitySpec() *omev1beta1.RoutingCapacitySpec {
 
 // capacityOf is an entry's weight and capacity block, one line: cluster, weight,
 // allocated, ready, source, reported ("-" when absent) and fallbackReason.
-func (s *service) capacityOf(g Gomega, cluster string) string {
+func (s *probedService) capacityOf(g Gomega, cluster string) string {
 	e := s.entry(g, cluster)
 	reported := "-"
 	if e.Capacity.Reported != nil {
@@ -45,7 +45,7 @@ func (s *service) capacityOf(g Gomega, cluster string) string {
 }
 
 // fallback is the map's CapacityFallback condition: status, reason and message.
-func (s *service) fallback(g Gomega) []string {
+func (s *probedService) fallback(g Gomega) []string {
 	c := meta.FindStatusCondition(s.trafficMap(g).Status.Conditions, omev1beta1.TrafficMapCapacityFallback)
 	g.Expect(c).NotTo(BeNil())
 	return []string{string(c.Status), c.Reason, c.Message}
@@ -53,7 +53,7 @@ func (s *service) fallback(g Gomega) []string {
 
 var _ = Describe("Capacity polls", func() {
 	It("cap a cluster at what its endpoint reports, come back after quorum polls, and fall back when the poll breaks", func(ctx context.Context) {
-		s := newService(ctx, "capacity", &omev1beta1.Routing{Capacity: capacitySpec()}, both(1))
+		s := newProbedService(ctx, "capacity", &omev1beta1.Routing{Capacity: capacitySpec()}, both(1))
 		s.endpoints["worker-a"].SetServable(1)
 		s.endpoints["worker-b"].SetServable(1)
 		Eventually(s.fallback).WithTimeout(timeout).WithPolling(interval).Should(Equal([]string{
@@ -96,7 +96,7 @@ var _ = Describe("Capacity polls", func() {
 	})
 
 	It("start over after a restart: the admitted count until quorum polls agree again", func(ctx context.Context) {
-		s := newService(ctx, "capacity-restart", &omev1beta1.Routing{Capacity: capacitySpec()}, both(1))
+		s := newProbedService(ctx, "capacity-restart", &omev1beta1.Routing{Capacity: capacitySpec()}, both(1))
 		s.endpoints["worker-a"].SetServable(1)
 		s.endpoints["worker-b"].SetServable(0)
 		Eventually(s.capacityOf).WithArguments("worker-b").WithTimeout(timeout).WithPolling(interval).Should(
@@ -114,7 +114,7 @@ var _ = Describe("Capacity polls", func() {
 	})
 
 	It("say so when polling is disabled, and poll nothing", func(ctx context.Context) {
-		s := newService(ctx, "capacity-off", &omev1beta1.Routing{Capacity: &omev1beta1.RoutingCapacitySpec{Disabled: true}}, both(1))
+		s := newProbedService(ctx, "capacity-off", &omev1beta1.Routing{Capacity: &omev1beta1.RoutingCapacitySpec{Disabled: true}}, both(1))
 		s.endpoints["worker-b"].SetServable(0)
 		Eventually(s.fallback).WithTimeout(timeout).WithPolling(interval).Should(Equal([]string{
 			"False", "CapacityPollingDisabled", "endpoint capacity polling is disabled",
@@ -125,7 +125,7 @@ var _ = Describe("Capacity polls", func() {
 	})
 
 	It("freeze the map when a setting is refused at reconcile time", func(ctx context.Context) {
-		s := newService(ctx, "capacity-freeze", nil, both(1))
+		s := newProbedService(ctx, "capacity-freeze", nil, both(1))
 		Eventually(s.table).WithTimeout(timeout).WithPolling(interval).Should(HaveLen(2))
 		s.update(ctx, func(isvc *omev1beta1.InferenceService) {
 			c := capacitySpec()
@@ -136,7 +136,7 @@ var _ = Describe("Capacity polls", func() {
 		Eventually(managerLog, timeout, interval).Should(gbytesSay(msg))
 		Eventually(func(g Gomega) []string { return s.events(g, "RoutingPolicyRefused") }, timeout, interval).Should(ContainElement(msg))
 		frozen := s.trafficMap(Default)
-		s.set("worker-b", framework.Unavailable)
+		s.set("worker-b", modelserver.Unavailable)
 		Consistently(func(g Gomega) {
 			g.Expect(s.trafficMap(g).ResourceVersion).To(Equal(frozen.ResourceVersion), "the map must not change")
 		}, 3*period, interval).Should(Succeed())

@@ -8,7 +8,6 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/clientcmd"
@@ -122,7 +121,7 @@ var _ = Describe("A WorkloadCluster from a ClusterProfile", func() {
 
 		// A service placed on worker-a (a kubeconfig Secret) and on the profile's cluster:
 		// its copy on worker-b is read with the plugin's token, and routed to.
-		s := newServiceOn(ctx, "profile", map[string]string{"worker-a": "worker-a", "profile-b": "worker-b"})
+		s := newProbedServiceOn(ctx, "profile", map[string]string{"worker-a": "worker-a", "profile-b": "worker-b"})
 		Eventually(s.table).WithTimeout(timeout).WithPolling(interval).Should(Equal([]string{
 			"profile-b 1 true Passing HTTP 200",
 			"worker-a 1 true Passing HTTP 200",
@@ -164,22 +163,13 @@ var _ = Describe("A WorkloadCluster from a ClusterProfile", func() {
 	}, SpecTimeout(4*time.Minute))
 })
 
-// newServiceOn creates a namespace and a source service placed on the clusters named by
-// the map's keys, each with an endpoint and a ready copy on the worker its value names (a
+// newProbedServiceOn creates a namespace and a source service placed on the clusters named
+// by the map's keys, each with an endpoint and a ready copy on the worker its value names (a
 // cluster registered through a ClusterProfile reads a worker's API server too).
-func newServiceOn(ctx context.Context, name string, copies map[string]string) *service {
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: name + "-"}}
-	Expect(fleet.ControlPlane.Client.Create(ctx, ns)).To(Succeed())
-	s := &service{key: client.ObjectKey{Namespace: ns.Name, Name: name}, endpoints: map[string]*framework.Endpoint{}}
-	var clusters []string
+func newProbedServiceOn(ctx context.Context, name string, copies map[string]string) *probedService {
+	homes := map[string]framework.Home{}
 	for cluster, worker := range copies {
-		ep, err := framework.StartEndpoint(nil)
-		Expect(err).NotTo(HaveOccurred())
-		DeferCleanup(ep.Close)
-		s.endpoints[cluster] = ep
-		Expect(framework.PlaceCopy(ctx, fleet.Workers[worker].Client, s.key, ep.URL(), 1, 1)).To(Succeed())
-		clusters = append(clusters, cluster)
+		homes[cluster] = framework.Home{On: fleet.Workers[worker].Client, Allocated: 1, Ready: 1}
 	}
-	Expect(fleet.ControlPlane.Client.Create(ctx, framework.SourceService(s.key, clusters, nil))).To(Succeed())
-	return s
+	return startProbedService(ctx, name, homes, nil)
 }

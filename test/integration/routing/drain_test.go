@@ -22,7 +22,7 @@ type drainRow struct {
 	DrainRefs []string
 }
 
-func (s *service) drainRows(g Gomega) []drainRow {
+func (s *probedService) drainRows(g Gomega) []drainRow {
 	var out []drainRow
 	for _, e := range s.trafficMap(g).Spec.Entries {
 		out = append(out, drainRow{e.Cluster, e.Weight, e.Healthy, e.DrainRefs})
@@ -30,13 +30,13 @@ func (s *service) drainRows(g Gomega) []drainRow {
 	return out
 }
 
-func (s *service) condition(g Gomega, t string) metav1.Condition {
+func (s *probedService) condition(g Gomega, t string) metav1.Condition {
 	c := meta.FindStatusCondition(s.trafficMap(g).Status.Conditions, t)
 	g.Expect(c).NotTo(BeNil(), "condition %s", t)
 	return *c
 }
 
-func (s *service) annotate(ctx context.Context, value *string) {
+func (s *probedService) annotate(ctx context.Context, value *string) {
 	s.update(ctx, func(isvc *omev1beta1.InferenceService) {
 		if value == nil {
 			delete(isvc.Annotations, drainAnnotation)
@@ -59,7 +59,7 @@ func conditionIs(status metav1.ConditionStatus, reason, message string) OmegaMat
 
 var _ = Describe("Manual traffic drains", func() {
 	It("holds a drained cluster at 0, reports it, freezes on a bad annotation and releases on removal", func(ctx context.Context) {
-		s := newService(ctx, "drained", nil, map[string]int32{"worker-a": 2, "worker-b": 1})
+		s := newProbedService(ctx, "drained", nil, map[string]int32{"worker-a": 2, "worker-b": 1})
 		Eventually(s.drainRows).WithTimeout(timeout).WithPolling(interval).Should(Equal([]drainRow{
 			{"worker-a", 2, true, nil}, {"worker-b", 1, true, nil},
 		}))
@@ -118,7 +118,7 @@ var _ = Describe("Manual traffic drains", func() {
 // prober's Forget must not take the reconciler's gauges with it.
 var _ = Describe("A map frozen by a bad drain annotation", func() {
 	It("keeps its gated-homes series while it keeps its gate", func(ctx context.Context) {
-		s := newService(ctx, "drain-frozen-gauge", nil, both(1))
+		s := newProbedService(ctx, "drain-frozen-gauge", nil, both(1))
 		gateWorkerB(s)
 		Eventually(func(g Gomega) float64 { return s.mapGauge(g, "ome_routing_gated_homes") }, timeout, interval).Should(Equal(1.0))
 

@@ -9,7 +9,7 @@ import (
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/controllers/routing"
-	"github.com/ome-routing/operator/test/framework"
+	"github.com/ome-routing/operator/internal/modelserver"
 )
 
 // A copy's status.url is written by the workload cluster. One that carries a credential,
@@ -18,7 +18,7 @@ import (
 var _ = Describe("A copy's status.url", func() {
 	DescribeTable("is left out, with a Warning that does not quote it, while the rest of the map keeps updating",
 		func(ctx context.Context, name string, bad func(good string) string, secret, reason string) {
-			s := newService(ctx, name, nil, both(1))
+			s := newProbedService(ctx, name, nil, both(1))
 			Eventually(s.table).WithTimeout(timeout).WithPolling(interval).Should(Equal([]string{
 				"worker-a 1 true Passing HTTP 200",
 				"worker-b 1 true Passing HTTP 200",
@@ -41,7 +41,7 @@ var _ = Describe("A copy's status.url", func() {
 					"; it is neither probed nor routed to"))
 
 			// The rest of the map still follows its probes.
-			s.set("worker-a", framework.Unavailable)
+			s.set("worker-a", modelserver.Unavailable)
 			Eventually(s.table).WithTimeout(timeout).WithPolling(interval).Should(Equal([]string{
 				"worker-a 1 false Failing HTTP 503",
 				"worker-b 0 false  ",

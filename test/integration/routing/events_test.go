@@ -14,6 +14,7 @@ import (
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/controllers/routing"
+	"github.com/ome-routing/operator/internal/modelserver"
 	"github.com/ome-routing/operator/pkg/eventseries"
 	"github.com/ome-routing/operator/test/framework"
 )
@@ -24,9 +25,9 @@ var _ = Describe("Events", func() {
 		// as a message may be; the HomeGated event adds its own words in front.
 		p := framework.GuideProbe(period, 500*time.Millisecond, omev1beta1.AllFailedPreserveTraffic)
 		p.Path = "/" + strings.Repeat("long-path/", 150)
-		s := newService(ctx, "verbose-event", withProbe(p), both(1))
+		s := newProbedService(ctx, "verbose-event", withProbe(p), both(1))
 		Eventually(s.table).WithTimeout(timeout).WithPolling(interval).Should(HaveLen(2))
-		s.set("worker-b", framework.Refuse)
+		s.set("worker-b", modelserver.Refuse)
 
 		Eventually(func(g Gomega) []string { return s.events(g, routing.EventHomeGated) }, timeout, interval).Should(
 			ContainElement(HavePrefix("Cluster worker-b gated after 3 probe failures in a row: transport error: Get ")))
@@ -46,11 +47,11 @@ var _ = Describe("Events of one home", func() {
 	It("carry each gate's own cause, on the service and on its map", func(ctx context.Context) {
 		p := framework.GuideProbe(period, 500*time.Millisecond, omev1beta1.AllFailedPreserveTraffic)
 		// worker-b, not worker-c: the suite stops worker-c's API server for good (fleet_test.go).
-		s := newService(ctx, "three-causes", withProbe(p), both(1))
+		s := newProbedService(ctx, "three-causes", withProbe(p), both(1))
 		healthy := []string{"worker-a 1 true Passing HTTP 200", "worker-b 1 true Passing HTTP 200"}
 		Eventually(s.table).WithTimeout(timeout).WithPolling(interval).Should(Equal(healthy))
 
-		causes := []framework.Mode{framework.Unavailable, framework.NotFound, framework.BadGateway}
+		causes := []modelserver.Mode{modelserver.Unavailable, modelserver.NotFound, modelserver.BadGateway}
 		var want []any
 		for _, mode := range causes {
 			By("gating worker-b with HTTP " + string(mode) + ", then letting it recover")
@@ -60,7 +61,7 @@ var _ = Describe("Events of one home", func() {
 				g.Expect(e.Probe).NotTo(BeNil())
 				g.Expect(e.Probe.Gated).To(BeTrue())
 			}, timeout, interval).Should(Succeed())
-			s.set("worker-b", framework.Serve)
+			s.set("worker-b", modelserver.Serve)
 			Eventually(s.table).WithTimeout(timeout).WithPolling(interval).Should(Equal(healthy))
 			want = append(want, MatchRegexp(`^Cluster worker-b gated after \d+ probe failures in a row: HTTP %s$`, mode))
 		}
@@ -81,7 +82,7 @@ var _ = Describe("Events of one home", func() {
 	})
 
 	It("name the refusal in force, not one fixed before it", func(ctx context.Context) {
-		s := newService(ctx, "refusal-causes", nil, both(1))
+		s := newProbedService(ctx, "refusal-causes", nil, both(1))
 		Eventually(s.table).WithTimeout(timeout).WithPolling(interval).Should(HaveLen(2))
 
 		By("refusing a probe period under the installation's minimum, then fixing it")
@@ -115,7 +116,7 @@ var _ = Describe("Events of one home", func() {
 
 // kubectlEvents are the messages `kubectl get events` prints for the events with the
 // given reason on the object of the given kind that has the service's name.
-func (s *service) kubectlEvents(kind, reason string) []string {
+func (s *probedService) kubectlEvents(kind, reason string) []string {
 	out := kubectl("get", "events", "-n", s.key.Namespace, "--no-headers", "-o", "custom-columns=MESSAGE:.message",
 		"--field-selector", "involvedObject.kind="+kind+",involvedObject.name="+s.key.Name+",reason="+reason)
 	return strings.Split(strings.TrimRight(out, "\n"), "\n")
@@ -125,7 +126,7 @@ func (s *service) kubectlEvents(kind, reason string) []string {
 // events --for` lists for the object of the given kind with the service's name: it lists
 // them oldest first, by their latest occurrence. (It aligns tabs into spaces: the reason
 // and the message are split at " | ", which no reason holds.)
-func (s *service) kubectlLastNote(kind, reason string) string {
+func (s *probedService) kubectlLastNote(kind, reason string) string {
 	out := kubectl("events", "-n", s.key.Namespace, "--for", strings.ToLower(kind)+"/"+s.key.Name,
 		"-o", `jsonpath={range .items[*]}{.reason}{" | "}{.message}{"\n"}{end}`)
 	last := ""
@@ -139,7 +140,7 @@ func (s *service) kubectlLastNote(kind, reason string) string {
 
 // eventsV1 are the events.k8s.io Events with the given reason on the object of the given
 // kind that has the service's name.
-func (s *service) eventsV1(g Gomega, kind, reason string) []eventsv1.Event {
+func (s *probedService) eventsV1(g Gomega, kind, reason string) []eventsv1.Event {
 	list := &eventsv1.EventList{}
 	g.Expect(fleet.ControlPlane.Client.List(context.Background(), list, client.InNamespace(s.key.Namespace))).To(Succeed())
 	var out []eventsv1.Event
@@ -152,7 +153,7 @@ func (s *service) eventsV1(g Gomega, kind, reason string) []eventsv1.Event {
 }
 
 // eventCounts are the occurrences each of those Events counts.
-func (s *service) eventCounts(g Gomega, kind, reason string) []int32 {
+func (s *probedService) eventCounts(g Gomega, kind, reason string) []int32 {
 	var out []int32
 	for _, e := range s.eventsV1(g, kind, reason) {
 		out = append(out, seriesCount(e))
@@ -162,7 +163,7 @@ func (s *service) eventCounts(g Gomega, kind, reason string) []int32 {
 
 // currentNote is the note of the one of those Events seen last: what `kubectl describe`
 // and `kubectl get events --sort-by` put at the bottom.
-func (s *service) currentNote(g Gomega, kind, reason string) string {
+func (s *probedService) currentNote(g Gomega, kind, reason string) string {
 	list := s.eventsV1(g, kind, reason)
 	g.Expect(list).NotTo(BeEmpty(), "no %s event on the %s", reason, kind)
 	latest := list[0]

@@ -16,7 +16,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
-	"github.com/ome-routing/operator/test/framework"
+	"github.com/ome-routing/operator/internal/envfleet"
+	"github.com/ome-routing/operator/internal/modelserver"
 )
 
 // Exec credential plugins, as EKS, GKE and AKS kubeconfigs use them: the member's token
@@ -55,7 +56,7 @@ var _ = Describe("A member kubeconfig with an exec credential plugin", func() {
 			data, err := clientcmd.Write(kc)
 			Expect(err).NotTo(HaveOccurred())
 			secret := &corev1.Secret{
-				ObjectMeta: metav1.ObjectMeta{Name: name + "-kubeconfig", Namespace: framework.SecretNamespace},
+				ObjectMeta: metav1.ObjectMeta{Name: name + "-kubeconfig", Namespace: envfleet.SecretNamespace},
 				Data:       map[string][]byte{omev1beta1.DefaultKubeConfigKey: data},
 			}
 			wc := &omev1beta1.WorkloadCluster{
@@ -100,12 +101,12 @@ var _ = Describe("A member kubeconfig with an exec credential plugin", func() {
 		// token, and routed to.
 		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "exec-"}}
 		Expect(fleet.ControlPlane.Client.Create(ctx, ns)).To(Succeed())
-		s := &service{key: client.ObjectKey{Namespace: ns.Name, Name: "exec"}, endpoints: map[string]*framework.Endpoint{}}
-		ep, err := framework.StartEndpoint(nil)
+		s := &probedService{key: client.ObjectKey{Namespace: ns.Name, Name: "exec"}, endpoints: map[string]*modelserver.Endpoint{}}
+		ep, err := modelserver.StartEndpoint(nil)
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(ep.Close)
-		Expect(framework.PlaceCopy(ctx, member.Client, s.key, ep.URL(), 1, 1)).To(Succeed())
-		Expect(fleet.ControlPlane.Client.Create(ctx, framework.SourceService(s.key, []string{"exec-plugin"}, nil))).To(Succeed())
+		Expect(envfleet.PlaceCopy(ctx, member.Client, s.key, ep.URL(), 1, 1)).To(Succeed())
+		Expect(fleet.ControlPlane.Client.Create(ctx, envfleet.SourceService(s.key, []string{"exec-plugin"}, nil))).To(Succeed())
 		Eventually(s.table).WithTimeout(timeout).WithPolling(interval).Should(Equal([]string{"exec-plugin 1 true Passing HTTP 200"}))
 	}, SpecTimeout(3*time.Minute))
 })

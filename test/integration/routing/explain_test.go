@@ -14,7 +14,7 @@ import (
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/controllers/routing"
-	"github.com/ome-routing/operator/test/framework"
+	"github.com/ome-routing/operator/internal/modelserver"
 )
 
 // kubectl runs the real kubectl against the control plane and returns what it printed.
@@ -33,7 +33,7 @@ func kubectl(args ...string) string {
 // noTrafficColumn is the NO-TRAFFIC column of `kubectl get trafficmap NAME -o wide`: the
 // one command that answers "why does this cluster get no traffic?". It is the last
 // column, so its value runs from the header's position to the end of the line.
-func (s *service) noTrafficColumn() string {
+func (s *probedService) noTrafficColumn() string {
 	out := kubectl("get", "trafficmap", s.key.Name, "-n", s.key.Namespace, "-o", "wide")
 	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
 	Expect(lines).To(HaveLen(2), out)
@@ -47,13 +47,13 @@ func (s *service) noTrafficColumn() string {
 }
 
 // mapEvents are the notes of the events with the given reason on the service's TrafficMap.
-func (s *service) mapEvents(g Gomega, reason string) []string {
+func (s *probedService) mapEvents(g Gomega, reason string) []string {
 	return s.eventsOn(g, "TrafficMap", reason)
 }
 
 // expectNoTraffic waits until the NO-TRAFFIC column says the cause and worker-a still
 // takes traffic: the answer names worker-b alone.
-func (s *service) expectNoTraffic(matcher OmegaMatcher) {
+func (s *probedService) expectNoTraffic(matcher OmegaMatcher) {
 	Eventually(s.noTrafficColumn).WithTimeout(timeout).WithPolling(interval).Should(matcher)
 	Expect(s.entry(Default, "worker-a").Weight).To(BeNumerically(">", 0))
 	Expect(s.noTrafficColumn()).NotTo(ContainSubstring("worker-a"))
@@ -64,7 +64,7 @@ func (s *service) expectNoTraffic(matcher OmegaMatcher) {
 // service.
 var _ = Describe("Why worker-b gets no traffic", func() {
 	It("is gated: the probe's failures, on the map's events and in describe", func(ctx context.Context) {
-		s := newService(ctx, "why-gated", nil, both(1))
+		s := newProbedService(ctx, "why-gated", nil, both(1))
 		Eventually(s.table).WithTimeout(timeout).WithPolling(interval).Should(HaveLen(2))
 		Expect(s.entry(Default, "worker-b").WeightReason).To(Equal(omev1beta1.WeightRouted))
 		gateWorkerB(s)
@@ -79,14 +79,14 @@ var _ = Describe("Why worker-b gets no traffic", func() {
 			MatchRegexp(`Warning\s+HomeGated\s+.*Cluster worker-b gated after 3 probe failures in a row: HTTP 503`))
 		Expect(managerLog).To(gbytesSay(`"reason": "HomeGated"`))
 
-		s.set("worker-b", framework.Serve)
+		s.set("worker-b", modelserver.Serve)
 		Eventually(s.noTrafficColumn).WithTimeout(timeout).WithPolling(interval).Should(BeEmpty())
 		Eventually(func(g Gomega) []string { return s.mapEvents(g, routing.EventHomeUngated) }, timeout, interval).Should(
 			ConsistOf("Cluster worker-b gate lifted: it passed successThreshold probes in a row; last probe Passing: HTTP 200"))
 	})
 
 	It("is drained", func(ctx context.Context) {
-		s := newService(ctx, "why-drained", nil, both(1))
+		s := newProbedService(ctx, "why-drained", nil, both(1))
 		Eventually(s.table).WithTimeout(timeout).WithPolling(interval).Should(HaveLen(2))
 		s.annotate(ctx, ptr.To(`{"maintenance-b":{"cluster":"worker-b","reason":"planned"}}`))
 		s.expectNoTraffic(Equal("worker-b Drained: held at weight 0 by traffic-drain override(s) maintenance-b"))
@@ -95,7 +95,7 @@ var _ = Describe("Why worker-b gets no traffic", func() {
 	})
 
 	It("is capped at 0 by its capacity report, which is an event", func(ctx context.Context) {
-		s := newService(ctx, "why-capped", &omev1beta1.Routing{Capacity: capacitySpec()}, both(1))
+		s := newProbedService(ctx, "why-capped", &omev1beta1.Routing{Capacity: capacitySpec()}, both(1))
 		s.endpoints["worker-a"].SetServable(1)
 		s.endpoints["worker-b"].SetServable(1)
 		Eventually(func(g Gomega) string { return s.capacityOf(g, "worker-b") }, timeout, interval).Should(ContainSubstring("reported=1"))
@@ -113,7 +113,7 @@ var _ = Describe("Why worker-b gets no traffic", func() {
 	})
 
 	It("has no ready replica, then no endpoint, then no copy", func(ctx context.Context) {
-		s := newService(ctx, "why-unready", nil, both(1))
+		s := newProbedService(ctx, "why-unready", nil, both(1))
 		Eventually(s.table).WithTimeout(timeout).WithPolling(interval).Should(HaveLen(2))
 		placeCopy(ctx, "worker-b", s.key, s.endpoints["worker-b"].URL(), 1, 0)
 		s.expectNoTraffic(Equal("worker-b NoReadyReplicas: no ready replica: its copy reports 0 ready of 1 allocated (a copy that is not IngressReady counts none)"))
@@ -133,7 +133,7 @@ var _ = Describe("Why worker-b gets no traffic", func() {
 	})
 
 	It("is unreachable: it leaves the map with the WorkloadCluster's reason, and rejoins it", func(ctx context.Context) {
-		s := newService(ctx, "why-unreachable", nil, both(1))
+		s := newProbedService(ctx, "why-unreachable", nil, both(1))
 		Eventually(s.table).WithTimeout(timeout).WithPolling(interval).Should(HaveLen(2))
 		restore := pointAtNothing(ctx, "worker-b")
 		restored := false
@@ -157,7 +157,7 @@ var _ = Describe("Why worker-b gets no traffic", func() {
 	})
 
 	It("is refused: the observer's guard does not send its probe", func(ctx context.Context) {
-		s := newService(ctx, "why-not-sent", nil, both(1))
+		s := newProbedService(ctx, "why-not-sent", nil, both(1))
 		Eventually(s.table).WithTimeout(timeout).WithPolling(interval).Should(HaveLen(2))
 		placeCopy(ctx, "worker-b", s.key, "http://10.0.0.7:8080", 1, 1)
 		s.expectNoTraffic(Equal("worker-b ProbeNotSent: probe not sent: destination 10.0.0.7 is in a private network and refused " +
@@ -169,9 +169,9 @@ var _ = Describe("Why worker-b gets no traffic", func() {
 
 var _ = Describe("A gate lifted by a new status.url", func() {
 	It("says the endpoint changed, not the probe policy", func(ctx context.Context) {
-		s := newService(ctx, "lift-url", nil, both(1))
+		s := newProbedService(ctx, "lift-url", nil, both(1))
 		gateWorkerB(s)
-		moved, err := framework.StartEndpoint(nil)
+		moved, err := modelserver.StartEndpoint(nil)
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(moved.Close)
 		placeCopy(ctx, "worker-b", s.key, moved.URL(), 1, 1)

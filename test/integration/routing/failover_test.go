@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/internal/modelserver"
 	"github.com/ome-routing/operator/test/framework"
 )
 
@@ -73,7 +74,7 @@ var _ = Describe("Ordered failover", func() {
 		p := framework.GuideProbe(period, 500*time.Millisecond, omev1beta1.AllFailedPreserveTraffic)
 		p.FailureThreshold, p.SuccessThreshold = ptr.To[int32](1), ptr.To[int32](1)
 		p.RampUp = &metav1.Duration{Duration: 6 * period}
-		s := newService(ctx, "failover", &omev1beta1.Routing{Probe: p, Failover: eastWest()}, four)
+		s := newProbedService(ctx, "failover", &omev1beta1.Routing{Probe: p, Failover: eastWest()}, four)
 
 		By("all healthy: east takes everything, west stands by")
 		Eventually(s.weights).WithTimeout(timeout).WithPolling(interval).Should(Equal(map[string]int32{
@@ -88,7 +89,7 @@ var _ = Describe("Ordered failover", func() {
 		}, timeout, interval).Should(Succeed())
 
 		By("worker-a gated, half of east: west takes 30%")
-		s.set("worker-a", framework.Unavailable)
+		s.set("worker-a", modelserver.Unavailable)
 		Eventually(func(g Gomega) {
 			tm := s.trafficMap(g)
 			g.Expect(westShare(tm)).To(BeNumerically("~", 30, 1), "weights %v", s.weights(g))
@@ -99,14 +100,14 @@ var _ = Describe("Ordered failover", func() {
 			"Traffic spills to tier west, which now takes 30%: east at health 70 of 100"))
 
 		By("worker-b gated too: west takes all of it")
-		s.set("worker-b", framework.Unavailable)
+		s.set("worker-b", modelserver.Unavailable)
 		Eventually(s.weights).WithTimeout(timeout).WithPolling(interval).Should(Equal(map[string]int32{
 			"worker-a": 0, "worker-b": 0, "worker-c": 1, "worker-d": 1}))
 
 		By("both lift: east ramps back up, so west's share falls in steps to 0")
 		versions := watchMap(ctx, s.key)
-		s.set("worker-a", framework.Serve)
-		s.set("worker-b", framework.Serve)
+		s.set("worker-a", modelserver.Serve)
+		s.set("worker-b", modelserver.Serve)
 		Eventually(s.weights).WithTimeout(timeout).WithPolling(interval).Should(Equal(map[string]int32{
 			"worker-a": 1, "worker-b": 1, "worker-c": 0, "worker-d": 0}))
 		var between []float64
@@ -123,7 +124,7 @@ var _ = Describe("Ordered failover", func() {
 	})
 
 	It("freezes the map while a cluster is in two tiers, and goes on once it is in one", func(ctx context.Context) {
-		s := newService(ctx, "failover-overlap", &omev1beta1.Routing{Failover: eastWest()}, four)
+		s := newProbedService(ctx, "failover-overlap", &omev1beta1.Routing{Failover: eastWest()}, four)
 		Eventually(func(g Gomega) {
 			g.Expect(s.weights(g)).To(Equal(map[string]int32{"worker-a": 1, "worker-b": 1, "worker-c": 0, "worker-d": 0}))
 			g.Expect(s.entry(g, "worker-c").Tier).To(Equal(omev1beta1.UnlistedTier), "west selects nothing: c and d are unlisted, behind it")

@@ -8,12 +8,13 @@ import (
 	. "github.com/onsi/gomega"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/internal/modelserver"
 	"github.com/ome-routing/operator/test/framework"
 )
 
 var _ = Describe("One service's probes", func() {
 	It("over the installation's maxima freeze that service's map with the exact error", func(ctx context.Context) {
-		s := newService(ctx, "over-maxima", nil, both(1))
+		s := newProbedService(ctx, "over-maxima", nil, both(1))
 		Eventually(s.table).WithTimeout(timeout).WithPolling(interval).Should(HaveLen(2))
 		s.update(ctx, func(isvc *omev1beta1.InferenceService) {
 			isvc.Spec.Routing = withProbe(framework.GuideProbe(59*time.Minute, 58*time.Minute, omev1beta1.AllFailedPreserveTraffic))
@@ -24,7 +25,7 @@ var _ = Describe("One service's probes", func() {
 		Eventually(func(g Gomega) []string { return s.events(g, "RoutingPolicyRefused") }, timeout, interval).Should(ContainElement(msg))
 	})
 
-	It("hanging on every slot delay another service's gate by at most one probe timeout", func(ctx context.Context) {
+	It("hanging on every slot delay another service's gate by at most one probe timeout", Label(framework.TimingDependent), func(ctx context.Context) {
 		// Two slots for the whole installation, and a greedy service whose two homes hang
 		// for the longest timeout allowed: without a fair share its probes hold both slots
 		// and queue ahead of everyone else's, round after round. (Not worker-c: another
@@ -32,14 +33,14 @@ var _ = Describe("One service's probes", func() {
 		restartManager(installationProbe(omev1beta1.AllFailedPreserveTraffic), 2)
 		DeferCleanup(func() { restartManager(installationProbe(omev1beta1.AllFailedPreserveTraffic), 16) })
 		greedyTimeout := maxTimeout
-		greedy := newService(ctx, "greedy", withProbe(framework.GuideProbe(greedyTimeout+time.Second, greedyTimeout, omev1beta1.AllFailedPreserveTraffic)),
+		greedy := newProbedService(ctx, "greedy", withProbe(framework.GuideProbe(greedyTimeout+time.Second, greedyTimeout, omev1beta1.AllFailedPreserveTraffic)),
 			both(1))
 		for w := range greedy.endpoints {
-			greedy.set(w, framework.Hang)
+			greedy.set(w, modelserver.Hang)
 		}
 		Eventually(func(g Gomega) { g.Expect(greedy.trafficMap(g).Spec.Entries).To(HaveLen(2)) }, timeout, interval).Should(Succeed())
 
-		normal := newService(ctx, "normal", nil, both(1))
+		normal := newProbedService(ctx, "normal", nil, both(1))
 		Eventually(func(g Gomega) {
 			g.Expect(normal.entry(g, "worker-b").Probe).NotTo(BeNil())
 		}, timeout, interval).Should(Succeed())
@@ -51,7 +52,7 @@ var _ = Describe("One service's probes", func() {
 			}
 			return n
 		}, timeout, interval).Should(BeNumerically(">", 0))
-		normal.set("worker-b", framework.Unavailable)
+		normal.set("worker-b", modelserver.Unavailable)
 		failedAt := time.Now()
 
 		// Timing-dependent: this spec bounds a wall-clock time (18 s), because a gate on time

@@ -12,7 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
-	"github.com/ome-routing/operator/test/framework"
+	"github.com/ome-routing/operator/internal/modelserver"
 )
 
 var _ = Describe("The shared observer", func() {
@@ -22,12 +22,12 @@ var _ = Describe("The shared observer", func() {
 
 		// Ten homes whose answers take a while, so that without the cap their probes
 		// would overlap.
-		shared := &framework.InFlight{}
-		var services []*service
+		shared := &modelserver.InFlight{}
+		var services []*probedService
 		for i := range 5 {
-			s := newService(ctx, fmt.Sprintf("capped-%d", i), nil, both(1))
+			s := newProbedService(ctx, fmt.Sprintf("capped-%d", i), nil, both(1))
 			for w, old := range s.endpoints {
-				ep, err := framework.StartEndpoint(shared)
+				ep, err := modelserver.StartEndpoint(shared)
 				Expect(err).NotTo(HaveOccurred())
 				DeferCleanup(ep.Close)
 				ep.SetDelay(20 * time.Millisecond)
@@ -61,7 +61,7 @@ var _ = Describe("The shared observer", func() {
 
 var _ = Describe("A workload cluster that stops answering", func() {
 	It("turns not Ready while the other cluster's routing goes on", func(ctx context.Context) {
-		s := newService(ctx, "member-down", nil, map[string]int32{"worker-a": 1, "worker-c": 1})
+		s := newProbedService(ctx, "member-down", nil, map[string]int32{"worker-a": 1, "worker-c": 1})
 		Eventually(s.table).WithTimeout(timeout).WithPolling(interval).Should(Equal([]string{
 			"worker-a 1 true Passing HTTP 200",
 			"worker-c 1 true Passing HTTP 200",

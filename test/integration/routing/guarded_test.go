@@ -24,8 +24,8 @@ import (
 	"github.com/ome-routing/operator/controllers/probing"
 	"github.com/ome-routing/operator/controllers/routing"
 	"github.com/ome-routing/operator/controllers/workloadcluster"
+	"github.com/ome-routing/operator/internal/envfleet"
 	"github.com/ome-routing/operator/pkg/probe"
-	"github.com/ome-routing/operator/test/framework"
 )
 
 // laggingCache stands in for the manager's cache in front of the real control plane: it
@@ -92,7 +92,7 @@ func handReconciler(cache client.Client, prober *probing.Prober) *routing.Reconc
 		Client:            cache,
 		APIReader:         fleet.ControlPlane.Client,
 		Recorder:          events.NewFakeRecorder(100),
-		Members:           workloadcluster.NewMembers(framework.Scheme, time.Second),
+		Members:           workloadcluster.NewMembers(envfleet.Scheme, time.Second),
 		Prober:            prober,
 		Poller:            probing.NewPoller(nil, 1),
 		RoutingEnabled:    true,
@@ -105,7 +105,7 @@ func handReconciler(cache client.Client, prober *probing.Prober) *routing.Reconc
 func newSource(ctx context.Context, name string, workers []string, routing *omev1beta1.Routing) *omev1beta1.InferenceService {
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: name + "-"}}
 	Expect(fleet.ControlPlane.Client.Create(ctx, ns)).To(Succeed())
-	isvc := framework.SourceService(client.ObjectKey{Namespace: ns.Name, Name: name}, workers, routing)
+	isvc := envfleet.SourceService(client.ObjectKey{Namespace: ns.Name, Name: name}, workers, routing)
 	Expect(fleet.ControlPlane.Client.Create(ctx, isvc)).To(Succeed())
 	return isvc
 }
@@ -118,7 +118,7 @@ func mapOf(ctx context.Context, isvc *omev1beta1.InferenceService) *omev1beta1.T
 			{Cluster: "worker-a", Endpoint: "http://a.example.test", Weight: 1, Healthy: true},
 		}},
 	}
-	Expect(controllerutil.SetControllerReference(isvc, tm, framework.Scheme)).To(Succeed())
+	Expect(controllerutil.SetControllerReference(isvc, tm, envfleet.Scheme)).To(Succeed())
 	Expect(fleet.ControlPlane.Client.Create(ctx, tm)).To(Succeed())
 	return tm
 }

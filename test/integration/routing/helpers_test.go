@@ -16,47 +16,48 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/internal/envfleet"
+	"github.com/ome-routing/operator/internal/modelserver"
 	"github.com/ome-routing/operator/test/framework"
 )
 
-// service is a source InferenceService on the control plane and the endpoints its copies
-// report on each worker.
-type service struct {
+// probedService is a source InferenceService on the control plane and the endpoints its
+// copies report on each worker, which the operator probes.
+type probedService struct {
 	key       client.ObjectKey
-	endpoints map[string]*framework.Endpoint
+	endpoints map[string]*modelserver.Endpoint
 }
 
-// newService creates a namespace and a source service placed on the named workers with
-// the given routing settings, an endpoint per worker, and a ready copy on each worker
+// newProbedService creates a namespace and a source service placed on the named workers
+// with the given routing settings, an endpoint per worker, and a ready copy on each worker
 // with the given ready replicas.
-func newService(ctx context.Context, name string, routing *omev1beta1.Routing, ready map[string]int32) *service {
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: name + "-"}}
-	Expect(fleet.ControlPlane.Client.Create(ctx, ns)).To(Succeed())
-	s := &service{key: client.ObjectKey{Namespace: ns.Name, Name: name}, endpoints: map[string]*framework.Endpoint{}}
-	var workers []string
-	for w := range ready {
-		workers = append(workers, w)
+func newProbedService(ctx context.Context, name string, routing *omev1beta1.Routing, ready map[string]int32) *probedService {
+	homes := map[string]framework.Home{}
+	for w, n := range ready {
+		homes[w] = framework.Home{On: fleet.Workers[w].Client, Allocated: n, Ready: n}
 	}
-	for _, w := range workers {
-		ep, err := framework.StartEndpoint(nil)
-		Expect(err).NotTo(HaveOccurred())
+	return startProbedService(ctx, name, homes, routing)
+}
+
+// startProbedService creates a namespace and a source service on the homes given
+// (framework.StartRoutedService), closing their endpoints when the spec ends.
+func startProbedService(ctx context.Context, name string, homes map[string]framework.Home, routing *omev1beta1.Routing) *probedService {
+	rs, err := framework.StartRoutedService(ctx, fleet.ControlPlane.Client, client.ObjectKey{Name: name}, homes, routing, nil)
+	Expect(err).NotTo(HaveOccurred())
+	for _, ep := range rs.Endpoints {
 		DeferCleanup(ep.Close)
-		s.endpoints[w] = ep
-		placeCopy(ctx, w, s.key, ep.URL(), ready[w], ready[w])
 	}
-	isvc := framework.SourceService(s.key, workers, routing)
-	Expect(fleet.ControlPlane.Client.Create(ctx, isvc)).To(Succeed())
-	return s
+	return &probedService{key: rs.Key, endpoints: rs.Endpoints}
 }
 
 // placeCopy creates or updates the service's copy on a worker with its status, as the
 // workload cluster's own controllers would report it.
 func placeCopy(ctx context.Context, worker string, key client.ObjectKey, url string, allocated, ready int32) {
-	Expect(framework.PlaceCopy(ctx, fleet.Workers[worker].Client, key, url, allocated, ready)).To(Succeed())
+	Expect(envfleet.PlaceCopy(ctx, fleet.Workers[worker].Client, key, url, allocated, ready)).To(Succeed())
 }
 
 // trafficMap reads the service's TrafficMap.
-func (s *service) trafficMap(g Gomega) *omev1beta1.TrafficMap {
+func (s *probedService) trafficMap(g Gomega) *omev1beta1.TrafficMap {
 	tm := &omev1beta1.TrafficMap{}
 	g.Expect(fleet.ControlPlane.Client.Get(context.Background(), s.key, tm)).To(Succeed())
 	return tm
@@ -64,7 +65,7 @@ func (s *service) trafficMap(g Gomega) *omev1beta1.TrafficMap {
 
 // table is what the spec's Step 3 jsonpath command prints, one line per entry:
 // cluster, weight, healthy, probe result and probe message.
-func (s *service) table(g Gomega) []string {
+func (s *probedService) table(g Gomega) []string {
 	var lines []string
 	for _, e := range s.trafficMap(g).Spec.Entries {
 		result, message := "", ""
@@ -77,7 +78,7 @@ func (s *service) table(g Gomega) []string {
 }
 
 // entry is the map's entry for a cluster.
-func (s *service) entry(g Gomega, cluster string) omev1beta1.TrafficMapEntry {
+func (s *probedService) entry(g Gomega, cluster string) omev1beta1.TrafficMapEntry {
 	for _, e := range s.trafficMap(g).Spec.Entries {
 		if e.Cluster == cluster {
 			return e
@@ -88,20 +89,20 @@ func (s *service) entry(g Gomega, cluster string) omev1beta1.TrafficMapEntry {
 }
 
 // routable is the map's Routable condition.
-func (s *service) routable(g Gomega) metav1.Condition {
+func (s *probedService) routable(g Gomega) metav1.Condition {
 	c := meta.FindStatusCondition(s.trafficMap(g).Status.Conditions, omev1beta1.TrafficMapRoutable)
 	g.Expect(c).NotTo(BeNil())
 	return *c
 }
 
 // counts are the map's status.homes and status.gatedHomes, -1 for one that is not set.
-func (s *service) counts(g Gomega) [2]int32 {
+func (s *probedService) counts(g Gomega) [2]int32 {
 	st := s.trafficMap(g).Status
 	return [2]int32{ptr.Deref(st.Homes, -1), ptr.Deref(st.GatedHomes, -1)}
 }
 
 // update changes the source service.
-func (s *service) update(ctx context.Context, mutate func(*omev1beta1.InferenceService)) {
+func (s *probedService) update(ctx context.Context, mutate func(*omev1beta1.InferenceService)) {
 	Eventually(func(g Gomega) {
 		isvc := &omev1beta1.InferenceService{}
 		g.Expect(fleet.ControlPlane.Client.Get(ctx, s.key, isvc)).To(Succeed())
@@ -111,19 +112,19 @@ func (s *service) update(ctx context.Context, mutate func(*omev1beta1.InferenceS
 }
 
 // set switches how a worker's endpoint answers.
-func (s *service) set(worker string, mode framework.Mode) {
+func (s *probedService) set(worker string, mode modelserver.Mode) {
 	Expect(s.endpoints[worker].Set(mode)).To(Succeed())
 }
 
 // events are the messages of the service's events with the given reason (the same events
 // on its TrafficMap are mapEvents).
-func (s *service) events(g Gomega, reason string) []string {
+func (s *probedService) events(g Gomega, reason string) []string {
 	return s.eventsOn(g, "InferenceService", reason)
 }
 
 // eventsOn are the messages of the events with the given reason on the object of the
 // given kind that has the service's name: the service or its TrafficMap.
-func (s *service) eventsOn(g Gomega, kind, reason string) []string {
+func (s *probedService) eventsOn(g Gomega, kind, reason string) []string {
 	list := &corev1.EventList{}
 	g.Expect(fleet.ControlPlane.Client.List(context.Background(), list, client.InNamespace(s.key.Namespace))).To(Succeed())
 	var out []string
@@ -149,10 +150,10 @@ func gbytesSay(text string) OmegaMatcher {
 	return gbytes.Say(strings.ReplaceAll(regexp.QuoteMeta(text), `"`, `\\?"`))
 }
 
-// newServiceIn creates a routed source service, placed on both workers, in an existing
+// newSourceServiceIn creates a routed source service, placed on both workers, in an existing
 // namespace, with no copies.
-func newServiceIn(ctx context.Context, namespace, name string) client.ObjectKey {
-	isvc := framework.SourceService(client.ObjectKey{Namespace: namespace, Name: name}, []string{"worker-a", "worker-b"}, nil)
+func newSourceServiceIn(ctx context.Context, namespace, name string) client.ObjectKey {
+	isvc := envfleet.SourceService(client.ObjectKey{Namespace: namespace, Name: name}, []string{"worker-a", "worker-b"}, nil)
 	Expect(fleet.ControlPlane.Client.Create(ctx, isvc)).To(Succeed())
 	return client.ObjectKeyFromObject(isvc)
 }

@@ -10,12 +10,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/internal/modelserver"
 	"github.com/ome-routing/operator/test/framework"
 )
 
 // gateWorkerB makes worker-b fail until its gate closes.
-func gateWorkerB(s *service) {
-	s.set("worker-b", framework.Unavailable)
+func gateWorkerB(s *probedService) {
+	s.set("worker-b", modelserver.Unavailable)
 	Eventually(func(g Gomega) {
 		g.Expect(s.entry(g, "worker-b").Probe).NotTo(BeNil())
 		g.Expect(s.entry(g, "worker-b").Probe.Gated).To(BeTrue())
@@ -24,7 +25,7 @@ func gateWorkerB(s *service) {
 
 var _ = Describe("Probe state across changes", func() {
 	It("keeps a gate across a manager restart, and a policy change lifts it and resets the counts", func(ctx context.Context) {
-		s := newService(ctx, "restart", nil, both(1))
+		s := newProbedService(ctx, "restart", nil, both(1))
 		gateWorkerB(s)
 
 		restartManager(installationProbe(omev1beta1.AllFailedPreserveTraffic), 16)
@@ -66,7 +67,7 @@ var _ = Describe("Probe state across changes", func() {
 	})
 
 	It("stops probing with disabled: true and falls back to the installation's probe when the block is removed", func(ctx context.Context) {
-		s := newService(ctx, "disable", withProbe(framework.GuideProbe(period, 400*time.Millisecond, omev1beta1.AllFailedDrain)), both(1))
+		s := newProbedService(ctx, "disable", withProbe(framework.GuideProbe(period, 400*time.Millisecond, omev1beta1.AllFailedDrain)), both(1))
 		gateWorkerB(s)
 		ownDigest := s.entry(Default, "worker-b").Probe.PolicyDigest
 
@@ -92,8 +93,8 @@ var _ = Describe("Probe state across changes", func() {
 	It("keeps a service's own probe when the installation has none", func(ctx context.Context) {
 		restartManager(nil, 16)
 		DeferCleanup(func() { restartManager(installationProbe(omev1beta1.AllFailedPreserveTraffic), 16) })
-		own := newService(ctx, "own-probe", withProbe(framework.GuideProbe(period, 400*time.Millisecond, omev1beta1.AllFailedDrain)), both(1))
-		none := newService(ctx, "no-probe", nil, both(1))
+		own := newProbedService(ctx, "own-probe", withProbe(framework.GuideProbe(period, 400*time.Millisecond, omev1beta1.AllFailedDrain)), both(1))
+		none := newProbedService(ctx, "no-probe", nil, both(1))
 		Eventually(own.table).WithTimeout(timeout).WithPolling(interval).Should(Equal([]string{
 			"worker-a 1 true Passing HTTP 200",
 			"worker-b 1 true Passing HTTP 200",
@@ -108,7 +109,7 @@ var _ = Describe("Probe state across changes", func() {
 
 var _ = Describe("Refused per-service settings", func() {
 	It("freeze the map, log the exact error and emit a Warning event", func(ctx context.Context) {
-		s := newService(ctx, "freeze", nil, both(1))
+		s := newProbedService(ctx, "freeze", nil, both(1))
 		gateWorkerB(s)
 		s.update(ctx, func(isvc *omev1beta1.InferenceService) {
 			isvc.Spec.Routing = withProbe(framework.GuideProbe(500*time.Millisecond, 100*time.Millisecond, omev1beta1.AllFailedPreserveTraffic))
@@ -130,7 +131,7 @@ var _ = Describe("Refused per-service settings", func() {
 		Expect(s.mapGauge(Default, "ome_routing_gated_homes")).To(Equal(1.0))
 
 		frozen := s.trafficMap(Default)
-		s.set("worker-b", framework.Serve)
+		s.set("worker-b", modelserver.Serve)
 		Consistently(func(g Gomega) {
 			g.Expect(s.trafficMap(g).ResourceVersion).To(Equal(frozen.ResourceVersion), "the map must not change")
 		}, 3*period, interval).Should(Succeed())
@@ -148,7 +149,7 @@ var _ = Describe("Refused per-service settings", func() {
 	})
 
 	It("give a new service no map", func(ctx context.Context) {
-		s := newService(ctx, "no-map", withProbe(framework.GuideProbe(500*time.Millisecond, 100*time.Millisecond, omev1beta1.AllFailedPreserveTraffic)), both(1))
+		s := newProbedService(ctx, "no-map", withProbe(framework.GuideProbe(500*time.Millisecond, 100*time.Millisecond, omev1beta1.AllFailedPreserveTraffic)), both(1))
 		const msg = "resolve probe policy: spec.routing.probe.period (500ms) must be at least routing.observer.minPeriod (1s)"
 		Eventually(managerLog, timeout, interval).Should(gbytesSay(msg))
 		Eventually(func(g Gomega) []string { return s.events(g, "RoutingPolicyRefused") }, timeout, interval).Should(ContainElement(msg))

@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/internal/envfleet"
 	"github.com/ome-routing/operator/test/framework"
 )
 
@@ -24,7 +25,7 @@ type mapVersion struct {
 
 // watchMap records every version of the service's map until the test ends.
 func watchMap(ctx context.Context, key client.ObjectKey) func() []mapVersion {
-	wc, err := client.NewWithWatch(fleet.ControlPlane.Config, client.Options{Scheme: framework.Scheme})
+	wc, err := client.NewWithWatch(fleet.ControlPlane.Config, client.Options{Scheme: envfleet.Scheme})
 	Expect(err).NotTo(HaveOccurred())
 	w, err := wc.Watch(ctx, &omev1beta1.TrafficMapList{}, client.InNamespace(key.Namespace),
 		client.MatchingFields{"metadata.name": key.Name})
@@ -82,7 +83,7 @@ var _ = Describe("A change of leader", func() {
 		stopFirst, first := launchManager(installationProbe(omev1beta1.AllFailedPreserveTraffic), 16, managerSetup{fieldManager: "manager-1", elect: true})
 		DeferCleanup(stopFirst)
 		Eventually(first.Elected(), timeout).Should(BeClosed())
-		s := newService(ctx, "failover", nil, both(1))
+		s := newProbedService(ctx, "failover", nil, both(1))
 		gateWorkerB(s)
 		versions := watchMap(ctx, s.key)
 
@@ -137,7 +138,7 @@ var _ = Describe("A change of leader", func() {
 
 var _ = Describe("A control-plane API server that restarts", func() {
 	It("is ridden out by the running manager, gates intact", func(ctx context.Context) {
-		s := newService(ctx, "api-restart", nil, both(1))
+		s := newProbedService(ctx, "api-restart", nil, both(1))
 		gateWorkerB(s)
 		failures := s.entry(Default, "worker-b").Probe.ConsecutiveFailures
 

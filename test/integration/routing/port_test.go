@@ -18,14 +18,14 @@ import (
 )
 
 // warnedHomes is the map's status.warnedHomes (-o wide's WARNINGS), -1 when not written.
-func (s *service) warnedHomes(g Gomega) int32 {
+func (s *probedService) warnedHomes(g Gomega) int32 {
 	return ptr.Deref(s.trafficMap(g).Status.WarnedHomes, -1)
 }
 
 // occurrences counts the events with the given reason on the object of kind with the
 // service's name, each event's series included: the events API folds repeats of one event
 // into a series on one object.
-func (s *service) occurrences(g Gomega, kind, reason string) int32 {
+func (s *probedService) occurrences(g Gomega, kind, reason string) int32 {
 	list := &corev1.EventList{}
 	g.Expect(fleet.ControlPlane.Client.List(context.Background(), list, client.InNamespace(s.key.Namespace))).To(Succeed())
 	var n int32
@@ -46,7 +46,7 @@ func (s *service) occurrences(g Gomega, kind, reason string) int32 {
 // event per change, and keeps its weight.
 var _ = Describe("A home probed on another port than the route's", func() {
 	It("carries a warning on its entry and one ProbePortMismatch event per change", func(ctx context.Context) {
-		s := newService(ctx, "port-mismatch", nil, both(1))
+		s := newProbedService(ctx, "port-mismatch", nil, both(1))
 		portOf := func(worker string) int {
 			u, err := url.Parse(s.endpoints[worker].URL())
 			Expect(err).NotTo(HaveOccurred())

@@ -12,6 +12,7 @@ import (
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/controllers/routing"
+	"github.com/ome-routing/operator/internal/modelserver"
 	"github.com/ome-routing/operator/test/framework"
 )
 
@@ -21,7 +22,7 @@ var _ = Describe("The probe's optional settings", func() {
 	It("in Shadow mode records the gates it would set and never changes a weight; Enforce then keeps its counts", func(ctx context.Context) {
 		p := framework.GuideProbe(period, 500*time.Millisecond, omev1beta1.AllFailedDrain)
 		p.Mode = omev1beta1.ProbeModeShadow
-		s := newService(ctx, "shadow", withProbe(p), both(1))
+		s := newProbedService(ctx, "shadow", withProbe(p), both(1))
 		Eventually(s.table).WithTimeout(timeout).WithPolling(interval).Should(Equal([]string{
 			"worker-a 1 true Passing HTTP 200",
 			"worker-b 1 true Passing HTTP 200",
@@ -47,7 +48,7 @@ var _ = Describe("The probe's optional settings", func() {
 		}
 
 		By("worker-b fails: the gate it would set is recorded, and an event says so")
-		s.set("worker-b", framework.Unavailable)
+		s.set("worker-b", modelserver.Unavailable)
 		Eventually(func(g Gomega) {
 			unchanged(g) // on every poll, not only at the end
 			e := s.entry(g, "worker-b")
@@ -61,7 +62,7 @@ var _ = Describe("The probe's optional settings", func() {
 		Expect(s.events(Default, routing.EventHomeGated)).To(BeEmpty())
 
 		By("worker-b recovers: the would-be gate lifts after successThreshold passes")
-		s.set("worker-b", framework.Serve)
+		s.set("worker-b", modelserver.Serve)
 		Eventually(func(g Gomega) {
 			unchanged(g)
 			g.Expect(s.entry(g, "worker-b").Probe.WouldGate).To(BeFalse())
@@ -70,8 +71,8 @@ var _ = Describe("The probe's optional settings", func() {
 			"Cluster worker-b would have its gate lifted: it passed successThreshold probes in a row; last probe Passing: HTTP 200 (Shadow mode)"))
 
 		By("both fail under Drain: Enforce would drain the service, Shadow leaves it as it is")
-		s.set("worker-a", framework.Unavailable)
-		s.set("worker-b", framework.Unavailable)
+		s.set("worker-a", modelserver.Unavailable)
+		s.set("worker-b", modelserver.Unavailable)
 		Eventually(func(g Gomega) {
 			unchanged(g)
 			routableAsWithoutAProbe(g)
@@ -108,7 +109,7 @@ var _ = Describe("The probe's optional settings", func() {
 	It("in Shadow mode records a probe the operator refuses to send without taking the home's weight", func(ctx context.Context) {
 		p := framework.GuideProbe(period, 500*time.Millisecond, omev1beta1.AllFailedPreserveTraffic)
 		p.Mode = omev1beta1.ProbeModeShadow
-		s := newService(ctx, "shadow-refused", withProbe(p), both(1))
+		s := newProbedService(ctx, "shadow-refused", withProbe(p), both(1))
 		Eventually(s.table).WithTimeout(timeout).WithPolling(interval).Should(HaveLen(2))
 		// The suite's observer refuses private addresses (see refused_test.go); without a
 		// probe nothing would, so neither does a Shadow one: the record says why.
@@ -130,7 +131,7 @@ var _ = Describe("The probe's optional settings", func() {
 		p := framework.GuideProbe(roundPeriod, 500*time.Millisecond, omev1beta1.AllFailedPreserveTraffic)
 		p.FailureThreshold, p.SuccessThreshold = ptr.To[int32](2), ptr.To[int32](1)
 		p.FlapDamping = &omev1beta1.ProbeFlapDamping{Window: &metav1.Duration{Duration: 10 * time.Minute}, MaxFactor: ptr.To[int32](2)}
-		s := newService(ctx, "damping", withProbe(p), both(1))
+		s := newProbedService(ctx, "damping", withProbe(p), both(1))
 		Eventually(s.table).WithTimeout(timeout).WithPolling(interval).Should(HaveLen(2))
 		Eventually(func(g Gomega) { g.Expect(s.entry(g, "worker-b").Probe).NotTo(BeNil()) }, timeout, interval).Should(Succeed())
 		versions := watchMap(ctx, s.key)
@@ -139,7 +140,7 @@ var _ = Describe("The probe's optional settings", func() {
 		// gate makes worker-b fail until it is gated, and returns its probe record then.
 		gate := func() *omev1beta1.TrafficMapProbe {
 			GinkgoHelper()
-			s.set("worker-b", framework.Unavailable)
+			s.set("worker-b", modelserver.Unavailable)
 			var rec *omev1beta1.TrafficMapProbe
 			Eventually(func(g Gomega) {
 				rec = s.entry(g, "worker-b").Probe
@@ -150,7 +151,7 @@ var _ = Describe("The probe's optional settings", func() {
 		// lift makes worker-b pass until its gate lifts.
 		lift := func() {
 			GinkgoHelper()
-			s.set("worker-b", framework.Serve)
+			s.set("worker-b", modelserver.Serve)
 			Eventually(func(g Gomega) {
 				e := s.entry(g, "worker-b")
 				g.Expect(e.Probe.Gated).To(BeFalse())
@@ -173,9 +174,9 @@ var _ = Describe("The probe's optional settings", func() {
 		// records a request in the same step as it reads how to answer it.
 		ep := s.endpoints["worker-b"]
 		seen := len(ep.Seen())
-		s.set("worker-b", framework.Serve)
+		s.set("worker-b", modelserver.Serve)
 		Eventually(func() int { return len(ep.Seen()) }).WithTimeout(timeout).WithPolling(5 * time.Millisecond).Should(BeNumerically(">", seen))
-		s.set("worker-b", framework.Unavailable)
+		s.set("worker-b", modelserver.Unavailable)
 		passAt := time.Now()
 		// Two failures after the pass, counted from 0: the pass was counted (without it the
 		// count would have gone on from the gate's), and failureThreshold (2) failures would
@@ -210,17 +211,17 @@ var _ = Describe("The probe's optional settings", func() {
 		p := framework.GuideProbe(period, 500*time.Millisecond, omev1beta1.AllFailedPreserveTraffic)
 		p.FailureThreshold, p.SuccessThreshold = ptr.To[int32](2), ptr.To[int32](1)
 		p.RampUp = &metav1.Duration{Duration: 6 * period}
-		s := newService(ctx, "ramp", withProbe(p), both(1))
+		s := newProbedService(ctx, "ramp", withProbe(p), both(1))
 		Eventually(s.table).WithTimeout(timeout).WithPolling(interval).Should(Equal([]string{
 			"worker-a 1 true Passing HTTP 200",
 			"worker-b 1 true Passing HTTP 200",
 		}))
-		s.set("worker-b", framework.Unavailable)
+		s.set("worker-b", modelserver.Unavailable)
 		Eventually(func(g Gomega) int32 { return s.entry(g, "worker-b").Weight }, timeout, interval).Should(BeZero())
 
 		By("the gate lifts: worker-b's share climbs round by round to its full weight")
 		versions := watchMap(ctx, s.key)
-		s.set("worker-b", framework.Serve)
+		s.set("worker-b", modelserver.Serve)
 		// Every version of the map the watch saw, from the lift to the full weight.
 		var steps []rampStep
 		Eventually(func(g Gomega) {
@@ -242,12 +243,12 @@ var _ = Describe("The probe's optional settings", func() {
 		}
 		Expect(ramping).To(BeNumerically(">", 0))
 		By("a gate during a new ramp ends it at once")
-		s.set("worker-b", framework.Unavailable)
+		s.set("worker-b", modelserver.Unavailable)
 		Eventually(func(g Gomega) int32 { return s.entry(g, "worker-b").Weight }, timeout, interval).Should(BeZero())
-		s.set("worker-b", framework.Serve)
+		s.set("worker-b", modelserver.Serve)
 		Eventually(func(g Gomega) int32 { return s.entry(g, "worker-b").Probe.RampPercent }, timeout, interval/4).Should(
 			BeNumerically(">=", 29), "the ramp is under way")
-		s.set("worker-b", framework.Unavailable)
+		s.set("worker-b", modelserver.Unavailable)
 		Eventually(func(g Gomega) {
 			e := s.entry(g, "worker-b")
 			g.Expect(e.Probe.Gated).To(BeTrue())

@@ -12,12 +12,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/internal/modelserver"
 	"github.com/ome-routing/operator/test/framework"
 )
 
 var _ = Describe("The routing probe", func() {
 	It("reports both clusters passing", func(ctx context.Context) {
-		s := newService(ctx, "both-pass", nil, both(1))
+		s := newProbedService(ctx, "both-pass", nil, both(1))
 		Eventually(s.table).WithTimeout(timeout).WithPolling(interval).Should(Equal([]string{
 			"worker-a 1 true Passing HTTP 200",
 			"worker-b 1 true Passing HTTP 200",
@@ -26,18 +27,18 @@ var _ = Describe("The routing probe", func() {
 		// The probe goes to the copy's status.url joined with the probe path, with the
 		// probe's method; the endpoints answer 404 anywhere else.
 		for _, w := range []string{"worker-a", "worker-b"} {
-			Expect(s.endpoints[w].Seen()).To(And(Not(BeEmpty()), HaveEach("GET "+framework.ProbePath)), w)
+			Expect(s.endpoints[w].Seen()).To(And(Not(BeEmpty()), HaveEach("GET "+modelserver.ProbePath)), w)
 		}
 	})
 
 	It("gates a cluster after exactly failureThreshold failures and lifts it after successThreshold passes", func(ctx context.Context) {
-		s := newService(ctx, "gate", nil, both(1))
+		s := newProbedService(ctx, "gate", nil, both(1))
 		Eventually(s.table).WithTimeout(timeout).WithPolling(interval).Should(HaveLen(2))
 		Eventually(func(g Gomega) { g.Expect(s.entry(g, "worker-b").Probe).NotTo(BeNil()) }, timeout, interval).Should(Succeed())
 		// Every version of the map is read through a watch, so a busy machine cannot make
 		// the spec miss a step that lasts one period.
 		versions := watchMap(ctx, s.key)
-		s.set("worker-b", framework.Unavailable)
+		s.set("worker-b", modelserver.Unavailable)
 
 		// Watch the failures climb until the gate closes. Which counts get a version of
 		// their own is the operator's to coalesce (two failures, or the gating failure and
@@ -75,15 +76,15 @@ var _ = Describe("The routing probe", func() {
 		// answered two probes with 200 (a lift on the first pass would show a period early).
 		var mu sync.Mutex
 		var passes []time.Time
-		s.endpoints["worker-b"].OnAnswer(func(a framework.Answer) {
-			if a.Request.URL.Path == framework.ProbePath && a.Status == http.StatusOK {
+		s.endpoints["worker-b"].OnAnswer(func(a modelserver.Answer) {
+			if a.Request.URL.Path == modelserver.ProbePath && a.Status == http.StatusOK {
 				mu.Lock()
 				passes = append(passes, a.At)
 				mu.Unlock()
 			}
 		})
 		DeferCleanup(func() { s.endpoints["worker-b"].OnAnswer(nil) })
-		s.set("worker-b", framework.Serve)
+		s.set("worker-b", modelserver.Serve)
 		Eventually(s.table).WithTimeout(timeout).WithPolling(interval).Should(Equal([]string{
 			"worker-a 1 true Passing HTTP 200",
 			"worker-b 1 true Passing HTTP 200",
@@ -113,8 +114,8 @@ var _ = Describe("The routing probe", func() {
 	})
 
 	It("keeps a redirect Unknown and never gates on it", func(ctx context.Context) {
-		s := newService(ctx, "redirect", nil, both(1))
-		s.set("worker-b", framework.Redirect)
+		s := newProbedService(ctx, "redirect", nil, both(1))
+		s.set("worker-b", modelserver.Redirect)
 		Eventually(func(g Gomega) {
 			p := s.entry(g, "worker-b").Probe
 			g.Expect(p).NotTo(BeNil())
@@ -130,9 +131,9 @@ var _ = Describe("The routing probe", func() {
 	})
 
 	It("preserves traffic when every cluster is gated under PreserveTraffic", func(ctx context.Context) {
-		s := newService(ctx, "preserve", nil, map[string]int32{"worker-a": 4, "worker-b": 2})
-		s.set("worker-a", framework.Unavailable)
-		s.set("worker-b", framework.Refuse)
+		s := newProbedService(ctx, "preserve", nil, map[string]int32{"worker-a": 4, "worker-b": 2})
+		s.set("worker-a", modelserver.Unavailable)
+		s.set("worker-b", modelserver.Refuse)
 		Eventually(func(g Gomega) {
 			c := s.routable(g)
 			g.Expect(c.Status).To(Equal(metav1.ConditionTrue))
@@ -153,9 +154,9 @@ var _ = Describe("The routing probe", func() {
 	})
 
 	It("drains when every cluster is gated under Drain", func(ctx context.Context) {
-		s := newService(ctx, "drain", withProbe(framework.GuideProbe(period, 500*time.Millisecond, omev1beta1.AllFailedDrain)), both(1))
-		s.set("worker-a", framework.Unavailable)
-		s.set("worker-b", framework.Hang)
+		s := newProbedService(ctx, "drain", withProbe(framework.GuideProbe(period, 500*time.Millisecond, omev1beta1.AllFailedDrain)), both(1))
+		s.set("worker-a", modelserver.Unavailable)
+		s.set("worker-b", modelserver.Hang)
 		Eventually(func(g Gomega) {
 			c := s.routable(g)
 			g.Expect(c.Status).To(Equal(metav1.ConditionFalse))

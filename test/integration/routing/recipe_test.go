@@ -17,7 +17,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
-	"github.com/ome-routing/operator/test/framework"
+	"github.com/ome-routing/operator/internal/envfleet"
+	"github.com/ome-routing/operator/internal/modelserver"
 )
 
 // The quickstart's recipe for a workload cluster's credentials, run as written against a
@@ -30,18 +31,18 @@ var _ = Describe("The member kubeconfig recipe", func() {
 		// Not worker-c: another spec stops its API server for good.
 		member := fleet.Workers["worker-b"]
 		out, sh := runMemberRecipe(ctx, member, "recipe")
-		sh(fleet.ControlPlane.KubeConfig, "kubectl -n "+framework.SecretNamespace+" create secret generic recipe-kubeconfig --from-file=kubeconfig="+out)
+		sh(fleet.ControlPlane.KubeConfig, "kubectl -n "+envfleet.SecretNamespace+" create secret generic recipe-kubeconfig --from-file=kubeconfig="+out)
 		wc := &omev1beta1.WorkloadCluster{
 			ObjectMeta: metav1.ObjectMeta{Name: "recipe"},
 			Spec: omev1beta1.WorkloadClusterSpec{ClusterSource: omev1beta1.ClusterSource{KubeConfig: &omev1beta1.KubeConfigSource{
-				SecretRef: omev1beta1.SecretReference{Name: "recipe-kubeconfig", Namespace: framework.SecretNamespace},
+				SecretRef: omev1beta1.SecretReference{Name: "recipe-kubeconfig", Namespace: envfleet.SecretNamespace},
 			}}},
 		}
 		Expect(fleet.ControlPlane.Client.Create(ctx, wc)).To(Succeed())
 		DeferCleanup(func(ctx context.Context) {
 			Expect(fleet.ControlPlane.Client.Delete(ctx, wc)).To(Succeed())
 			Expect(fleet.ControlPlane.Client.Delete(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{
-				Name: "recipe-kubeconfig", Namespace: framework.SecretNamespace}})).To(Succeed())
+				Name: "recipe-kubeconfig", Namespace: envfleet.SecretNamespace}})).To(Succeed())
 		})
 		Eventually(func(g Gomega) string {
 			got := &omev1beta1.WorkloadCluster{}
@@ -55,12 +56,12 @@ var _ = Describe("The member kubeconfig recipe", func() {
 		// recipe's token, and routed to.
 		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "recipe-"}}
 		Expect(fleet.ControlPlane.Client.Create(ctx, ns)).To(Succeed())
-		s := &service{key: client.ObjectKey{Namespace: ns.Name, Name: "recipe"}, endpoints: map[string]*framework.Endpoint{}}
-		ep, err := framework.StartEndpoint(nil)
+		s := &probedService{key: client.ObjectKey{Namespace: ns.Name, Name: "recipe"}, endpoints: map[string]*modelserver.Endpoint{}}
+		ep, err := modelserver.StartEndpoint(nil)
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(ep.Close)
-		Expect(framework.PlaceCopy(ctx, member.Client, s.key, ep.URL(), 1, 1)).To(Succeed())
-		Expect(fleet.ControlPlane.Client.Create(ctx, framework.SourceService(s.key, []string{"recipe"}, nil))).To(Succeed())
+		Expect(envfleet.PlaceCopy(ctx, member.Client, s.key, ep.URL(), 1, 1)).To(Succeed())
+		Expect(fleet.ControlPlane.Client.Create(ctx, envfleet.SourceService(s.key, []string{"recipe"}, nil))).To(Succeed())
 		Eventually(s.table).WithTimeout(timeout).WithPolling(interval).Should(Equal([]string{"recipe 1 true Passing HTTP 200"}))
 	})
 })
@@ -68,7 +69,7 @@ var _ = Describe("The member kubeconfig recipe", func() {
 // runMemberRecipe runs config/samples/member-kubeconfig.sh against member, as the
 // quickstart does, and returns the kubeconfig it wrote, and a runner of shell lines with
 // kubectl on PATH and a given kubeconfig.
-func runMemberRecipe(ctx context.Context, member *framework.Cluster, name string) (string, func(kubeconfig []byte, line string)) {
+func runMemberRecipe(ctx context.Context, member *envfleet.Cluster, name string) (string, func(kubeconfig []byte, line string)) {
 	bin := os.Getenv("KUBECTL")
 	if bin == "" {
 		Skip("KUBECTL is not set: the recipe runs kubectl")
@@ -87,7 +88,7 @@ func runMemberRecipe(ctx context.Context, member *framework.Cluster, name string
 		path := filepath.Join(dir, fmt.Sprintf("kubeconfig-%d", configs))
 		Expect(os.WriteFile(path, kubeconfig, 0o600)).To(Succeed())
 		cmd := exec.CommandContext(ctx, "sh", "-c", line)
-		cmd.Dir, cmd.Env = framework.RepoRoot(), append(slices.Clone(env), "KUBECONFIG="+path)
+		cmd.Dir, cmd.Env = envfleet.RepoRoot(), append(slices.Clone(env), "KUBECONFIG="+path)
 		out, err := cmd.CombinedOutput()
 		Expect(err).NotTo(HaveOccurred(), "%s\n%s", line, out)
 	}

@@ -20,8 +20,8 @@ import (
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/controllers/recorder"
+	"github.com/ome-routing/operator/internal/envfleet"
 	"github.com/ome-routing/operator/pkg/eventseries"
-	"github.com/ome-routing/operator/test/framework"
 )
 
 // The operator's recorder against the real API server, with the chart's rights: what it
@@ -119,7 +119,7 @@ func startRecorder(ctx context.Context, limits eventseries.Limits) *testRecorder
 	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return countWrites{rt, t.writes} })
 	events, err := typedeventsv1.NewForConfig(cfg)
 	Expect(err).NotTo(HaveOccurred())
-	t.Recorder = recorder.New(events, framework.Scheme, "ome-recorder-test", limits,
+	t.Recorder = recorder.New(events, envfleet.Scheme, "ome-recorder-test", limits,
 		zap.New(zap.WriteTo(GinkgoWriter), zap.WriteTo(t.log), zap.UseDevMode(true)))
 	rctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})

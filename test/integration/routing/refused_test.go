@@ -23,7 +23,7 @@ var _ = Describe("A home the operator refuses", func() {
 	const guardRefusal = "probe not sent: destination 10.0.0.7 is in a private network and refused by the observer's network guard (routing.observer.allowPrivateNetworks is off)"
 
 	It("gets weight 0 when the network guard refuses its probe, with the setting to change named everywhere", func(ctx context.Context) {
-		s := newService(ctx, "refused-guard", nil, both(1))
+		s := newProbedService(ctx, "refused-guard", nil, both(1))
 		Eventually(s.table).WithTimeout(timeout).WithPolling(interval).Should(Equal([]string{
 			"worker-a 1 true Passing HTTP 200",
 			"worker-b 1 true Passing HTTP 200",
@@ -69,7 +69,7 @@ var _ = Describe("A home the operator refuses", func() {
 	})
 
 	It("gets weight 0, and no probe, when its host is outside its cluster's allowedEndpointDomains", func(ctx context.Context) {
-		s := newService(ctx, "refused-domain", nil, both(1))
+		s := newProbedService(ctx, "refused-domain", nil, both(1))
 		Eventually(s.table).WithTimeout(timeout).WithPolling(interval).Should(Equal([]string{
 			"worker-a 1 true Passing HTTP 200",
 			"worker-b 1 true Passing HTTP 200",

@@ -23,6 +23,7 @@ import (
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/controllers"
 	"github.com/ome-routing/operator/controllers/workloadcluster"
+	"github.com/ome-routing/operator/internal/envfleet"
 	"github.com/ome-routing/operator/pkg/config"
 	"github.com/ome-routing/operator/pkg/probe"
 	"github.com/ome-routing/operator/test/framework"
@@ -31,8 +32,8 @@ import (
 
 const (
 	// timeout is long enough for a gate to close and lift with one-second periods.
-	timeout  = 30 * time.Second
-	interval = 100 * time.Millisecond
+	timeout  = framework.GateTimeout
+	interval = framework.PollInterval
 	// period is the probe period of the suite's policies.
 	period = time.Second
 	// maxPeriod and maxTimeout are the installation's routing.observer maxima.
@@ -47,7 +48,7 @@ var (
 	// past it, and longer than the moments between two members' turning ConnectionFailed.
 	observationGrace = 8 * time.Second
 
-	fleet *framework.Fleet
+	fleet *envfleet.Fleet
 	// managerConfig impersonates the manager's ServiceAccount, bound to the chart's roles.
 	managerConfig *rest.Config
 	// managerLog collects everything the running manager logs.
@@ -95,7 +96,7 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	pluginDir, err = os.MkdirTemp("", "ome-exec-plugins-")
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(os.RemoveAll, pluginDir)
-	fleet, err = framework.StartFleet(ctx, "worker-a", "worker-b", "worker-c", "worker-d")
+	fleet, err = envfleet.StartFleet(ctx, "worker-a", "worker-b", "worker-c", "worker-d")
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(fleet.Stop)
 	// ClusterProfiles: their CRD, and the namespace the managers read them from.
@@ -110,7 +111,7 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	Expect(err).NotTo(HaveOccurred())
 	// The manager runs as the chart's ServiceAccount with the chart's RBAC, the
 	// ClusterProfiles Role included.
-	managerConfig, err = fleet.ControlPlane.InstallChartRBAC(ctx, framework.SecretNamespace,
+	managerConfig, err = fleet.ControlPlane.InstallChartRBAC(ctx, envfleet.SecretNamespace,
 		"--set", "ome.multicluster.enabled=true", "--set", "ome.multicluster.clusterProfiles.namespace="+profileNamespace,
 		"--set-json", "ome.multicluster.clusterProfiles.providers="+string(providers))
 	Expect(err).NotTo(HaveOccurred())
@@ -164,7 +165,7 @@ func launchManager(installation *probe.Policy, maxRequests int64, setup managerS
 			if setup.elect {
 				opts.LeaderElection = true
 				opts.LeaderElectionID = "ome-routing-operator.ome.io"
-				opts.LeaderElectionNamespace = framework.SecretNamespace
+				opts.LeaderElectionNamespace = envfleet.SecretNamespace
 				opts.LeaseDuration = ptr.To(4 * time.Second)
 				opts.RenewDeadline = ptr.To(3 * time.Second)
 				opts.RetryPeriod = ptr.To(500 * time.Millisecond)

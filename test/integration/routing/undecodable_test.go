@@ -13,6 +13,8 @@ import (
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/controllers/routing"
+	"github.com/ome-routing/operator/internal/envfleet"
+	"github.com/ome-routing/operator/internal/modelserver"
 	"github.com/ome-routing/operator/test/framework"
 )
 
@@ -45,7 +47,7 @@ func storeHostileService(ctx context.Context, name string) client.ObjectKey {
 	for _, w := range []string{"worker-a", "worker-b"} {
 		placeCopy(ctx, w, key, "http://127.0.0.1:9/", 1, 1)
 	}
-	isvc := withHostileFactors(framework.SourceService(key, []string{"worker-a", "worker-b"}, nil))
+	isvc := withHostileFactors(envfleet.SourceService(key, []string{"worker-a", "worker-b"}, nil))
 	Expect(framework.CreateUnvalidated(ctx, fleet.ControlPlane.Client, "inferenceservices.ome.io", isvc)).To(Succeed())
 	DeferCleanup(func(ctx context.Context) { Expect(fleet.ControlPlane.Client.Delete(ctx, isvc)).To(Succeed()) })
 	return key
@@ -65,13 +67,13 @@ func storeHostileCopy(ctx context.Context, worker string) {
 
 var _ = Describe("A capacity factor the API server once admitted", func() {
 	It("refuses only its own service, naming it; the others gate and lift, also after a restart", func(ctx context.Context) {
-		healthy := newService(ctx, "healthy", nil, both(1))
+		healthy := newProbedService(ctx, "healthy", nil, both(1))
 		Eventually(healthy.table).WithTimeout(timeout).WithPolling(interval).Should(Equal([]string{
 			"worker-a 1 true Passing HTTP 200",
 			"worker-b 1 true Passing HTTP 200",
 		}))
 
-		hostile := &service{key: storeHostileService(ctx, "hostile")}
+		hostile := &probedService{key: storeHostileService(ctx, "hostile")}
 		storeHostileCopy(ctx, "worker-a")
 
 		// The running manager still sees every change: a gate, and a new service. Storing
@@ -81,7 +83,7 @@ var _ = Describe("A capacity factor the API server once admitted", func() {
 		// have grown to client-go's cap of 30 s, so the new service's worker-a copy may
 		// take that long to be seen.
 		gateWorkerB(healthy)
-		later := newService(ctx, "later", nil, both(1))
+		later := newProbedService(ctx, "later", nil, both(1))
 		Eventually(later.table).WithTimeout(reflectorBackoffCap + timeout).WithPolling(interval).Should(Equal([]string{
 			"worker-a 1 true Passing HTTP 200",
 			"worker-b 1 true Passing HTTP 200",
@@ -95,7 +97,7 @@ var _ = Describe("A capacity factor the API server once admitted", func() {
 
 		// A restarted manager lists both objects and syncs its caches: the gate lifts.
 		restartManager(installationProbe(omev1beta1.AllFailedPreserveTraffic), 16)
-		healthy.set("worker-b", framework.Serve)
+		healthy.set("worker-b", modelserver.Serve)
 		Eventually(healthy.table).WithTimeout(timeout).WithPolling(interval).Should(Equal([]string{
 			"worker-a 1 true Passing HTTP 200",
 			"worker-b 1 true Passing HTTP 200",

@@ -12,20 +12,21 @@ import (
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/controllers"
-	"github.com/ome-routing/operator/test/framework"
+	"github.com/ome-routing/operator/internal/envfleet"
+	"github.com/ome-routing/operator/internal/modelserver"
 )
 
-// cutOff stops the workers' API servers, all at once (framework.StopAPIServers), as an
+// cutOff stops the workers' API servers, all at once (envfleet.StopAPIServers), as an
 // upgrade or a firewall would, leaving the endpoints of their copies serving. The returned
 // functions start each again; the spec's end does so too, if the spec has not, and waits
 // for the member to be Ready again, so that the specs after it find the fleet whole.
 func cutOff(workers ...string) map[string]func() {
 	GinkgoHelper()
-	var clusters []*framework.Cluster
+	var clusters []*envfleet.Cluster
 	for _, w := range workers {
 		clusters = append(clusters, fleet.Workers[w])
 	}
-	Expect(framework.StopAPIServers(clusters...)).To(Succeed())
+	Expect(envfleet.StopAPIServers(clusters...)).To(Succeed())
 	restore := map[string]func(){}
 	for _, w := range workers {
 		restore[w] = sync.OnceFunc(func() { Expect(fleet.Workers[w].StartAPIServer()).To(Succeed()) })
@@ -46,7 +47,7 @@ var metricsRegistry = sync.OnceValue(func() *prometheus.Registry {
 })
 
 // mapGauge is the value of the service's series of a per-map gauge, -1 when it has none.
-func (s *service) mapGauge(g Gomega, name string) float64 {
+func (s *probedService) mapGauge(g Gomega, name string) float64 {
 	families, err := metricsRegistry().Gather()
 	g.Expect(err).NotTo(HaveOccurred())
 	for _, f := range families {
@@ -68,7 +69,7 @@ func (s *service) mapGauge(g Gomega, name string) float64 {
 
 var _ = Describe("Members the control plane cannot read", func() {
 	It("keep their homes while their probe decides, and only the last ones outlive the grace", func(ctx context.Context) {
-		s := newService(ctx, "unobserved", nil, map[string]int32{"worker-a": 1, "worker-b": 2})
+		s := newProbedService(ctx, "unobserved", nil, map[string]int32{"worker-a": 1, "worker-b": 2})
 		Eventually(s.table).WithTimeout(timeout).WithPolling(interval).Should(Equal([]string{
 			"worker-a 1 true Passing HTTP 200",
 			"worker-b 2 true Passing HTTP 200",
@@ -110,7 +111,7 @@ var _ = Describe("Members the control plane cannot read", func() {
 			g.Expect(b.UnobservedSince).NotTo(BeNil())
 			g.Expect(s.entry(g, "worker-a").Weight).To(Equal(int32(1)))
 		}, timeout, interval).Should(Succeed())
-		s.set("worker-b", framework.Serve)
+		s.set("worker-b", modelserver.Serve)
 		Eventually(func(g Gomega) {
 			g.Expect(s.entry(g, "worker-b").Probe.Gated).To(BeFalse())
 			g.Expect(s.entry(g, "worker-b").Weight).To(Equal(int32(2)))

@@ -12,7 +12,7 @@ import (
 
 var _ = Describe("The release that wrote a map", func() {
 	It("is named on the map, and a map written by another release is written again", func(ctx context.Context) {
-		s := newService(ctx, "release", nil, both(1))
+		s := newProbedService(ctx, "release", nil, both(1))
 		Eventually(func(g Gomega) map[string]string { return s.trafficMap(g).Annotations }, timeout, interval).
 			Should(HaveKeyWithValue(version.Annotation, version.Stamp()))
 

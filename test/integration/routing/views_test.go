@@ -10,12 +10,13 @@ import (
 	"k8s.io/utils/ptr"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/internal/modelserver"
 	"github.com/ome-routing/operator/test/framework"
 )
 
 // viewCounts are the map's status counts of -o wide: homes, gated, would-gate and ramping,
 // -1 for one that is not set.
-func (s *service) viewCounts(g Gomega) [4]int32 {
+func (s *probedService) viewCounts(g Gomega) [4]int32 {
 	st := s.trafficMap(g).Status
 	return [4]int32{ptr.Deref(st.Homes, -1), ptr.Deref(st.GatedHomes, -1), ptr.Deref(st.WouldGateHomes, -1), ptr.Deref(st.RampingHomes, -1)}
 }
@@ -29,7 +30,7 @@ var _ = Describe("The map's status for its readers", func() {
 		const ownPeriod = 2 * time.Second
 		p := framework.GuideProbe(ownPeriod, 500*time.Millisecond, omev1beta1.AllFailedPreserveTraffic)
 		p.Mode = omev1beta1.ProbeModeShadow
-		s := newService(ctx, "views-shadow", withProbe(p), both(1))
+		s := newProbedService(ctx, "views-shadow", withProbe(p), both(1))
 		Eventually(s.viewCounts).WithTimeout(timeout).WithPolling(interval).Should(Equal([4]int32{2, 0, 0, 0}))
 		Eventually(func(g Gomega) {
 			st := s.trafficMap(g).Status
@@ -38,7 +39,7 @@ var _ = Describe("The map's status for its readers", func() {
 		}, timeout, interval).Should(Succeed())
 
 		By("worker-b fails: WOULD-GATE counts it, GATED does not")
-		s.set("worker-b", framework.Unavailable)
+		s.set("worker-b", modelserver.Unavailable)
 		Eventually(s.viewCounts).WithTimeout(timeout).WithPolling(interval).Should(Equal([4]int32{2, 0, 1, 0}))
 		Expect(s.entry(Default, "worker-b").Probe.WouldGate).To(BeTrue())
 
@@ -60,7 +61,7 @@ var _ = Describe("The map's status for its readers", func() {
 		}, timeout, interval).Should(Succeed())
 
 		By("worker-b recovers: WOULD-GATE goes back to 0")
-		s.set("worker-b", framework.Serve)
+		s.set("worker-b", modelserver.Serve)
 		Eventually(s.viewCounts).WithTimeout(timeout).WithPolling(interval).Should(Equal([4]int32{2, 0, 0, 0}))
 	})
 
@@ -68,7 +69,7 @@ var _ = Describe("The map's status for its readers", func() {
 		p := framework.GuideProbe(period, 500*time.Millisecond, omev1beta1.AllFailedPreserveTraffic)
 		p.FailureThreshold, p.SuccessThreshold = ptr.To[int32](2), ptr.To[int32](1)
 		p.RampUp = &metav1.Duration{Duration: 6 * period}
-		s := newService(ctx, "views-ramp", withProbe(p), both(1))
+		s := newProbedService(ctx, "views-ramp", withProbe(p), both(1))
 		Eventually(s.table).WithTimeout(timeout).WithPolling(interval).Should(Equal([]string{
 			"worker-a 1 true Passing HTTP 200",
 			"worker-b 1 true Passing HTTP 200",
@@ -85,7 +86,7 @@ var _ = Describe("The map's status for its readers", func() {
 		}, timeout, interval).Should(Succeed())
 
 		By("a gate changes a weight: routeGeneration follows it")
-		s.set("worker-b", framework.Unavailable)
+		s.set("worker-b", modelserver.Unavailable)
 		Eventually(func(g Gomega) {
 			tm := s.trafficMap(g)
 			g.Expect(s.entry(g, "worker-b").Weight).To(BeZero())
@@ -95,7 +96,7 @@ var _ = Describe("The map's status for its readers", func() {
 		Eventually(s.viewCounts).WithTimeout(timeout).WithPolling(interval).Should(Equal([4]int32{2, 1, 0, 0}))
 
 		By("the gate lifts: RAMPING counts worker-b until it is back at its full weight")
-		s.set("worker-b", framework.Serve)
+		s.set("worker-b", modelserver.Serve)
 		Eventually(func(g Gomega) {
 			g.Expect(s.entry(g, "worker-b").Probe.RampPercent).To(BeNumerically(">", 0))
 			g.Expect(s.viewCounts(g)).To(Equal([4]int32{2, 0, 0, 1}))
@@ -107,7 +108,7 @@ var _ = Describe("The map's status for its readers", func() {
 	})
 
 	It("records the installation's probe period for a service that inherits it", func(ctx context.Context) {
-		s := newService(ctx, "views-inherited", nil, both(1))
+		s := newProbedService(ctx, "views-inherited", nil, both(1))
 		Eventually(func(g Gomega) *metav1.Duration { return s.trafficMap(g).Status.ProbePeriod }).
 			WithTimeout(timeout).WithPolling(interval).Should(Equal(&metav1.Duration{Duration: period}))
 	})

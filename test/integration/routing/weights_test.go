@@ -13,7 +13,7 @@ import (
 )
 
 // weights are the map's weights by cluster.
-func (s *service) weights(g Gomega) map[string]int32 {
+func (s *probedService) weights(g Gomega) map[string]int32 {
 	out := map[string]int32{}
 	for _, e := range s.trafficMap(g).Spec.Entries {
 		out[e.Cluster] = e.Weight
@@ -23,7 +23,7 @@ func (s *service) weights(g Gomega) map[string]int32 {
 
 var _ = Describe("Weights and the Routable condition", func() {
 	It("follow ready replicas and capacity factors, and record placement on the source", func(ctx context.Context) {
-		s := newService(ctx, "weights", nil, map[string]int32{"worker-a": 4, "worker-b": 2})
+		s := newProbedService(ctx, "weights", nil, map[string]int32{"worker-a": 4, "worker-b": 2})
 		Eventually(s.weights).WithTimeout(timeout).WithPolling(interval).Should(Equal(map[string]int32{"worker-a": 2, "worker-b": 1}))
 
 		isvc := &omev1beta1.InferenceService{}
@@ -53,7 +53,7 @@ var _ = Describe("Weights and the Routable condition", func() {
 	})
 
 	It("is NotPlaced when no cluster matches the placement", func(ctx context.Context) {
-		s := newService(ctx, "not-placed", nil, map[string]int32{})
+		s := newProbedService(ctx, "not-placed", nil, map[string]int32{})
 		s.update(ctx, func(isvc *omev1beta1.InferenceService) {
 			isvc.Spec.Placement.ClusterAffinity[0].MatchFields[0].Values = []string{"no-such-cluster"}
 		})
@@ -66,7 +66,7 @@ var _ = Describe("Weights and the Routable condition", func() {
 	})
 
 	It("is NoAddressableHome when no copy reports an endpoint", func(ctx context.Context) {
-		s := newService(ctx, "no-address", nil, both(1))
+		s := newProbedService(ctx, "no-address", nil, both(1))
 		for _, w := range []string{"worker-a", "worker-b"} {
 			placeCopy(ctx, w, s.key, "", 1, 1)
 		}
@@ -78,7 +78,7 @@ var _ = Describe("Weights and the Routable condition", func() {
 	})
 
 	It("is AllHomesUnready when no home has a ready replica", func(ctx context.Context) {
-		s := newService(ctx, "unready", nil, both(0))
+		s := newProbedService(ctx, "unready", nil, both(0))
 		Eventually(func(g Gomega) {
 			c := s.routable(g)
 			g.Expect(c.Status).To(Equal(metav1.ConditionFalse))
@@ -88,7 +88,7 @@ var _ = Describe("Weights and the Routable condition", func() {
 	})
 
 	It("undoes a hand edit and leaves a map the service does not control alone", func(ctx context.Context) {
-		s := newService(ctx, "hand-edit", nil, both(1))
+		s := newProbedService(ctx, "hand-edit", nil, both(1))
 		Eventually(s.weights).WithTimeout(timeout).WithPolling(interval).Should(HaveLen(2))
 		Eventually(func(g Gomega) {
 			tm := s.trafficMap(g)
@@ -102,7 +102,7 @@ var _ = Describe("Weights and the Routable condition", func() {
 			Spec:       omev1beta1.TrafficMapSpec{Service: "foreign"},
 		}
 		Expect(fleet.ControlPlane.Client.Create(ctx, foreign)).To(Succeed())
-		other := newServiceIn(ctx, s.key.Namespace, "foreign")
+		other := newSourceServiceIn(ctx, s.key.Namespace, "foreign")
 		Eventually(managerLog, timeout, interval).Should(gbytes.Say(regexp.QuoteMeta("TrafficMap "+s.key.Namespace+"/foreign exists but is not controlled by InferenceService UID ") +
 			`[0-9a-f-]+: not controlled by the service`))
 		Consistently(func(g Gomega) {
@@ -114,7 +114,7 @@ var _ = Describe("Weights and the Routable condition", func() {
 	})
 
 	It("deletes the map when the service opts out of routing", func(ctx context.Context) {
-		s := newService(ctx, "opt-out", nil, both(1))
+		s := newProbedService(ctx, "opt-out", nil, both(1))
 		Eventually(s.weights).WithTimeout(timeout).WithPolling(interval).Should(HaveLen(2))
 		s.update(ctx, func(isvc *omev1beta1.InferenceService) {
 			isvc.Spec.Routing = &omev1beta1.Routing{Enabled: new(bool)}

@@ -13,7 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
-	"github.com/ome-routing/operator/test/framework"
+	"github.com/ome-routing/operator/internal/envfleet"
 )
 
 // readyCondition is a WorkloadCluster's Ready condition.
@@ -41,7 +41,7 @@ var _ = Describe("WorkloadCluster registration", func() {
 		wc := &omev1beta1.WorkloadCluster{
 			ObjectMeta: metav1.ObjectMeta{Name: "worker-a-again"},
 			Spec: omev1beta1.WorkloadClusterSpec{ClusterSource: omev1beta1.ClusterSource{KubeConfig: &omev1beta1.KubeConfigSource{
-				SecretRef: omev1beta1.SecretReference{Name: "worker-a-again", Namespace: framework.SecretNamespace},
+				SecretRef: omev1beta1.SecretReference{Name: "worker-a-again", Namespace: envfleet.SecretNamespace},
 			}}},
 		}
 		Expect(cp.Create(ctx, wc)).To(Succeed())
@@ -57,7 +57,7 @@ var _ = Describe("WorkloadCluster registration", func() {
 		insecure, err := clientcmd.Write(*kc)
 		Expect(err).NotTo(HaveOccurred())
 		secret := &corev1.Secret{
-			ObjectMeta: metav1.ObjectMeta{Name: "worker-a-again", Namespace: framework.SecretNamespace},
+			ObjectMeta: metav1.ObjectMeta{Name: "worker-a-again", Namespace: envfleet.SecretNamespace},
 			Data:       map[string][]byte{omev1beta1.DefaultKubeConfigKey: insecure},
 		}
 		Expect(cp.Create(ctx, secret)).To(Succeed())
@@ -98,7 +98,7 @@ var _ = Describe("Kubeconfig Secrets outside the operator's namespace", func() {
 			ObjectMeta: metav1.ObjectMeta{Name: "stolen", Namespace: other.Name},
 			Data:       map[string][]byte{omev1beta1.DefaultKubeConfigKey: fleet.Workers["worker-a"].MemberKubeConfig},
 		})).To(Succeed())
-		want := `kubeconfig Secrets are read only from the operator's namespace "` + framework.SecretNamespace +
+		want := `kubeconfig Secrets are read only from the operator's namespace "` + envfleet.SecretNamespace +
 			`"; secretRef.namespace "` + other.Name + `" is refused`
 		for _, secretName := range []string{"stolen", "absent"} {
 			wc := &omev1beta1.WorkloadCluster{

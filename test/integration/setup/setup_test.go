@@ -11,15 +11,15 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
-	"github.com/ome-routing/operator/test/framework"
+	"github.com/ome-routing/operator/internal/envfleet"
 )
 
 var _ = Describe("One control-plane API server", Ordered, func() {
-	var cp *framework.Cluster
+	var cp *envfleet.Cluster
 
 	BeforeAll(func() {
 		var err error
-		cp, err = framework.StartCluster("control-plane")
+		cp, err = envfleet.StartCluster("control-plane")
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(cp.Stop)
 	})
@@ -43,14 +43,14 @@ var _ = Describe("One control-plane API server", Ordered, func() {
 })
 
 var _ = Describe("A control plane and a workload cluster", Ordered, func() {
-	var cp, worker *framework.Cluster
+	var cp, worker *envfleet.Cluster
 
 	BeforeAll(func() {
 		var err error
-		cp, err = framework.StartCluster("control-plane")
+		cp, err = envfleet.StartCluster("control-plane")
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(cp.Stop)
-		worker, err = framework.StartCluster("worker-a")
+		worker, err = envfleet.StartCluster("worker-a")
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(worker.Stop)
 	})
@@ -60,7 +60,7 @@ var _ = Describe("A control plane and a workload cluster", Ordered, func() {
 	})
 
 	It("reaches each server through a kubeconfig with inline credentials", func(ctx context.Context) {
-		for _, c := range []*framework.Cluster{cp, worker} {
+		for _, c := range []*envfleet.Cluster{cp, worker} {
 			kc, err := clientcmd.Load(c.KubeConfig)
 			Expect(err).NotTo(HaveOccurred())
 			for name, cluster := range kc.Clusters {
@@ -88,7 +88,7 @@ var _ = Describe("A control plane and a workload cluster", Ordered, func() {
 		Expect(cp.Client.Get(ctx, client.ObjectKeyFromObject(secret), stored)).To(Succeed())
 		restCfg, err := clientcmd.RESTConfigFromKubeConfig(stored.Data[omev1beta1.DefaultKubeConfigKey])
 		Expect(err).NotTo(HaveOccurred())
-		workerClient, err := client.New(restCfg, client.Options{Scheme: framework.Scheme})
+		workerClient, err := client.New(restCfg, client.Options{Scheme: envfleet.Scheme})
 		Expect(err).NotTo(HaveOccurred())
 
 		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "only-on-worker"}}
