@@ -8,7 +8,6 @@ package publisher
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 
@@ -193,8 +192,3 @@ func journalField(tm *omev1beta1.TrafficMap) (any, error) {
 	return runtime.DefaultUnstructuredConverter.ToUnstructured(tm.Status.Publisher)
 }
 
-// isDrainFailed says whether err is a claimed route that could not be drained.
-func isDrainFailed(err error) bool {
-	var d *drainFailed
-	return errors.As(err, &d)
-}
