@@ -142,7 +142,7 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 	}).SetupWithManager(mgr, memberWorkers); err != nil {
 		return err
 	}
-	if err := SetupPublisher(mgr, opts); err != nil {
+	if err := setupPublisher(mgr, opts, members); err != nil {
 		return err
 	}
 	events, err := routing.NewEventRecorder(mgr)
@@ -183,13 +183,23 @@ func routeBackendPort(ep config.Endpoint) int32 {
 // SetupPublisher registers the publisher alone (Setup calls it with the rest); see
 // publisher.Setup.
 func SetupPublisher(mgr ctrl.Manager, opts Options) error {
-	return publisher.Setup(mgr, publisher.Options{
+	return setupPublisher(mgr, opts, nil)
+}
+
+// setupPublisher is SetupPublisher with the member connections, which the EndpointSlice
+// fallback reads the workload clusters' Gateways through; nil when the publisher runs alone.
+func setupPublisher(mgr ctrl.Manager, opts Options, members *workloadcluster.Members) error {
+	po := publisher.Options{
 		RoutingEnabled:    opts.RoutingEnabled,
 		Endpoint:          opts.Endpoint,
 		Publisher:         opts.Publisher,
 		Observer:          opts.Observer,
 		GatewayAPIRecheck: opts.GatewayAPIRecheck,
-	})
+	}
+	if members != nil {
+		po.Members = members // not a typed nil in the interface
+	}
+	return publisher.Setup(mgr, po)
 }
 
 // RegisterMetrics registers the routing, prober, member and publisher metrics with reg.

@@ -82,6 +82,9 @@ type Reconciler struct {
 	// from the observer, so that a route refuses what a probe refuses; there is no
 	// publisher without one.
 	guard *publishGuard
+	// addresses resolves the workload clusters' Gateway addresses for the EndpointSlice
+	// fallback (addresses.go); nil with the fallback off.
+	addresses *addressResolver
 }
 
 // +kubebuilder:rbac:groups=ome.io,resources=trafficmaps,verbs=get;list;watch;patch
@@ -91,6 +94,7 @@ type Reconciler struct {
 // +kubebuilder:rbac:groups="",resources=services,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups=gateway.envoyproxy.io,resources=backends,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups=gateway.networking.k8s.io,resources=backendtlspolicies,verbs=get;list;watch;create;patch;delete
+// +kubebuilder:rbac:groups=discovery.k8s.io,resources=endpointslices,verbs=get;list;watch;create;patch;delete
 
 // unpublish removes everything published for the map and records reason (Unpublished or
 // Withdrawn) with no route. A withdrawn map is looked at again at the resync, as a

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -143,6 +144,8 @@ func (r *Reconciler) read(ctx context.Context, readers publishedReaders, gvk sch
 		obj = &gatewayv1.HTTPRoute{}
 	case corev1.SchemeGroupVersion.WithKind("Service"):
 		obj = &corev1.Service{}
+	case endpointSliceGVK:
+		obj = &discoveryv1.EndpointSlice{}
 	case tlsPolicyGVK:
 		if readers.policies == nil {
 			// Only a plan with policies reads one: it cannot be published here.
@@ -284,8 +287,8 @@ func (r *Reconciler) removeAll(ctx context.Context, readers publishedReaders, ke
 }
 
 // listPublished lists the objects published for the map at key, as readers have them:
-// routes first, then BackendTLSPolicies, Services and Envoy Gateway Backends, so that
-// removeAll deletes what names a backend before the backend.
+// routes first, then BackendTLSPolicies, EndpointSlices, Services and Envoy Gateway
+// Backends, so that removeAll deletes what names a backend before the backend.
 func listPublished(ctx context.Context, readers publishedReaders, key types.NamespacedName) ([]client.Object, error) {
 	selector := client.MatchingLabels(publish.Labels(key.Namespace, key.Name))
 	lists := []struct {
@@ -294,6 +297,7 @@ func listPublished(ctx context.Context, readers publishedReaders, key types.Name
 	}{
 		{readers.objects, &gatewayv1.HTTPRouteList{}},
 		{readers.policies, &gatewayv1.BackendTLSPolicyList{}},
+		{readers.objects, &discoveryv1.EndpointSliceList{}},
 		{readers.objects, &corev1.ServiceList{}},
 		{readers.backends, envoyBackendList()},
 	}
@@ -404,6 +408,8 @@ func listObjects(list client.ObjectList) ([]client.Object, error) {
 		kind = corev1.SchemeGroupVersion.WithKind("Service")
 	case *gatewayv1.BackendTLSPolicyList:
 		kind = tlsPolicyGVK
+	case *discoveryv1.EndpointSliceList:
+		kind = endpointSliceGVK
 	}
 	out := make([]client.Object, 0, len(items))
 	for _, it := range items {

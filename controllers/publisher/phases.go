@@ -160,7 +160,8 @@ func (r *Reconciler) withdrawOrHold(ctx context.Context, s *publishScope) phase.
 	return phase.Proceed
 }
 
-// publishPlan writes the plan (see publish).
+// publishPlan writes the plan (see publish), with the Gateway addresses the
+// EndpointSlice fallback needs (addresses.go).
 func (r *Reconciler) publishPlan(ctx context.Context, s *publishScope) phase.Outcome {
-	return phase.Finish(r.publish(ctx, s.tm, s.plan))
+	return phase.Finish(r.publishWithAddresses(ctx, s.tm, s.plan))
 }

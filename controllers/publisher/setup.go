@@ -6,6 +6,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
@@ -59,6 +60,10 @@ type Options struct {
 	// GatewayAPIRecheck is how often a manager started without the Gateway API CRDs looks
 	// for them; zero means gatewayAPIRecheck.
 	GatewayAPIRecheck time.Duration
+	// Members reaches the workload clusters, for the Gateway addresses of the EndpointSlice
+	// fallback; nil when the publisher runs alone, which then reports every cluster as not
+	// connected under the fallback.
+	Members MemberAccess
 }
 
 // Setup registers the publisher. Without
@@ -122,7 +127,8 @@ func setupPublisher(mgr ctrl.Manager, opts Options) error {
 	}
 	log.Info("Setting up the TrafficMap publisher", "publisher", "gatewayapi", "globalGateway", opts.Endpoint.GlobalGateway,
 		"backendKind", opts.Endpoint.Backend(), "backendTLS", opts.Endpoint.BackendTLS, "resyncInterval", opts.Publisher.Resync().String(),
-		"envoyGatewayBackendsServed", backends != nil, "backendTLSPoliciesServed", policies != nil)
+		"envoyGatewayBackendsServed", backends != nil, "backendTLSPoliciesServed", policies != nil,
+		"endpointSlices", opts.Endpoint.EndpointSlices)
 	// The operator's recorder, not the manager's: each refusal, failure and withdrawal
 	// is its own Event with its own cause (see controllers/recorder).
 	rec, err := recorder.ForManager(mgr, "ome-publisher")
@@ -137,6 +143,11 @@ func setupPublisher(mgr ctrl.Manager, opts Options) error {
 		Endpoint:       opts.Endpoint,
 		Publisher:      opts.Publisher,
 		guard:          newPublishGuard(opts.Observer.Guard(), opts.Observer.LookupHost, opts.Publisher.Resync()),
+	}
+	if opts.Endpoint.EndpointSlices {
+		// Members are read only with the fallback on: the member access it needs (get on
+		// Gateways and HTTPRoutes) is granted only then.
+		r.addresses = newAddressResolver(opts.Members, opts.Observer.Guard(), opts.Endpoint.AddressRefreshInterval)
 	}
 	// Set only when served: a nil cache.Cache in the interface would not read as nil.
 	if backends != nil {
@@ -176,10 +187,14 @@ type startedWithCaches struct{ cache.Cache }
 func (c startedWithCaches) GetCache() cache.Cache { return c.Cache }
 
 // CacheByObject are the manager's cache settings for the publisher's kinds: the
-// backend Services it holds are the publisher's own. (Routes are all cached: the hostname
-// check must see other sources' routes.)
+// backend Services and EndpointSlices it holds are the publisher's own. (Routes are all
+// cached: the hostname check must see other sources' routes.) EndpointSlices are cached
+// with the fallback off too, so that turning it off finds the slices to delete.
 func CacheByObject() map[client.Object]cache.ByObject {
-	return map[client.Object]cache.ByObject{&corev1.Service{}: {Label: publishedSelector}}
+	return map[client.Object]cache.ByObject{
+		&corev1.Service{}:            {Label: publishedSelector},
+		&discoveryv1.EndpointSlice{}: {Label: publishedSelector},
+	}
 }
 
 // Workers is how many maps the publisher works on at once. At steady state each
@@ -222,6 +237,7 @@ func (r *Reconciler) watch(mgr ctrl.Manager, backends, policies cache.Cache) err
 		// A route or backend edited or deleted by hand is put back.
 		Watches(&gatewayv1.HTTPRoute{}, handler.EnqueueRequestsFromMapFunc(mapOfPublished)).
 		Watches(&corev1.Service{}, handler.EnqueueRequestsFromMapFunc(mapOfPublished)).
+		Watches(&discoveryv1.EndpointSlice{}, handler.EnqueueRequestsFromMapFunc(mapOfPublished)).
 		WithOptions(controller.Options{MaxConcurrentReconciles: Workers, UsePriorityQueue: ptr.To(true)})
 	if backends != nil {
 		u := &unstructured.Unstructured{}

@@ -43,7 +43,9 @@ type member struct {
 	fingerprint [sha256.Size]byte
 	cache       cache.Cache
 	discovery   discovery.DiscoveryInterface
-	cancel      context.CancelFunc
+	// gateways reads the member's Gateways and HTTPRoutes (members_gateways.go).
+	gateways client.Client
+	cancel   context.CancelFunc
 }
 
 // NewMembers returns an empty member set. timeout bounds every call to a member.
@@ -88,7 +90,11 @@ func (m *Members) Connect(ctx context.Context, name string, identity []byte, cfg
 	if err != nil {
 		return err
 	}
-	next := &member{fingerprint: fp, discovery: disc}
+	gateways, err := newGatewayClient(cfg, m.scheme)
+	if err != nil {
+		return err
+	}
+	next := &member{fingerprint: fp, discovery: disc, gateways: gateways}
 	if err := m.ping(ctx, next); err != nil {
 		return err
 	}

@@ -20,6 +20,8 @@ type rawEndpoint struct {
 	kind               *string
 	tlsEnabled         *bool
 	tlsWellKnownCA     *string
+	slicesEnabled      *bool
+	slicesRefresh      json.RawMessage
 }
 
 func (d *decoder) publisher(raw json.RawMessage, path string) rawPublisher {
@@ -31,13 +33,12 @@ func (d *decoder) publisher(raw json.RawMessage, path string) rawPublisher {
 	}
 }
 
-// endpoint decodes the endpoint block. The EndpointSlice fallback
-// (gatewayBackend.endpointSlices) is not built, so its key is an unknown field rather than
-// a setting that would be silently ignored.
+// endpoint decodes the endpoint block.
 func (d *decoder) endpoint(raw json.RawMessage, path string) rawEndpoint {
 	fields := d.object(raw, path, "globalGateway", "backendPort", "globalHostTemplate", "globalHostAnnotation", "routeNamespace", "gatewayBackend")
-	backend := d.object(fields["gatewayBackend"], path+".gatewayBackend", "rewriteHostname", "kind", "tls")
+	backend := d.object(fields["gatewayBackend"], path+".gatewayBackend", "rewriteHostname", "kind", "tls", "endpointSlices")
 	tls := d.object(backend["tls"], path+".gatewayBackend.tls", "enabled", "wellKnownCACertificates")
+	slices := d.object(backend["endpointSlices"], path+".gatewayBackend.endpointSlices", "enabled", "addressRefreshInterval")
 	return rawEndpoint{
 		globalGateway:      decodeValue[string](d, fields["globalGateway"], path+".globalGateway", "a string"),
 		backendPort:        decodeValue[int64](d, fields["backendPort"], path+".backendPort", "an integer"),
@@ -48,5 +49,7 @@ func (d *decoder) endpoint(raw json.RawMessage, path string) rawEndpoint {
 		kind:               decodeValue[string](d, backend["kind"], path+".gatewayBackend.kind", "a string"),
 		tlsEnabled:         decodeValue[bool](d, tls["enabled"], path+".gatewayBackend.tls.enabled", "a boolean"),
 		tlsWellKnownCA:     decodeValue[string](d, tls["wellKnownCACertificates"], path+".gatewayBackend.tls.wellKnownCACertificates", "a string"),
+		slicesEnabled:      decodeValue[bool](d, slices["enabled"], path+".gatewayBackend.endpointSlices.enabled", "a boolean"),
+		slicesRefresh:      slices["addressRefreshInterval"],
 	}
 }

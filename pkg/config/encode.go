@@ -108,9 +108,14 @@ type (
 		GatewayBackend       gatewayBackendDoc `json:"gatewayBackend,omitzero"`
 	}
 	gatewayBackendDoc struct {
-		RewriteHostname bool   `json:"rewriteHostname,omitzero"`
-		Kind            string `json:"kind,omitzero"`
-		TLS             tlsDoc `json:"tls,omitzero"`
+		RewriteHostname bool      `json:"rewriteHostname,omitzero"`
+		Kind            string    `json:"kind,omitzero"`
+		TLS             tlsDoc    `json:"tls,omitzero"`
+		EndpointSlices  slicesDoc `json:"endpointSlices,omitzero"`
+	}
+	slicesDoc struct {
+		Enabled                bool     `json:"enabled,omitzero"`
+		AddressRefreshInterval duration `json:"addressRefreshInterval,omitzero"`
 	}
 	tlsDoc struct {
 		Enabled                 bool   `json:"enabled,omitzero"`
@@ -282,6 +287,9 @@ func endpointOf(e Endpoint) endpointDoc {
 	if e.BackendTLS {
 		// The only CA set there is; Parse requires it with TLS on.
 		doc.GatewayBackend.TLS = tlsDoc{Enabled: true, WellKnownCACertificates: WellKnownCASystem}
+	}
+	if e.EndpointSlices {
+		doc.GatewayBackend.EndpointSlices = slicesDoc{Enabled: true, AddressRefreshInterval: duration(e.AddressRefreshInterval)}
 	}
 	return doc
 }

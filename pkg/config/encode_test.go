@@ -78,7 +78,9 @@ func fullDocument() obj {
 		"placement": obj{"observationGrace": "90s"},
 		"endpoint": with(guideEndpoint(), "backendPort", 443, "globalHostAnnotation", "UnderNamespace",
 			"routeNamespace", "gateway-routes", "gatewayBackend", obj{"rewriteHostname": true,
-				"kind": "EnvoyGatewayBackend", "tls": obj{"enabled": true, "wellKnownCACertificates": "System"}}),
+				// ExternalNameService rather than the default's zero: EndpointSlices need it.
+				"kind": "ExternalNameService", "tls": obj{"enabled": true, "wellKnownCACertificates": "System"},
+				"endpointSlices": obj{"enabled": true, "addressRefreshInterval": "1m30s"}}),
 	}
 }
 

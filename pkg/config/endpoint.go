@@ -73,6 +73,14 @@ type Endpoint struct {
 	// gateway speaks TLS to the workload cluster and checks its certificate for the
 	// cluster's hostname against the system's well-known CAs (gatewayBackend.tls).
 	BackendTLS bool
+	// EndpointSlices writes, next to each cluster's ExternalName Service, EndpointSlices
+	// holding the IP addresses the cluster's serving Gateway reports in its status
+	// (gatewayBackend.endpointSlices), for gateways that route to a Service's endpoints.
+	EndpointSlices bool
+	// AddressRefreshInterval is the longest time a resolved set of addresses is used
+	// before the publisher reads the workload cluster's Gateway again; positive whenever
+	// EndpointSlices is on, zero otherwise.
+	AddressRefreshInterval time.Duration
 }
 
 // WellKnownCASystem is the only gatewayBackend.tls.wellKnownCACertificates there is: the

@@ -1,5 +1,7 @@
 package config
 
+import "encoding/json"
+
 // publisher checks routing.publisher. The resync interval may be left out (the default
 // applies); one that is set must be a positive duration when routing is on.
 func (v *validator) publisher(raw rawPublisher, path string, routingEnabled bool) Publisher {
@@ -22,6 +24,12 @@ func (v *validator) publisher(raw rawPublisher, path string, routingEnabled bool
 
 // endpoint checks the endpoint block, in the order OME reports its problems.
 func (v *validator) endpoint(raw rawEndpoint, path string) Endpoint {
+	// Durations come first, as OME checks every duration field before the other rules.
+	refresh, refreshOK := v.duration(raw.slicesRefresh, path+".gatewayBackend.endpointSlices.addressRefreshInterval")
+	if refreshOK && refresh != nil && *refresh <= 0 {
+		v.fail("%s.gatewayBackend.endpointSlices.addressRefreshInterval: %q must be positive", path, rawString(raw.slicesRefresh))
+		refreshOK = false
+	}
 	e := Endpoint{
 		GlobalGateway:      deref(raw.globalGateway),
 		GlobalHostTemplate: deref(raw.globalHostTemplate),
@@ -39,7 +47,8 @@ func (v *validator) endpoint(raw rawEndpoint, path string) Endpoint {
 		v.fail("%s.backendPort: must be set when %s.globalGateway is configured (%q)", path, path, e.GlobalGateway)
 	}
 	e.BackendTLS = raw.tlsEnabled != nil && *raw.tlsEnabled
-	if e.GlobalGateway == "" && (e.RewriteHostname || e.BackendTLS) {
+	slicesOn := raw.slicesEnabled != nil && *raw.slicesEnabled
+	if e.GlobalGateway == "" && (e.RewriteHostname || e.BackendTLS || slicesOn) {
 		v.fail("%s.globalGateway: must be set when gateway backend features are enabled", path)
 	}
 	ca := deref(raw.tlsWellKnownCA)
@@ -48,6 +57,15 @@ func (v *validator) endpoint(raw rawEndpoint, path string) Endpoint {
 		v.fail("%s.gatewayBackend.tls.wellKnownCACertificates: %q must be %q when enabled", path, ca, WellKnownCASystem)
 	case !e.BackendTLS && ca != "":
 		v.fail("%s.gatewayBackend.tls.enabled: must be true when TLS settings are supplied", path)
+	}
+	switch {
+	case slicesOn && raw.slicesRefresh == nil:
+		v.fail("%s.gatewayBackend.endpointSlices.addressRefreshInterval: must be set when enabled", path)
+	case slicesOn && refreshOK:
+		e.EndpointSlices = true
+		e.AddressRefreshInterval = *refresh
+	case !slicesOn && raw.slicesRefresh != nil:
+		v.fail("%s.gatewayBackend.endpointSlices.enabled: must be true when EndpointSlice settings are supplied", path)
 	}
 	if raw.globalHostAnnot != nil && *raw.globalHostAnnot != "" {
 		switch a := GlobalHostAnnotationPolicy(*raw.globalHostAnnot); a {
@@ -70,5 +88,21 @@ func (v *validator) endpoint(raw rawEndpoint, path string) Endpoint {
 			v.fail("%s.gatewayBackend.kind: %q must be %q or %q", path, *raw.kind, BackendExternalNameService, BackendEnvoyGateway)
 		}
 	}
+	// An EndpointSlice belongs to a Service (kubernetes.io/service-name); an Envoy Gateway
+	// Backend has no Service for it to belong to, so the two cannot be combined.
+	if slicesOn && e.BackendKind == BackendEnvoyGateway {
+		v.fail("%s.gatewayBackend.endpointSlices.enabled: needs gatewayBackend.kind %q, since EndpointSlices belong to Services",
+			path, BackendExternalNameService)
+	}
 	return e
+}
+
+// rawString is the text of a JSON string as it was written, for messages that quote the
+// setting; duration has already checked that raw is a string.
+func rawString(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return excerpt(raw)
+	}
+	return shorten(s)
 }

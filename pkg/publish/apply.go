@@ -34,9 +34,10 @@ type Object struct {
 }
 
 // Objects are the plan's objects in the order they are applied: the backends in name
-// order, their BackendTLSPolicies (under TLS), then the route, so that a backend and its
-// policy exist before the route names it: a gateway never sends plain HTTP to a backend
-// that is meant to get TLS. The route is always last.
+// order, their EndpointSlices (under EndpointSlices, IPv4 before IPv6), their
+// BackendTLSPolicies (under TLS), then the route, so that a backend, its addresses and
+// its policy exist before the route names it: a gateway never sends plain HTTP to a
+// backend that is meant to get TLS. The route is always last.
 func (p Plan) Objects() ([]Object, error) {
 	backends := slices.Clone(p.Backends)
 	slices.SortFunc(backends, func(a, b Backend) int { return strings.Compare(a.Name, b.Name) })
@@ -52,6 +53,21 @@ func (p Plan) Objects() ([]Object, error) {
 			return nil, err
 		}
 		out = append(out, Object{Kind: kind, Object: u})
+	}
+	if p.EndpointSlices {
+		for _, b := range backends {
+			addrs, ok := p.Addresses[b.Cluster]
+			if !ok || addrs.Empty() {
+				return nil, fmt.Errorf("no Gateway addresses were resolved for cluster %q", b.Cluster)
+			}
+			for _, s := range b.EndpointSlices(addrs) {
+				u, err := applied(s)
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, Object{Kind: KindEndpointSlice, Object: u})
+			}
+		}
 	}
 	if p.TLS {
 		for _, b := range backends {

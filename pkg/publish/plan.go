@@ -59,6 +59,11 @@ type Plan struct {
 	Backends []Backend
 	// TLS says each backend gets a BackendTLSPolicy (endpoint.gatewayBackend.tls).
 	TLS bool
+	// EndpointSlices says each backend Service gets EndpointSlices with its cluster's
+	// Gateway addresses (endpoint.gatewayBackend.endpointSlices); Addresses holds them by
+	// cluster, filled in by the publisher before the plan's objects are made.
+	EndpointSlices bool
+	Addresses      map[string]BackendAddresses
 }
 
 // Backend is one workload cluster's backend: the object the route's backendRef names.
@@ -115,6 +120,9 @@ func Build(in Input) (Plan, error) {
 		Hostname:  host.Host,
 		Annotated: host.Annotated,
 		TLS:       ep.BackendTLS,
+		// The configuration refuses slices with Envoy Gateway Backends; a Service is what
+		// a slice belongs to.
+		EndpointSlices: ep.EndpointSlices && ep.Backend() == config.BackendExternalNameService,
 	}
 	if ep.RouteNamespace != "" {
 		p.Namespace = ep.RouteNamespace

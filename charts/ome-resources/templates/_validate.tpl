@@ -241,7 +241,12 @@ rest; where a template puts a name is the manager's to check, when it starts. */
 {{- $p = append $p (printf "%sendpoint.backendPort: must be set when endpoint.globalGateway is configured (%q)" $pre $e.globalGateway) -}}
 {{- end -}}
 {{- $tls := $backend.tls | default dict -}}
-{{- if and (not $e.globalGateway) (or $backend.rewriteHostname $tls.enabled) -}}
+{{- $slices := $backend.endpointSlices | default dict -}}
+{{- $refresh := $slices.addressRefreshInterval -}}
+{{- if and $refresh (eq (include "ome-resources.durationNs" $refresh) "invalid") -}}
+{{- $p = append $p (include "ome-resources.notDuration" (list "endpoint.gatewayBackend.endpointSlices.addressRefreshInterval" $refresh)) -}}
+{{- end -}}
+{{- if and (not $e.globalGateway) (or $backend.rewriteHostname $tls.enabled $slices.enabled) -}}
 {{- $p = append $p (printf "%sendpoint.globalGateway: must be set when gateway backend features are enabled" $pre) -}}
 {{- end -}}
 {{- $ca := toString ($tls.wellKnownCACertificates | default "") -}}
@@ -250,8 +255,16 @@ rest; where a template puts a name is the manager's to check, when it starts. */
 {{- else if and (not $tls.enabled) $ca -}}
 {{- $p = append $p (printf "%sendpoint.gatewayBackend.tls.enabled: must be true when TLS settings are supplied" $pre) -}}
 {{- end -}}
+{{- if and $slices.enabled (not (hasKey $slices "addressRefreshInterval")) -}}
+{{- $p = append $p (printf "%sendpoint.gatewayBackend.endpointSlices.addressRefreshInterval: must be set when enabled" $pre) -}}
+{{- else if and (not $slices.enabled) (hasKey $slices "addressRefreshInterval") -}}
+{{- $p = append $p (printf "%sendpoint.gatewayBackend.endpointSlices.enabled: must be true when EndpointSlice settings are supplied" $pre) -}}
+{{- end -}}
 {{- if and (eq (toString $e.globalHostAnnotation) "UnderNamespace") (not $e.globalHostTemplate) -}}
 {{- $p = append $p (printf "%sendpoint.globalHostAnnotation: %q needs endpoint.globalHostTemplate, which gives each namespace its suffix" $pre "UnderNamespace") -}}
+{{- end -}}
+{{- if and $slices.enabled (eq (toString $backend.kind) "EnvoyGatewayBackend") -}}
+{{- $p = append $p (printf "%sendpoint.gatewayBackend.endpointSlices.enabled: needs gatewayBackend.kind %q, since EndpointSlices belong to Services" $pre "ExternalNameService") -}}
 {{- end -}}
 {{- join "\n" $p -}}
 {{- end }}

@@ -1,0 +1,221 @@
+package publisher
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	discoveryv1 "k8s.io/api/discovery/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/pkg/observer"
+	"github.com/ome-routing/operator/pkg/publish"
+)
+
+// MemberAccess reaches the workload clusters for the EndpointSlice fallback. The
+// WorkloadCluster controller's member connections (workloadcluster.Members) are one.
+type MemberAccess interface {
+	// Reader reads the InferenceService copies on the cluster, nil when it is not
+	// connected.
+	Reader(cluster string) client.Reader
+	// GatewayReader reads Gateways and HTTPRoutes on the cluster's API server, nil when
+	// it is not connected.
+	GatewayReader(cluster string) client.Reader
+}
+
+// errNotConnected is a cluster this manager has no connection to (yet).
+var errNotConnected = errors.New("workload cluster is not connected")
+
+// addressResolver finds the IP addresses of each workload cluster's serving Gateway for a
+// service: the service's copy on the cluster, its HTTPRoute there (in the service's
+// namespace, named as the service, as OME's and KServe's top-level route is), that route's
+// first Gateway parent, and the Gateway's IP status addresses, through the guard.
+//
+// A resolution is kept for interval (addressRefreshInterval) and then read again, so that
+// a Gateway whose addresses change is written into the slices within one interval, while
+// a fleet's maps, republished every probe round, cost the members nothing in between.
+// Failures are not kept: the next publication asks again.
+type addressResolver struct {
+	members  MemberAccess
+	guard    observer.Guard
+	interval time.Duration
+	now      func() time.Time
+
+	mu       sync.Mutex
+	resolved map[addressKey]resolvedAddresses
+}
+
+type addressKey struct {
+	cluster string
+	service types.NamespacedName
+}
+
+type resolvedAddresses struct {
+	addrs publish.BackendAddresses
+	at    time.Time
+}
+
+func newAddressResolver(members MemberAccess, guard observer.Guard, interval time.Duration) *addressResolver {
+	return &addressResolver{members: members, guard: guard, interval: interval, now: time.Now,
+		resolved: map[addressKey]resolvedAddresses{}}
+}
+
+// resolve gives the addresses of every cluster of the plan, or the first cluster's
+// failure: all are resolved before anything is written, so that one failure leaves the
+// route as it was.
+func (a *addressResolver) resolve(ctx context.Context, service types.NamespacedName, plan publish.Plan) (map[string]publish.BackendAddresses, error) {
+	out := make(map[string]publish.BackendAddresses, len(plan.Backends))
+	for _, b := range plan.Backends {
+		addrs, err := a.cluster(ctx, b.Cluster, service)
+		if err != nil {
+			return nil, fmt.Errorf("resolve backend addresses for cluster %q: %w", b.Cluster, err)
+		}
+		out[b.Cluster] = addrs
+	}
+	return out, nil
+}
+
+// cluster is the cluster's addresses for service, from the last resolution while it is
+// younger than the interval.
+func (a *addressResolver) cluster(ctx context.Context, cluster string, service types.NamespacedName) (publish.BackendAddresses, error) {
+	key := addressKey{cluster: cluster, service: service}
+	now := a.now()
+	a.mu.Lock()
+	last, ok := a.resolved[key]
+	for k, v := range a.resolved {
+		if now.Sub(v.at) >= a.interval {
+			delete(a.resolved, k) // expired: no map keeps entries of services long gone
+		}
+	}
+	a.mu.Unlock()
+	if ok && now.Sub(last.at) < a.interval {
+		return last.addrs, nil
+	}
+	addrs, err := a.read(ctx, cluster, service)
+	if err != nil {
+		return publish.BackendAddresses{}, err
+	}
+	a.mu.Lock()
+	a.resolved[key] = resolvedAddresses{addrs: addrs, at: now}
+	a.mu.Unlock()
+	return addrs, nil
+}
+
+// read follows the service's copy on the cluster to its serving Gateway's addresses. The
+// copy comes from the member's cache of copies; the route and the Gateway are read
+// straight from the member's API server (see workloadcluster.Members.GatewayReader).
+func (a *addressResolver) read(ctx context.Context, cluster string, service types.NamespacedName) (publish.BackendAddresses, error) {
+	var none publish.BackendAddresses
+	if a.members == nil {
+		return none, errNotConnected
+	}
+	copies, gateways := a.members.Reader(cluster), a.members.GatewayReader(cluster)
+	if copies == nil || gateways == nil {
+		return none, errNotConnected
+	}
+	if err := copies.Get(ctx, service, &omev1beta1.InferenceService{}); err != nil {
+		if apierrors.IsNotFound(err) {
+			return none, fmt.Errorf("read serving HTTPRoute %s: the cluster holds no copy of InferenceService %s", service, service)
+		}
+		return none, fmt.Errorf("read serving HTTPRoute %s: read the InferenceService copy: %w", service, err)
+	}
+	route := &gatewayv1.HTTPRoute{}
+	if err := gateways.Get(ctx, service, route); err != nil {
+		return none, fmt.Errorf("read serving HTTPRoute %s: %w", service, err)
+	}
+	gwKey, ok := servingGateway(route)
+	if !ok {
+		return none, fmt.Errorf("read serving HTTPRoute %s: it has no Gateway parent", service)
+	}
+	gw := &gatewayv1.Gateway{}
+	if err := gateways.Get(ctx, gwKey, gw); err != nil {
+		return none, fmt.Errorf("read serving Gateway %s: %w", gwKey, err)
+	}
+	addrs, err := publish.GatewayAddresses(gw.Status.Addresses, a.guard)
+	if err != nil {
+		return none, fmt.Errorf("serving Gateway %s has no IP status addresses: %w", gwKey, err)
+	}
+	return addrs, nil
+}
+
+// servingGateway is the route's first parent that is a Gateway: its namespace defaults to
+// the route's.
+func servingGateway(route *gatewayv1.HTTPRoute) (types.NamespacedName, bool) {
+	for _, p := range route.Spec.ParentRefs {
+		if (p.Group != nil && *p.Group != gatewayv1.GroupName) || (p.Kind != nil && *p.Kind != "Gateway") {
+			continue
+		}
+		ns := route.Namespace
+		if p.Namespace != nil {
+			ns = string(*p.Namespace)
+		}
+		return types.NamespacedName{Namespace: ns, Name: string(p.Name)}, true
+	}
+	return types.NamespacedName{}, false
+}
+
+// endpointSliceGVK is the kind of the slices of the EndpointSlice fallback.
+var endpointSliceGVK = discoveryv1.SchemeGroupVersion.WithKind("EndpointSlice")
+
+// publishWithAddresses publishes the plan, first resolving, under the EndpointSlice
+// fallback, every cluster's Gateway addresses (a failure is ApplyFailed, before anything
+// is written) and claiming both slice names of every backend (a name held by another
+// source is ClaimRejected). With the fallback on, the map is looked at again within the
+// address refresh interval, so that the slices follow the Gateways.
+//
+// A failed resolution is not retried with backoff: its cause is on a workload cluster,
+// which sends the control plane no event when it is fixed, so the map is looked at again
+// at the interval, as a published one is.
+func (r *Reconciler) publishWithAddresses(ctx context.Context, tm *omev1beta1.TrafficMap, plan publish.Plan) (ctrl.Result, error) {
+	if !plan.EndpointSlices {
+		return r.publish(ctx, tm, plan)
+	}
+	key := client.ObjectKeyFromObject(tm)
+	resolver := r.addresses
+	if resolver == nil {
+		resolver = newAddressResolver(nil, observer.Guard{}, r.Endpoint.AddressRefreshInterval)
+	}
+	addrs, err := resolver.resolve(ctx, key, plan)
+	if err != nil {
+		return r.refreshAddresses(r.fail(ctx, tm, omev1beta1.TrafficMapReasonApplyFailed, err, false))
+	}
+	plan.Addresses = addrs
+	if err := r.reserveSlices(ctx, plan); err != nil {
+		return r.refreshAddresses(r.fail(ctx, tm, omev1beta1.TrafficMapReasonClaimRejected, err, !isClaimRejected(err)))
+	}
+	return r.refreshAddresses(r.publish(ctx, tm, plan))
+}
+
+// reserveSlices checks that both slice names of every backend are free or the plan's,
+// including the family the Gateway does not report now.
+func (r *Reconciler) reserveSlices(ctx context.Context, plan publish.Plan) error {
+	for _, b := range plan.Backends {
+		for _, name := range b.SliceKeys() {
+			u := &unstructured.Unstructured{}
+			u.SetGroupVersionKind(endpointSliceGVK)
+			u.SetNamespace(b.Namespace)
+			u.SetName(name)
+			if _, err := r.claimable(ctx, publish.Object{Kind: publish.KindEndpointSlice, Object: u}, plan); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// refreshAddresses brings the next look at the map within the address refresh interval.
+func (r *Reconciler) refreshAddresses(res ctrl.Result, err error) (ctrl.Result, error) {
+	every := r.Endpoint.AddressRefreshInterval
+	if err == nil && every > 0 && (res.RequeueAfter == 0 || res.RequeueAfter > every) {
+		res.RequeueAfter = every
+	}
+	return res, err
+}
