@@ -191,4 +191,3 @@ func journalField(tm *omev1beta1.TrafficMap) (any, error) {
 	}
 	return runtime.DefaultUnstructuredConverter.ToUnstructured(tm.Status.Publisher)
 }
-

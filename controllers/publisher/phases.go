@@ -154,6 +154,13 @@ func (r *Reconciler) withdrawOrHold(ctx context.Context, s *publishScope) phase.
 	if err != nil {
 		return phase.Finish(r.fail(ctx, s.tm, omev1beta1.TrafficMapReasonApplyFailed, err, true))
 	}
+	if because == "" && standing == 0 {
+		// No route of the map's that sends traffic stands: one the hold kept may have
+		// gone, and the journal can put it back (replay.go).
+		if because, standing, s.tm, err = r.replay(ctx, s.tm, s.plan); err != nil {
+			return phase.Finish(r.fail(ctx, s.tm, omev1beta1.TrafficMapReasonApplyFailed, err, true))
+		}
+	}
 	if because != "" {
 		return phase.Finish(r.hold(ctx, s.tm, s.plan, standing, because))
 	}

@@ -140,19 +140,8 @@ func CompatibilityDigest(p Plan) string {
 	if p.Gateway.Namespace != nil {
 		gw = string(*p.Gateway.Namespace) + "/" + gw
 	}
-	var kind, port string
-	rewrite := false
-	if len(p.Backends) > 0 {
-		kind, port = string(p.Backends[0].Kind), fmt.Sprint(p.Backends[0].Port)
-	}
-	if p.Route != nil {
-		for _, rule := range p.Route.Spec.Rules {
-			for _, ref := range rule.BackendRefs {
-				rewrite = rewrite || len(ref.Filters) > 0
-			}
-		}
-	}
-	fields := []string{"v1", p.Namespace, routeName(p), gw, p.Hostname, kind, port, fmt.Sprint(rewrite), fmt.Sprint(p.TLS)}
+	fields := []string{"v1", p.Namespace, routeName(p), gw, p.Hostname, string(p.BackendKind), fmt.Sprint(p.BackendPort),
+		fmt.Sprint(p.RewriteHostname), fmt.Sprint(p.TLS), fmt.Sprint(p.EndpointSlices)}
 	return digest([]byte(strings.Join(fields, "\x00")))
 }
 

@@ -59,6 +59,12 @@ type Plan struct {
 	Backends []Backend
 	// TLS says each backend gets a BackendTLSPolicy (endpoint.gatewayBackend.tls).
 	TLS bool
+	// BackendKind, BackendPort and RewriteHostname are the settings every backend and
+	// backendRef is written with, kept on the plan for a plan with no backend (see
+	// CompatibilityDigest).
+	BackendKind     config.BackendKind
+	BackendPort     int32
+	RewriteHostname bool
 	// EndpointSlices says each backend Service gets EndpointSlices with its cluster's
 	// Gateway addresses (endpoint.gatewayBackend.endpointSlices); Addresses holds them by
 	// cluster, filled in by the publisher before the plan's objects are made.
@@ -114,12 +120,15 @@ func Build(in Input) (Plan, error) {
 		return Plan{}, fmt.Errorf("TrafficMap has %d entries, Gateway API HTTPRoute rules support at most %d backendRefs", n, MaxEntries)
 	}
 	p := Plan{
-		Namespace: in.ServiceNamespace,
-		Labels:    Labels(in.ServiceNamespace, in.ServiceName),
-		Gateway:   gateway,
-		Hostname:  host.Host,
-		Annotated: host.Annotated,
-		TLS:       ep.BackendTLS,
+		Namespace:       in.ServiceNamespace,
+		Labels:          Labels(in.ServiceNamespace, in.ServiceName),
+		Gateway:         gateway,
+		Hostname:        host.Host,
+		Annotated:       host.Annotated,
+		TLS:             ep.BackendTLS,
+		BackendKind:     ep.Backend(),
+		BackendPort:     ep.BackendPort,
+		RewriteHostname: ep.RewriteHostname,
 		// The configuration refuses slices with Envoy Gateway Backends; a Service is what
 		// a slice belongs to.
 		EndpointSlices: ep.EndpointSlices && ep.Backend() == config.BackendExternalNameService,

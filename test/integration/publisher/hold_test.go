@@ -151,6 +151,32 @@ var _ = Describe("A map with nothing to send traffic to", func() {
 				`it was kept as last published while that plan sent nothing$`)))
 	})
 
+	It("puts back, from the journal, a held route that went missing", func(ctx context.Context) {
+		s := newService(ctx, "kept-replayed", &omev1beta1.Routing{Probe: probeSpec(omev1beta1.AllFailedPreserveTraffic)}, nil)
+		s.settled(ctx)
+		s.unplace(ctx)
+		Eventually(s.condition).WithArguments("Published").WithTimeout(timeout).WithPolling(interval).Should(HavePrefix(heldPrefix))
+
+		// Someone deletes the held route while the map has no home: the plan alone would
+		// write a route that sends nothing.
+		route := s.route(Default, "")
+		Expect(fleet.ControlPlane.Client.Delete(ctx, route)).To(Succeed())
+		Eventually(func(g Gomega) {
+			r := s.route(g, "")
+			g.Expect(r.UID).NotTo(Equal(route.UID), "a new route")
+			g.Expect(s.weights(g)).To(Equal([]string{"worker-a 1", "worker-b 1"}))
+		}).WithTimeout(timeout).WithPolling(interval).Should(Succeed())
+		// The hold's event says the route was put back; once it stands, the hold is as before.
+		const policy = "only allFailedPolicy Drain lets a route that sends traffic be replaced by one that sends none (the service's is PreserveTraffic)"
+		Eventually(mapEvents).WithArguments(s.key, string(omev1beta1.TrafficMapReasonLastPositiveRetained)).WithTimeout(timeout).WithPolling(interval).
+			Should(ContainElement(`TrafficMap publisher "gatewayapi" keeps the route as last published, with 2 backend(s) that take traffic, ` +
+				"instead of one that sends nothing: the TrafficMap has no entries; " +
+				"the route that sent traffic was gone and is put back as status.publisher.lastPositive records it; " + policy))
+		Eventually(s.condition).WithArguments("Published").WithTimeout(timeout).WithPolling(interval).Should(Equal(heldPrefix +
+			"the TrafficMap has no entries; " + policy))
+		Expect(s.condition(Default, "PublicationFallback")).To(Equal(heldFallback))
+	})
+
 	It("lets the route follow the map under Drain: no backend, and the gateway answers for nobody", func(ctx context.Context) {
 		s := newService(ctx, "drained-empty", &omev1beta1.Routing{Probe: probeSpec(omev1beta1.AllFailedDrain)}, nil)
 		s.settled(ctx)

@@ -45,12 +45,16 @@ var _ = Describe("BackendTLSPolicies under gatewayBackend.tls", func() {
 		s := newService(ctx, "tls", nil, nil)
 		Eventually(s.condition).WithArguments("Published").WithTimeout(timeout).WithPolling(interval).Should(Equal(publishedTrue))
 		want := map[string]string{}
-		for _, w := range []string{"worker-a", "worker-b"} {
-			name := publish.BackendName(s.key.Namespace, "tls", w)
-			svc := &corev1.Service{}
-			Expect(fleet.ControlPlane.Client.Get(ctx, client.ObjectKey{Namespace: s.key.Namespace, Name: name}, svc)).To(Succeed())
-			want[w] = fmt.Sprintf("%s Service/%s %s System", name, name, svc.Spec.ExternalName)
-		}
+		// The first publication may hold one cluster only, if the other's copy reached the
+		// map a moment later: wait for both backends.
+		Eventually(func(g Gomega) {
+			for _, w := range []string{"worker-a", "worker-b"} {
+				name := publish.BackendName(s.key.Namespace, "tls", w)
+				svc := &corev1.Service{}
+				g.Expect(fleet.ControlPlane.Client.Get(ctx, client.ObjectKey{Namespace: s.key.Namespace, Name: name}, svc)).To(Succeed())
+				want[w] = fmt.Sprintf("%s Service/%s %s System", name, name, svc.Spec.ExternalName)
+			}
+		}).WithTimeout(timeout).WithPolling(interval).Should(Succeed())
 		Eventually(s.tlsPolicies).WithTimeout(timeout).WithPolling(interval).Should(Equal(want))
 
 		By("a policy edited by hand is put back")
