@@ -35,6 +35,9 @@ func Replay(p Plan, last *omev1beta1.TrafficMapPublisherLastPositive, serviceNam
 		if !ok {
 			return Plan{}, fmt.Errorf("the journal's target %q names no cluster", t.Target)
 		}
+		if t.Weight < 0 || t.Weight > omev1beta1.MaxWeight {
+			return Plan{}, fmt.Errorf("the journal's target %q has weight %d, outside 0-%d", t.Target, t.Weight, omev1beta1.MaxWeight)
+		}
 		host := hosts[cluster]
 		if host == "" {
 			if t.Weight > 0 {
@@ -51,7 +54,7 @@ func Replay(p Plan, last *omev1beta1.TrafficMapPublisherLastPositive, serviceNam
 			Cluster:   cluster,
 			Host:      host,
 			Port:      p.BackendPort,
-			Weight:    int32(min(t.Weight, int64(omev1beta1.MaxWeight))),
+			Weight:    int32(t.Weight), //nolint:gosec // checked to be within 0-MaxWeight above
 			Labels:    labels,
 		})
 	}
