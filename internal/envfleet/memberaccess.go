@@ -1,14 +1,9 @@
 package envfleet
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"os"
-	"os/exec"
 
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -23,27 +18,12 @@ const memberAccessRole = "ome-multicluster-access"
 // control plane. gatewayAddresses is ome.multiclusterAccess.gatewayAddresses, the rights
 // the EndpointSlice fallback needs.
 func ChartMemberRules(ctx context.Context, gatewayAddresses bool) ([]rbacv1.PolicyRule, error) {
-	helm := os.Getenv("HELM")
-	if helm == "" {
-		return nil, errors.New("HELM is not set: the member's rights are the chart's, which helm renders; make test sets HELM")
+	docs, err := renderChart(ctx, "the chart's member access", "--show-only", "templates/multicluster-access.yaml",
+		"--set", "ome.multiclusterAccess.enabled=true", "--set", fmt.Sprintf("ome.multiclusterAccess.gatewayAddresses=%t", gatewayAddresses))
+	if err != nil {
+		return nil, err
 	}
-	args := []string{"template", "ome", ChartDir(), "--show-only", "templates/multicluster-access.yaml",
-		"--set", "ome.multiclusterAccess.enabled=true", "--set", fmt.Sprintf("ome.multiclusterAccess.gatewayAddresses=%t", gatewayAddresses)}
-	var stdout, stderr bytes.Buffer
-	cmd := exec.CommandContext(ctx, helm, args...)
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("helm template the chart's member access: %w\n%s", err, stderr.String())
-	}
-	reader := utilyaml.NewYAMLReader(bufio.NewReader(&stdout))
-	for {
-		doc, err := reader.Read()
-		if errors.Is(err, io.EOF) {
-			return nil, errors.New("the chart renders no member ClusterRole")
-		}
-		if err != nil {
-			return nil, err
-		}
+	for _, doc := range docs {
 		var role rbacv1.ClusterRole
 		if err := utilyaml.Unmarshal(doc, &role); err != nil {
 			return nil, fmt.Errorf("decode a rendered member access object: %w", err)
@@ -52,6 +32,7 @@ func ChartMemberRules(ctx context.Context, gatewayAddresses bool) ([]rbacv1.Poli
 			return role.Rules, nil
 		}
 	}
+	return nil, errors.New("the chart renders no member ClusterRole")
 }
 
 // GrantMemberAccess gives the cluster's member user (the one its WorkloadCluster's

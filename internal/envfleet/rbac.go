@@ -1,14 +1,8 @@
 package envfleet
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"io"
-	"os"
-	"os/exec"
 	"path/filepath"
 
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -46,30 +40,15 @@ func ChartDir() string {
 // ServiceAccount with them. values are more helm arguments (--set, --set-json), for the
 // roles that depend on them.
 func (c *Cluster) InstallChartRBAC(ctx context.Context, namespace string, values ...string) (*rest.Config, error) {
-	helm := os.Getenv("HELM")
-	if helm == "" {
-		return nil, errors.New("HELM is not set: the manager runs with the chart's RBAC, which helm renders; make test sets HELM")
-	}
-	args := []string{"template", "ome", ChartDir(), "--namespace", namespace}
+	args := []string{"--namespace", namespace}
 	for _, t := range chartRBACTemplates {
 		args = append(args, "--show-only", t)
 	}
-	args = append(args, values...)
-	var stdout, stderr bytes.Buffer
-	cmd := exec.CommandContext(ctx, helm, args...)
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("helm template the chart's RBAC: %w\n%s", err, stderr.String())
+	docs, err := renderChart(ctx, "the chart's RBAC", append(args, values...)...)
+	if err != nil {
+		return nil, err
 	}
-	reader := utilyaml.NewYAMLReader(bufio.NewReader(&stdout))
-	for {
-		doc, err := reader.Read()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
+	for _, doc := range docs {
 		obj := &unstructured.Unstructured{}
 		if err := utilyaml.Unmarshal(doc, &obj.Object); err != nil {
 			return nil, fmt.Errorf("decode a rendered RBAC object: %w", err)
