@@ -42,7 +42,9 @@ var errNotConnected = errors.New("workload cluster is not connected")
 // A resolution is kept for interval (addressRefreshInterval) and then read again, so that
 // a Gateway whose addresses change is written into the slices within one interval, while
 // a fleet's maps, republished every probe round, cost the members nothing in between.
-// Failures are not kept: the next publication asks again.
+// Failures are kept as long: a member whose route or Gateway is missing is asked once per
+// interval, not once per probe round of every service on it, which at fleet size would
+// hold the publisher's workers in the member client's rate limiter.
 type addressResolver struct {
 	members  MemberAccess
 	guard    observer.Guard
@@ -51,6 +53,11 @@ type addressResolver struct {
 
 	mu       sync.Mutex
 	resolved map[addressKey]resolvedAddresses
+	// unreachable holds, per cluster, a read that got no answer from its API server (a
+	// timeout, a refused connection), for interval: every service on that cluster fails
+	// at once with it instead of waiting out the member timeout in turn, so a member that
+	// hangs holds the publisher's workers for one read per interval, not one per service.
+	unreachable map[string]resolvedAddresses
 }
 
 type addressKey struct {
@@ -60,12 +67,13 @@ type addressKey struct {
 
 type resolvedAddresses struct {
 	addrs publish.BackendAddresses
+	err   error
 	at    time.Time
 }
 
 func newAddressResolver(members MemberAccess, guard observer.Guard, interval time.Duration) *addressResolver {
 	return &addressResolver{members: members, guard: guard, interval: interval, now: time.Now,
-		resolved: map[addressKey]resolvedAddresses{}}
+		resolved: map[addressKey]resolvedAddresses{}, unreachable: map[string]resolvedAddresses{}}
 }
 
 // resolve gives the addresses of every cluster of the plan, or the first cluster's
@@ -95,18 +103,53 @@ func (a *addressResolver) cluster(ctx context.Context, cluster string, service t
 			delete(a.resolved, k) // expired: no map keeps entries of services long gone
 		}
 	}
+	down, isDown := a.unreachable[cluster]
+	if isDown && now.Sub(down.at) >= a.interval {
+		delete(a.unreachable, cluster)
+		isDown = false
+	}
 	a.mu.Unlock()
-	if ok && now.Sub(last.at) < a.interval {
-		return last.addrs, nil
+	switch {
+	case ok && now.Sub(last.at) < a.interval:
+		return last.addrs, last.err
+	case isDown:
+		return publish.BackendAddresses{}, down.err
 	}
 	addrs, err := a.read(ctx, cluster, service)
-	if err != nil {
-		return publish.BackendAddresses{}, err
+	if err != nil && ctx.Err() != nil {
+		return addrs, err // this reconcile was cancelled: no verdict on the member
 	}
 	a.mu.Lock()
-	a.resolved[key] = resolvedAddresses{addrs: addrs, at: now}
+	a.resolved[key] = resolvedAddresses{addrs: addrs, err: err, at: now}
+	if noAnswer(err) {
+		a.unreachable[cluster] = resolvedAddresses{err: err, at: now}
+	}
 	a.mu.Unlock()
-	return addrs, nil
+	return addrs, err
+}
+
+// unanswered is a read the member's API server did not answer (a timeout, a refused
+// connection), as opposed to an answer about one service's objects (not found, forbidden).
+type unanswered struct{ err error }
+
+func (e *unanswered) Error() string { return e.err.Error() }
+func (e *unanswered) Unwrap() error { return e.err }
+
+// memberGet is a Get on the member's API server, its error marked unanswered when the
+// server gave no answer.
+func memberGet(ctx context.Context, r client.Reader, key types.NamespacedName, obj client.Object) error {
+	err := r.Get(ctx, key, obj)
+	var status apierrors.APIStatus
+	if err != nil && !errors.As(err, &status) {
+		return &unanswered{err}
+	}
+	return err
+}
+
+// noAnswer says whether err is a read the member's API server did not answer.
+func noAnswer(err error) bool {
+	var u *unanswered
+	return errors.As(err, &u)
 }
 
 // read follows the service's copy on the cluster to its serving Gateway's addresses. The
@@ -128,7 +171,7 @@ func (a *addressResolver) read(ctx context.Context, cluster string, service type
 		return none, fmt.Errorf("read serving HTTPRoute %s: read the InferenceService copy: %w", service, err)
 	}
 	route := &gatewayv1.HTTPRoute{}
-	if err := gateways.Get(ctx, service, route); err != nil {
+	if err := memberGet(ctx, gateways, service, route); err != nil {
 		return none, fmt.Errorf("read serving HTTPRoute %s: %w", service, err)
 	}
 	gwKey, ok := servingGateway(route)
@@ -136,7 +179,7 @@ func (a *addressResolver) read(ctx context.Context, cluster string, service type
 		return none, fmt.Errorf("read serving HTTPRoute %s: it has no Gateway parent", service)
 	}
 	gw := &gatewayv1.Gateway{}
-	if err := gateways.Get(ctx, gwKey, gw); err != nil {
+	if err := memberGet(ctx, gateways, gwKey, gw); err != nil {
 		return none, fmt.Errorf("read serving Gateway %s: %w", gwKey, err)
 	}
 	addrs, err := publish.GatewayAddresses(gw.Status.Addresses, a.guard)

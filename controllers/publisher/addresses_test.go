@@ -2,6 +2,7 @@ package publisher
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -122,7 +123,7 @@ func TestAddressResolverFailures(t *testing.T) {
 	}
 }
 
-// A resolution is used for the interval, then read again; a failure is not kept.
+// A resolution is used for the interval, then read again; so is a failure.
 func TestAddressResolverRefreshesAfterTheInterval(t *testing.T) {
 	service := types.NamespacedName{Namespace: "prod", Name: "chat"}
 	member := memberClient(t, memberObjects("203.0.113.10")...)
@@ -168,7 +169,59 @@ func TestAddressResolverRefreshesAfterTheInterval(t *testing.T) {
 		Status: gatewayv1.GatewayStatus{Addresses: []gatewayv1.GatewayStatusAddress{{Value: "203.0.113.20"}}}}); err != nil {
 		t.Fatal(err)
 	}
+	reads := members.reads
+	if got := resolve(); !strings.Contains(got, "read serving Gateway") || members.reads != reads {
+		t.Fatalf("resolve() within the interval after a failure = %s after %d more reads, want the kept failure and no read", got, members.reads-reads)
+	}
+	now = now.Add(time.Minute)
 	if got := resolve(); got != "203.0.113.20" {
-		t.Fatalf("resolve() after a failure = %s, want a fresh read", got)
+		t.Fatalf("resolve() an interval after a failure = %s, want a fresh read", got)
+	}
+}
+
+// hangingReader is a member API server that answers no read, as one that hangs does once
+// the member timeout cuts the read short.
+type hangingReader struct {
+	client.Reader
+	reads *int
+}
+
+func (h hangingReader) Get(context.Context, client.ObjectKey, client.Object, ...client.GetOption) error {
+	*h.reads++
+	return errors.New(`Get "https://member.example.test/apis/gateway.networking.k8s.io/v1/namespaces/prod/httproutes/chat": context deadline exceeded`)
+}
+
+type hangingMembers struct {
+	copies client.Client
+	reads  int
+}
+
+func (h *hangingMembers) Reader(string) client.Reader { return h.copies }
+func (h *hangingMembers) GatewayReader(string) client.Reader {
+	return hangingReader{h.copies, &h.reads}
+}
+
+// A member that does not answer costs one read per interval, whichever services are on it:
+// the others fail at once with the same error, so a hanging member cannot hold the
+// publisher's workers service after service.
+func TestAddressResolverFailsEveryServiceAtOnceOnAMemberThatDoesNotAnswer(t *testing.T) {
+	members := &hangingMembers{copies: memberClient(t,
+		&omev1beta1.InferenceService{ObjectMeta: metav1.ObjectMeta{Name: "chat", Namespace: "prod"}},
+		&omev1beta1.InferenceService{ObjectMeta: metav1.ObjectMeta{Name: "code", Namespace: "prod"}})}
+	now := time.Unix(1000, 0)
+	r := newAddressResolver(members, observer.Guard{}, time.Minute)
+	r.now = func() time.Time { return now }
+	for _, name := range []string{"chat", "code", "chat"} {
+		_, err := r.resolve(context.Background(), types.NamespacedName{Namespace: "prod", Name: name}, plannedFor("a"))
+		if err == nil || !strings.Contains(err.Error(), "context deadline exceeded") {
+			t.Fatalf("%s: resolve() = %v", name, err)
+		}
+	}
+	if members.reads != 1 {
+		t.Fatalf("%d reads of a member that does not answer within one interval, want 1", members.reads)
+	}
+	now = now.Add(time.Minute)
+	if _, err := r.resolve(context.Background(), types.NamespacedName{Namespace: "prod", Name: "code"}, plannedFor("a")); err == nil || members.reads != 2 {
+		t.Fatalf("after the interval: %v after %d reads, want a fresh read", err, members.reads)
 	}
 }

@@ -31,8 +31,21 @@ var gatewayMapper = func() meta.RESTMapper {
 // built with the connection, makes no request until a read, and each read is bounded by
 // cfg's timeout, the member timeout.
 func newGatewayClient(cfg *rest.Config, scheme *runtime.Scheme) (client.Client, error) {
+	cfg = rest.CopyConfig(cfg)
+	// client-go's default of 5 reads a second would hold the publisher's workers in the
+	// rate limiter once a member serves more than about 150 services at a one-minute
+	// refresh (two reads each); 25 a second, in bursts of 50, is what a member's API
+	// server takes from one client without notice, and its own priority and fairness
+	// still has the last word.
+	cfg.QPS, cfg.Burst = gatewayReadQPS, gatewayReadBurst
 	return client.New(cfg, client.Options{Scheme: scheme, Mapper: gatewayMapper})
 }
+
+// The member Gateway client's rate limit (see newGatewayClient).
+const (
+	gatewayReadQPS   = 25
+	gatewayReadBurst = 50
+)
 
 // GatewayReader reads Gateways and HTTPRoutes on the member named name directly from its
 // API server, or is nil when the member is not connected.
