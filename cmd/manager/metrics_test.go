@@ -85,7 +85,9 @@ func scrape(t *testing.T, url, token string) (int, string, error) {
 // until retries check until it returns nil; it guards the manager's start, not a timing claim.
 func until(t *testing.T, what string, check func() error) {
 	t.Helper()
-	err := poll.Until(context.Background(), 100*time.Millisecond, 30*time.Second, func(context.Context) error { return check() })
+	// A minute: the metrics filter keeps a denial for 30 s (controller-runtime's
+	// DenyCacheTTL), so a reader granted its role just after a denial waits that long.
+	err := poll.Until(context.Background(), 100*time.Millisecond, time.Minute, func(context.Context) error { return check() })
 	if err != nil {
 		t.Fatalf("%s: %v", what, err)
 	}

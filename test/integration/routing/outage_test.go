@@ -100,8 +100,20 @@ var _ = Describe("A change of leader", func() {
 		Eventually(func(g Gomega) {
 			g.Expect(s.entry(g, "worker-b").Probe.ConsecutiveFailures).To(BeNumerically(">=", failures+2))
 		}, timeout, interval).Should(Succeed())
-
-		seen := versions()
+		// The watch may be behind the read above on a loaded machine: wait until it has
+		// seen those writes too, so that the hand-over is in the versions judged below.
+		var seen []mapVersion
+		Eventually(func(g Gomega) {
+			seen = versions()
+			g.Expect(seen).NotTo(BeEmpty())
+			var latest int32
+			for _, e := range seen[len(seen)-1].tm.Spec.Entries {
+				if e.Cluster == "worker-b" && e.Probe != nil {
+					latest = e.Probe.ConsecutiveFailures
+				}
+			}
+			g.Expect(latest).To(BeNumerically(">=", failures+2), "worker-b's failures in the last version watched")
+		}, timeout, interval).Should(Succeed())
 		Expect(len(seen)).To(BeNumerically(">", 2))
 		for _, v := range seen {
 			for _, e := range v.tm.Spec.Entries {
