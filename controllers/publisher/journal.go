@@ -27,6 +27,14 @@ import (
 // claim is checked against every other map's without listing them all.
 const claimedTargetIndex = "status.publisher.claimedTargets"
 
+// indexClaimedTargets adds claimedTargetIndex to the manager's cache of TrafficMaps.
+func indexClaimedTargets(indexer client.FieldIndexer) error {
+	if err := indexer.IndexField(context.Background(), &omev1beta1.TrafficMap{}, claimedTargetIndex, claimedTargets); err != nil {
+		return fmt.Errorf("index TrafficMaps by claimed target: %w", err)
+	}
+	return nil
+}
+
 func claimedTargets(obj client.Object) []string {
 	tm, ok := obj.(*omev1beta1.TrafficMap)
 	if !ok {

@@ -218,8 +218,8 @@ func (r *Reconciler) watch(mgr ctrl.Manager, backends, policies cache.Cache) err
 	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &omev1beta1.InferenceService{}, templateHostIndex, r.templateHosts); err != nil {
 		return fmt.Errorf("index InferenceServices by template hostname: %w", err)
 	}
-	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &omev1beta1.TrafficMap{}, claimedTargetIndex, claimedTargets); err != nil {
-		return fmt.Errorf("index TrafficMaps by claimed target: %w", err)
+	if err := indexClaimedTargets(mgr.GetFieldIndexer()); err != nil {
+		return err
 	}
 	r.lane = priority.NewLane(Workers)
 	b := ctrl.NewControllerManagedBy(mgr).

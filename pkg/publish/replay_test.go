@@ -1,7 +1,6 @@
 package publish
 
 import (
-	"strings"
 	"testing"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
@@ -31,19 +30,26 @@ func TestReplayPutsBackTheLastRouteThatSentTraffic(t *testing.T) {
 	if got, err := Replay(empty, last, "prod", "chat", map[string]string{"worker-a": "a.example.test"}); err != nil || len(got.Backends) != 1 {
 		t.Fatalf("without worker-b's backend: %+v, %v", got.Backends, err)
 	}
+	zero := last.DeepCopy()
+	for i := range zero.Targets {
+		zero.Targets[i].Weight = 0
+	}
 	for name, c := range map[string]struct {
 		plan  Plan
 		last  *omev1beta1.TrafficMapPublisherLastPositive
 		hosts map[string]string
 		want  string
 	}{
-		"no journal":       {empty, nil, hosts, "records no publication"},
-		"backend gone":     {empty, last, map[string]string{"worker-b": "b.example.test"}, `cluster "worker-a"`},
-		"another hostname": {withHostname(empty, "other.example.test"), last, hosts, "other endpoint settings"},
-		"another port":     {withPort(empty, 8443), last, hosts, "other endpoint settings"},
-		"a foreign target": {empty, withTarget(last, "v2:cluster:x"), hosts, "names no cluster"},
+		"no journal":       {empty, nil, hosts, "the journal records no publication that sent traffic"},
+		"backend gone":     {empty, last, map[string]string{"worker-b": "b.example.test"}, `cluster "worker-a", which the last publication sent traffic to, has no backend left`},
+		"another hostname": {withHostname(empty, "other.example.test"), last, hosts, "the last publication that sent traffic was written under other endpoint settings"},
+		"another port":     {withPort(empty, 8443), last, hosts, "the last publication that sent traffic was written under other endpoint settings"},
+		"a foreign target": {empty, withTarget(last, "v2:cluster:x"), hosts, `the journal's target "v2:cluster:x" names no cluster`},
+		"a weight past the maximum": {empty, withWeight(last, 1000001), hosts,
+			`the journal's target "v1:cluster:worker-a" has weight 1000001, outside 0-1000000`},
+		"nothing positive": {empty, zero, hosts, "the last publication that sent traffic has no target with a positive weight"},
 	} {
-		if _, err := Replay(c.plan, c.last, "prod", "chat", c.hosts); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, err := Replay(c.plan, c.last, "prod", "chat", c.hosts); err == nil || err.Error() != c.want {
 			t.Errorf("%s: err = %v, want %q", name, err, c.want)
 		}
 	}
@@ -55,5 +61,11 @@ func withPort(p Plan, port int32) Plan      { p.BackendPort = port; return p }
 func withTarget(last *omev1beta1.TrafficMapPublisherLastPositive, target string) *omev1beta1.TrafficMapPublisherLastPositive {
 	out := last.DeepCopy()
 	out.Targets[0].Target = target
+	return out
+}
+
+func withWeight(last *omev1beta1.TrafficMapPublisherLastPositive, weight int64) *omev1beta1.TrafficMapPublisherLastPositive {
+	out := last.DeepCopy()
+	out.Targets[0].Weight = weight
 	return out
 }
