@@ -6,9 +6,7 @@ import (
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/config/samples"
-	"github.com/ome-routing/operator/pkg/capacity"
 	"github.com/ome-routing/operator/pkg/config"
-	"github.com/ome-routing/operator/pkg/probe"
 	"github.com/ome-routing/operator/pkg/trafficsignal"
 )
 
@@ -46,9 +44,8 @@ var demoTiming = Timing{Period: 2 * time.Second, Timeout: time.Second, Step: 60 
 // default backends, ExternalName Services, which HAProxy Ingress resolves and sends to on
 // backendPort, the model servers' port. signal, when not nil, is the traffic signal.
 func managerSettings(t Timing, backendPort int, signal *trafficsignal.Settings) ([]byte, error) {
-	probePolicy, errs := probe.Validate(probe.SpecFromAPI(samples.GuideProbe(t.Period, t.Timeout, omev1beta1.AllFailedPreserveTraffic)), probe.InstallationPath)
-	poll, pollErrs := capacity.Validate(capacity.SpecFromAPI(samples.ReportPoll(t.Period, t.Timeout)), capacity.InstallationPath)
-	if err := errors.Join(append(errs, pollErrs...)...); err != nil {
+	probePolicy, poll, err := samples.InstallationPolicies(samples.GuideProbe(t.Period, t.Timeout, omev1beta1.AllFailedPreserveTraffic), t.Period, t.Timeout)
+	if err != nil {
 		return nil, err
 	}
 	return config.Marshal(&config.Config{

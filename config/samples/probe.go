@@ -1,6 +1,7 @@
 package samples
 
 import (
+	"errors"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -8,6 +9,7 @@ import (
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/pkg/capacity"
+	"github.com/ome-routing/operator/pkg/probe"
 )
 
 // GuideProbe is the routing guide's Step 1 probe (GET /v1/models, 200 passes, 404 and
@@ -37,4 +39,13 @@ func ReportPoll(period, timeout time.Duration) *omev1beta1.RoutingCapacitySpec {
 		Period: &metav1.Duration{Duration: period}, Timeout: &metav1.Duration{Duration: timeout},
 		MaxAge: &metav1.Duration{Duration: 3 * period},
 	}
+}
+
+// InstallationPolicies validates probeSpec and ReportPoll(period, timeout) as an
+// installation's routing.probe and routing.capacity, for a settings file the demo or a
+// suite writes: either refusal, or both, is the error.
+func InstallationPolicies(probeSpec *omev1beta1.RoutingProbe, period, timeout time.Duration) (probe.Policy, capacity.Policy, error) {
+	probePolicy, errs := probe.Validate(probe.SpecFromAPI(probeSpec), probe.InstallationPath)
+	poll, pollErrs := capacity.Validate(capacity.SpecFromAPI(ReportPoll(period, timeout)), capacity.InstallationPath)
+	return probePolicy, poll, errors.Join(append(errs, pollErrs...)...)
 }

@@ -1,14 +1,11 @@
 package dataplane
 
 import (
-	"errors"
 	"time"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/config/samples"
-	"github.com/ome-routing/operator/pkg/capacity"
 	"github.com/ome-routing/operator/pkg/config"
-	"github.com/ome-routing/operator/pkg/probe"
 	"github.com/ome-routing/operator/pkg/trafficsignal"
 	"github.com/ome-routing/operator/test/framework"
 )
@@ -34,9 +31,8 @@ var DefaultTiming = Timing{Period: time.Second, Timeout: 500 * time.Millisecond,
 func settings(t Timing, gateway string, backendPort int, signal *trafficsignal.Settings) ([]byte, error) {
 	spec := framework.GuideProbe(t.Period, t.Timeout, omev1beta1.AllFailedPreserveTraffic)
 	spec.FailureThreshold, spec.SuccessThreshold = new(int32(t.FailureThreshold)), new(int32(t.SuccessThreshold))
-	probePolicy, errs := probe.Validate(probe.SpecFromAPI(spec), probe.InstallationPath)
-	poll, pollErrs := capacity.Validate(capacity.SpecFromAPI(samples.ReportPoll(t.Period, t.Timeout)), capacity.InstallationPath)
-	if err := errors.Join(append(errs, pollErrs...)...); err != nil {
+	probePolicy, poll, err := samples.InstallationPolicies(spec, t.Period, t.Timeout)
+	if err != nil {
 		return nil, err
 	}
 	return config.Marshal(&config.Config{
