@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"sync"
 	"time"
 
@@ -58,6 +59,11 @@ type addressResolver struct {
 	// at once with it instead of waiting out the member timeout in turn, so a member that
 	// hangs holds the publisher's workers for one read per interval, not one per service.
 	unreachable map[string]resolvedAddresses
+	// freeSlices are the slice names found free, and when (see reserveSlices).
+	freeSlices map[types.NamespacedName]time.Time
+	// swept is when expired resolutions were last dropped: once per interval, so that a
+	// fleet's reconciles do not each walk every resolution.
+	swept time.Time
 }
 
 type addressKey struct {
@@ -73,7 +79,8 @@ type resolvedAddresses struct {
 
 func newAddressResolver(members MemberAccess, guard observer.Guard, interval time.Duration) *addressResolver {
 	return &addressResolver{members: members, guard: guard, interval: interval, now: time.Now,
-		resolved: map[addressKey]resolvedAddresses{}, unreachable: map[string]resolvedAddresses{}}
+		resolved: map[addressKey]resolvedAddresses{}, unreachable: map[string]resolvedAddresses{},
+		freeSlices: map[types.NamespacedName]time.Time{}}
 }
 
 // resolve gives the addresses of every cluster of the plan, or the first cluster's
@@ -98,10 +105,20 @@ func (a *addressResolver) cluster(ctx context.Context, cluster string, service t
 	now := a.now()
 	a.mu.Lock()
 	last, ok := a.resolved[key]
-	for k, v := range a.resolved {
-		if now.Sub(v.at) >= a.interval {
-			delete(a.resolved, k) // expired: no map keeps entries of services long gone
+	if now.Sub(a.swept) >= a.interval {
+		// Expired: no map keeps entries of services long gone, nor free names of
+		// backends gone.
+		for k, v := range a.resolved {
+			if now.Sub(v.at) >= a.interval {
+				delete(a.resolved, k)
+			}
 		}
+		for k, at := range a.freeSlices {
+			if now.Sub(at) >= time.Hour { // far past any resync: asked again anyway
+				delete(a.freeSlices, k)
+			}
+		}
+		a.swept = now
 	}
 	down, isDown := a.unreachable[cluster]
 	if isDown && now.Sub(down.at) >= a.interval {
@@ -238,20 +255,52 @@ func (r *Reconciler) publishWithAddresses(ctx context.Context, tm *omev1beta1.Tr
 }
 
 // reserveSlices checks that both slice names of every backend are free or the plan's,
-// including the family the Gateway does not report now.
+// including the family the Gateway does not report now. A name found free is not asked
+// again until the resync: the cache holds only the publisher's own slices, so a free name
+// costs a read of the API server, and a family a Gateway never reports would cost one per
+// backend every probe round. A slice the plan does write is checked before it is written
+// all the same (preflight), so a foreign one that appears meanwhile is never overwritten.
 func (r *Reconciler) reserveSlices(ctx context.Context, plan publish.Plan) error {
+	now := r.clock()
 	for _, b := range plan.Backends {
 		for _, name := range b.SliceKeys() {
+			key := types.NamespacedName{Namespace: b.Namespace, Name: name}
+			if r.addresses != nil && r.addresses.freeSince(key, now) < r.Publisher.Resync() {
+				continue
+			}
 			u := &unstructured.Unstructured{}
 			u.SetGroupVersionKind(endpointSliceGVK)
 			u.SetNamespace(b.Namespace)
 			u.SetName(name)
-			if _, err := r.claimable(ctx, publish.Object{Kind: publish.KindEndpointSlice, Object: u}, plan); err != nil {
+			live, err := r.claimable(ctx, publish.Object{Kind: publish.KindEndpointSlice, Object: u}, plan)
+			if err != nil {
 				return err
+			}
+			if live == nil && r.addresses != nil {
+				r.addresses.markFree(key, now)
 			}
 		}
 	}
 	return nil
+}
+
+// freeSince is how long ago the slice name at key was last found free, or a very long
+// time when it never was.
+func (a *addressResolver) freeSince(key types.NamespacedName, now time.Time) time.Duration {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	at, ok := a.freeSlices[key]
+	if !ok {
+		return time.Duration(math.MaxInt64)
+	}
+	return now.Sub(at)
+}
+
+// markFree records that the slice name at key was found free at now.
+func (a *addressResolver) markFree(key types.NamespacedName, now time.Time) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.freeSlices[key] = now
 }
 
 // refreshAddresses brings the next look at the map within the address refresh interval.

@@ -185,8 +185,11 @@ func (r *Reconciler) publish(ctx context.Context, tm *omev1beta1.TrafficMap, pla
 	if err := r.drainStale(ctx, tm, publish.RouteClaim(client.ObjectKeyFromObject(plan.Route))); err != nil {
 		return r.fail(ctx, tm, omev1beta1.TrafficMapReasonDrainFailed, err, true)
 	}
-	tm = tm.DeepCopy()
-	tm.Status.Publisher = r.published(tm, plan, r.Publisher.Options)
+	// A shallow copy: only the journal pointer is replaced, and the cached map is not
+	// copied whole on every round.
+	withJournal := *tm
+	withJournal.Status.Publisher = r.published(tm, plan, r.Publisher.Options)
+	tm = &withJournal
 	keep := refsOf(objects)
 	if r.memory.pruneDue(key, keep, r.clock(), r.Publisher.Resync()) {
 		if err := r.removeAll(ctx, r.cached(), key, keep); err != nil {
