@@ -82,7 +82,7 @@ var _ = Describe("TrafficApplied, on haproxy's own counters read from a real Pro
 		routed := time.Now()
 		Eventually(trafficApplied(ctx)).WithTimeout(evidenceBound + timeout).WithPolling(interval).Should(MatchRegexp(
 			`^True TrafficMoved: The gateway sends no request to the 1 cluster\(s\) the route holds at weight 0: ` +
-				`worker-b: weight 0 in the route after [0-9.]+m?s, no requests after [0-9.]+s(; the split .*)?$`))
+				`worker-b: weight 0 in the route after [0-9.]+m?s, no requests after [0-9.]+m?s(; the split .*)?$`))
 		AddReportEntry("the demo's line", strings.SplitN(trafficApplied(ctx)(Default), ": ", 3)[2])
 		AddReportEntry("TrafficMoved after haproxy's split showed the gate", time.Since(routed).Round(time.Millisecond).String())
 		Expect(firing(ctx, alerting)(Default)).NotTo(ContainElement("OMERoutingLostUpdate"))
