@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"maps"
@@ -11,7 +10,6 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -19,6 +17,7 @@ import (
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/internal/envfleet"
+	"github.com/ome-routing/operator/internal/proc"
 )
 
 // managerStopTimeout is how long the manager may take to shut down after SIGTERM before
@@ -85,53 +84,30 @@ func managerArgs(settings, metricsAddr string, hosts map[string]netip.Addr) []st
 // so the demo shows (and its test checks) the real command line and settings loading. The
 // returned channel receives the process's exit error, once.
 func (d *Demo) startBinary(settings, logPath string) (<-chan error, error) {
-	logFile, err := os.Create(logPath)
-	if err != nil {
-		return nil, err
-	}
 	metricsAddr, err := freeLoopbackAddr()
 	if err != nil {
-		logFile.Close()
 		return nil, err
 	}
 	d.metricsAddr = metricsAddr
 	args := managerArgs(settings, metricsAddr, d.servers.Hosts())
 	cmd := exec.Command(d.cfg.Manager, args...)
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+d.kubectl.KubeConfig)
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	cmd.SysProcAttr = childProcAttr()
-	if err := cmd.Start(); err != nil {
-		logFile.Close()
-		return nil, fmt.Errorf("start the manager %s: %w", d.cfg.Manager, err)
+	// A group of its own, so that a Ctrl-C in the terminal reaches only the demo, which then
+	// stops the manager before the API servers it watches; and stopped with the demo should
+	// the demo die without cleaning up (kill -9), so that no orphan keeps probing.
+	p, err := proc.Start(cmd, proc.Options{Name: "the manager " + d.cfg.Manager, LogFile: logPath,
+		Group: true, DieWithParent: true, StopTimeout: managerStopTimeout})
+	if err != nil {
+		return nil, err
 	}
 	d.out.Command(fmt.Sprintf("KUBECONFIG=%s %s %s", rel(d.kubectl.KubeConfig), rel(d.cfg.Manager), strings.Join(args, " ")))
-	d.out.Event("manager running, pid %d", cmd.Process.Pid)
+	d.out.Event("manager running, pid %d", p.Pid())
 
 	exited := make(chan error, 1)
-	done := make(chan struct{})
-	go func() {
-		err := cmd.Wait()
-		logFile.Close()
-		exited <- err
-		close(done)
-	}()
-	d.onClose(fmt.Sprintf("the manager (pid %d)", cmd.Process.Pid), func() error {
-		select {
-		case <-done:
-			return nil // it already exited, and waitReady or the story said so
-		default:
-		}
-		// SIGTERM is what the kubelet sends: the manager stops its controllers and exits.
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-done:
-		case <-time.After(managerStopTimeout):
-			_ = cmd.Process.Kill()
-			<-done
-			return fmt.Errorf("it did not stop within %s of SIGTERM and was killed", managerStopTimeout)
-		}
-		return nil
-	})
+	go func() { exited <- p.Wait() }()
+	// SIGTERM is what the kubelet sends: the manager stops its controllers and exits. One
+	// that already exited was reported by waitReady or the story.
+	d.onClose(fmt.Sprintf("the manager (pid %d)", p.Pid()), p.Stop)
 	return exited, nil
 }
 
@@ -206,21 +182,5 @@ func (d *Demo) workersReady(ctx context.Context) (bool, string) {
 // tail is the last n lines of a file, indented, for an error message: the manager's own
 // words are the quickest way to see why it did not come up.
 func tail(path string, n int) string {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return "    (" + err.Error() + ")"
-	}
-	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	lines = slices.DeleteFunc(lines, func(s string) bool { return s == "" })
-	if len(lines) == 0 {
-		return "    (empty)"
-	}
-	var b bytes.Buffer
-	for _, l := range lines {
-		b.WriteString("    " + l + "\n")
-	}
-	return strings.TrimRight(b.String(), "\n")
+	return "    " + strings.ReplaceAll(proc.Tail(path, n), "\n", "\n    ")
 }

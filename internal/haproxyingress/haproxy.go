@@ -23,6 +23,7 @@ import (
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/ome-routing/operator/internal/envfleet"
+	"github.com/ome-routing/operator/internal/proc"
 )
 
 // HAProxy Ingress is the data plane of the suites and the demo that send requests: a
@@ -126,8 +127,7 @@ type HAProxyIngress struct {
 	// 127.0.0.1 (HAProxy Ingress's prometheus-port): the gateway's counters per backend
 	// and server, which the traffic signal's queries read.
 	MetricsAddr string
-	cmd         *exec.Cmd
-	done        chan struct{}
+	proc        *proc.Process
 	dir         string
 	log         io.Writer
 }
@@ -148,7 +148,7 @@ func StartHAProxyIngress(ctx context.Context, c *envfleet.Cluster, opts HAProxyO
 	if err != nil {
 		return nil, err
 	}
-	h := &HAProxyIngress{dir: dir, done: make(chan struct{})}
+	h := &HAProxyIngress{dir: dir}
 	if err := h.prepare(ctx, c, mod, opts); err != nil {
 		_ = os.RemoveAll(dir)
 		return nil, err
@@ -158,7 +158,7 @@ func StartHAProxyIngress(ctx context.Context, c *envfleet.Cluster, opts HAProxyO
 		_ = os.RemoveAll(dir)
 		return nil, err
 	}
-	h.cmd = withHosts(filepath.Join(dir, "hosts"), bin,
+	cmd := withHosts(filepath.Join(dir, "hosts"), bin,
 		"--kubeconfig="+filepath.Join(dir, "kubeconfig"),
 		"--local-filesystem-prefix="+filepath.Join(dir, "prefix"),
 		"--master-worker",
@@ -175,19 +175,19 @@ func StartHAProxyIngress(ctx context.Context, c *envfleet.Cluster, opts HAProxyO
 		"--wait-before-update=0s",
 	)
 	// The controller reads its templates from ./rootfs under its working folder.
-	h.cmd.Dir = dir
+	cmd.Dir = dir
 	log := opts.Log
 	if log == nil {
 		log = io.Discard
 	}
-	h.cmd.Stdout, h.cmd.Stderr, h.log = log, log, log
+	h.log = log
 	// A group of its own, so that Stop can reach haproxy too if the controller dies first.
-	h.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := h.cmd.Start(); err != nil {
+	h.proc, err = proc.Start(cmd, proc.Options{Name: "HAProxy Ingress", Log: log, Group: true,
+		StopTimeout: haproxyStopTimeout, BeforeKill: quitFirst})
+	if err != nil {
 		_ = os.RemoveAll(dir)
-		return nil, fmt.Errorf("start HAProxy Ingress: %w", err)
+		return nil, err
 	}
-	go func() { _ = h.cmd.Wait(); close(h.done) }()
 	if err := h.waitServing(ctx); err != nil {
 		_ = h.Stop()
 		return nil, err
@@ -280,7 +280,7 @@ func (h *HAProxyIngress) waitServing(ctx context.Context) error {
 			return nil
 		}
 		select {
-		case <-h.done:
+		case <-h.proc.Done():
 			return fmt.Errorf("HAProxy Ingress exited before haproxy served on %s (see its log)", h.HTTPAddr)
 		case <-ctx.Done():
 			return fmt.Errorf("haproxy did not answer on %s: %w", h.HTTPAddr, ctx.Err())
@@ -297,22 +297,22 @@ func (h *HAProxyIngress) Config() ([]byte, error) {
 
 // PIDs are the controller's process and its children (haproxy's master and workers).
 func (h *HAProxyIngress) PIDs() []int {
-	if h == nil || h.cmd == nil || h.cmd.Process == nil {
+	if h == nil || h.proc == nil {
 		return nil
 	}
-	return processGroup(h.cmd.Process.Pid)
+	return processGroup(h.proc.Pid())
 }
 
 // Pause stops the controller process with SIGSTOP and leaves haproxy running: haproxy
 // keeps serving with the configuration it last loaded, whatever the routes say since, as
 // it does when its controller hangs. Resume continues it.
 func (h *HAProxyIngress) Pause() error {
-	return syscall.Kill(h.cmd.Process.Pid, syscall.SIGSTOP)
+	return h.proc.Signal(syscall.SIGSTOP)
 }
 
 // Resume continues a paused controller, which then catches up with the routes.
 func (h *HAProxyIngress) Resume() error {
-	return syscall.Kill(h.cmd.Process.Pid, syscall.SIGCONT)
+	return h.proc.Signal(syscall.SIGCONT)
 }
 
 // Stop stops the controller with SIGTERM, which stops haproxy too, and removes the
@@ -321,30 +321,27 @@ func (h *HAProxyIngress) Resume() error {
 // goroutines show it waiting in waitWorker): past a timeout the process group is killed,
 // which is not a failure of the test; the log says so.
 func (h *HAProxyIngress) Stop() error {
-	if h == nil || h.cmd == nil || h.cmd.Process == nil {
+	if h == nil || h.proc == nil {
 		return nil
 	}
 	defer os.RemoveAll(h.dir)
-	pid := h.cmd.Process.Pid
-	_ = syscall.Kill(pid, syscall.SIGTERM)
-	select {
-	case <-h.done:
-	case <-time.After(haproxyStopTimeout):
-		// SIGQUIT makes the Go controller print its goroutines to its log first: where it
-		// was stuck.
-		_ = syscall.Kill(pid, syscall.SIGQUIT)
-		select {
-		case <-h.done:
-		case <-time.After(time.Second):
-		}
-		_ = syscall.Kill(-pid, syscall.SIGKILL)
-		<-h.done
-		fmt.Fprintf(h.log, "haproxyingress: HAProxy Ingress did not stop within %s of SIGTERM, so it was killed "+
-			"(stopped during a reload, v0.14.0 waits for a haproxy worker that never comes; see the goroutines above)\n", haproxyStopTimeout)
+	if err := h.proc.Stop(); err != nil {
+		fmt.Fprintf(h.log, "haproxyingress: %v "+
+			"(stopped during a reload, v0.14.0 waits for a haproxy worker that never comes; see the goroutines above)\n", err)
 	}
 	// haproxy's workers may outlive the controller by a moment; they are in its group.
-	_ = syscall.Kill(-pid, syscall.SIGTERM)
+	_ = h.proc.SignalGroup(syscall.SIGTERM)
 	return nil
+}
+
+// quitFirst makes the Go controller print its goroutines to its log before it is killed:
+// where it was stuck.
+func quitFirst(p *proc.Process) {
+	_ = p.Signal(syscall.SIGQUIT)
+	select {
+	case <-p.Done():
+	case <-time.After(time.Second):
+	}
 }
 
 // FreePort is a TCP port free on 127.0.0.1 a moment ago.

@@ -169,7 +169,7 @@ func (s *Server) poll(ctx context.Context, what string, cond func() (bool, strin
 		}
 		last = why
 		select {
-		case <-s.done:
+		case <-s.proc.Done():
 			return fmt.Errorf("prometheus exited before it was %s (see its log): %s", what, last)
 		case <-ctx.Done():
 			return fmt.Errorf("prometheus was not %s: %s: %w", what, last, ctx.Err())

@@ -10,8 +10,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
+
+	"github.com/ome-routing/operator/internal/proc"
 )
 
 const (
@@ -72,8 +73,7 @@ type Server struct {
 
 	opts Options
 	dir  string
-	cmd  *exec.Cmd
-	done chan struct{}
+	proc *proc.Process
 }
 
 // Start starts Prometheus and waits until it is ready and every target is up. Call Stop.
@@ -98,7 +98,7 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{opts: opts, dir: dir, done: make(chan struct{})}
+	s := &Server{opts: opts, dir: dir}
 	if err := s.start(ctx, bin); err != nil {
 		_ = s.Stop()
 		return nil, err
@@ -126,18 +126,15 @@ func (s *Server) start(ctx context.Context, bin string) error {
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	s.URL = "http://" + addr
 	//nolint:gosec // the binary is the test's own choice (PROMETHEUS or PATH), the arguments its own
-	s.cmd = exec.Command(bin,
+	cmd := exec.Command(bin,
 		"--config.file="+config,
 		"--web.listen-address="+addr,
 		"--storage.tsdb.path="+filepath.Join(s.dir, "data"),
 	)
-	s.cmd.Stdout, s.cmd.Stderr = s.opts.Log, s.opts.Log
-	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	began := time.Now()
-	if err := s.cmd.Start(); err != nil {
-		return fmt.Errorf("start prometheus: %w", err)
+	if s.proc, err = proc.Start(cmd, proc.Options{Name: "prometheus", Log: s.opts.Log, Group: true, StopTimeout: stopTimeout}); err != nil {
+		return err
 	}
-	go func() { _ = s.cmd.Wait(); close(s.done) }()
 	ctx, cancel := context.WithTimeout(ctx, startTimeout)
 	defer cancel()
 	if err := s.waitReady(ctx); err != nil {
@@ -174,17 +171,10 @@ func (s *Server) Stop() error {
 		return nil
 	}
 	defer os.RemoveAll(s.dir)
-	if s.cmd == nil || s.cmd.Process == nil {
+	if s.proc == nil {
 		return nil
 	}
-	pid := s.cmd.Process.Pid
-	_ = syscall.Kill(pid, syscall.SIGTERM)
-	select {
-	case <-s.done:
-	case <-time.After(stopTimeout):
-		_ = syscall.Kill(-pid, syscall.SIGKILL)
-		<-s.done
-	}
+	_ = s.proc.Stop() // a Prometheus killed past the timeout is stopped all the same
 	return nil
 }
 
