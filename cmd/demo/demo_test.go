@@ -161,11 +161,8 @@ func managerBinary(t *testing.T) string {
 	return bin
 }
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	framework.RemoveBuiltBinaries()
-	os.Exit(code)
-}
+// TestMain removes the binaries the tests built, once every test is done (framework.Main).
+func TestMain(m *testing.M) { framework.Main(m) }
 
 // entryState is what the test expects of one cluster's entry after a step.
 type entryState struct {

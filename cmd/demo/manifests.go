@@ -51,16 +51,21 @@ func managerSettings(t Timing, backendPort int, signal *trafficsignal.Settings) 
 	return config.Marshal(&config.Config{
 		Routing: config.Routing{
 			Enabled: true, Probe: &probePolicy, Capacity: &poll, TrafficSignal: signal,
-			Observer: config.Observer{
-				MaxConcurrentReconciles: 8, MaxConcurrentRequests: 16, MaxResponseBytes: 65536, MinPeriod: time.Second,
-				MaxSamples: 10, AllowLoopback: true, AllowPrivateNetworks: true,
-			},
+			Observer: demoObserver(),
 		},
 		Endpoint: config.Endpoint{
 			GlobalGateway: "gateway-system/global", BackendPort: int32(backendPort),
 			GlobalHostTemplate: "{{ .Name }}.{{ .Namespace }}.global.example.com",
 		},
 	})
+}
+
+// demoObserver is a local run's observer settings with the chart's eight reconcile workers
+// and private networks open too, as the demo has always run.
+func demoObserver() config.Observer {
+	o := samples.LocalObserver()
+	o.MaxConcurrentReconciles, o.AllowPrivateNetworks = 8, true
+	return o
 }
 
 // isvcManifest is the spec's Step 2 isvc.yaml with the demo's timing and the given

@@ -45,11 +45,8 @@ func managerBinary(t *testing.T) string {
 	return bin
 }
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	framework.RemoveBuiltBinaries()
-	os.Exit(code)
-}
+// TestMain removes the binaries the tests built, once every test is done (framework.Main).
+func TestMain(m *testing.M) { framework.Main(m) }
 
 // runManager runs the binary with no way to reach an API server: KUBECONFIG names a file
 // that does not exist, there is no in-cluster service address and HOME is empty, so a

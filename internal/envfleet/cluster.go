@@ -54,14 +54,9 @@ func CRDDir() string {
 // StartCluster starts an API server and etcd from KUBEBUILDER_ASSETS with the project's
 // CRDs installed. Call Stop when done.
 func StartCluster(name string) (*Cluster, error) {
-	env := &envtest.Environment{
-		CRDDirectoryPaths:     []string{CRDDir()},
-		ErrorIfCRDPathMissing: true,
-	}
-	// An API server with clients still watching it can take longer than a test wants to
-	// shut down gracefully; past this it is killed. Set on the Environment: Start overwrites
-	// the API server's and etcd's own StopTimeout with this one (20 s when unset).
-	env.ControlPlaneStopTimeout = stopTimeout
+	env := NewEnvironment()
+	env.CRDDirectoryPaths = []string{CRDDir()}
+	env.ErrorIfCRDPathMissing = true
 	certDir, err := os.MkdirTemp("", "ome-apiserver-"+name+"-")
 	if err != nil {
 		return nil, err
@@ -137,8 +132,25 @@ func (c *Cluster) init() error {
 	return err
 }
 
-// stopTimeout is how long an API server may take to stop before it is killed.
-const stopTimeout = 5 * time.Second
+// How long an API server and its etcd may take to start and to stop. envtest's default
+// start timeout (20 s) failed suites when several API servers started side by side beside a
+// build (a load average of 20 on two cores); the start timeout is far above what a start
+// takes on an idle machine (2-4 s), so that only a server that cannot start fails. An API
+// server with clients still watching it can take longer than a test wants to shut down
+// gracefully: past stopTimeout it is killed, which is a stop all the same (Stop), so a
+// short one costs nothing on a loaded machine.
+const (
+	StartTimeout = 3 * time.Minute
+	stopTimeout  = 5 * time.Second
+)
+
+// NewEnvironment is an envtest environment with the project's start and stop timeouts:
+// every API server the tests and the demo start is built here. Set on the Environment,
+// they apply to the API server and etcd both (Start copies them to the processes, and a
+// restarted API server keeps them).
+func NewEnvironment() *envtest.Environment {
+	return &envtest.Environment{ControlPlaneStartTimeout: StartTimeout, ControlPlaneStopTimeout: stopTimeout}
+}
 
 // Stop stops the API server and etcd. Stopping a stopped cluster does nothing, so a test
 // may stop a member early and the suite's cleanup still works.

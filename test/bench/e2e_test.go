@@ -105,7 +105,7 @@ func TestEndToEnd(t *testing.T) {
 	r.maps = startMapWatch(ctx, t, fleet.ControlPlane.Config)
 	r.controlPlane = findControlPlane(t, fleet.ControlPlane.Config)
 	var stop func()
-	r.errors, stop = startManager(ctx, t, fleet, r.cost, managerSettings{})
+	stop = r.startManager(managerSettings{})
 
 	created := time.Now()
 	createServices(ctx, t, fleet, r.homes)
@@ -129,7 +129,7 @@ func TestEndToEnd(t *testing.T) {
 	routes := startRouteWatch(ctx, t, fleet.ControlPlane.Config)
 	settings := managerSettings{endpoint: benchEndpoint(backend)}
 	restarted := time.Now()
-	r.errors, stop = startManager(ctx, t, fleet, r.cost, settings)
+	stop = r.startManager(settings)
 	waitFor(t, "every map is published", 10*time.Minute, func() bool { return routes.allPublished() && r.maps.published() },
 		func() string {
 			return fmt.Sprintf("%d routes with every worker, %d maps published; %s", routes.complete(), r.maps.publishedCount(), r.maps.unpublished())
@@ -151,7 +151,7 @@ func TestEndToEnd(t *testing.T) {
 	}
 	stop()
 	settings.recordInterval = time.Duration(recordPeriods) * period
-	r.errors, _ = startManager(ctx, t, fleet, r.cost, settings)
+	r.startManager(settings)
 	waitFor(t, "every map has every home Passing again", 5*time.Minute, r.maps.allPassing)
 	r.window(fmt.Sprintf("publisher=on backend=%s record_interval=%s", backend, settings.recordInterval), max(measured, 3*recordPeriods), "")
 }
@@ -173,7 +173,7 @@ type run struct {
 	maps         *mapWatch
 	cost         *apiCost
 	controlPlane controlPlaneProcs
-	errors       *errorCounter
+	errors       *framework.LogCheck
 	measured     int
 }
 
@@ -191,7 +191,7 @@ func (r *run) window(label string, periods int, profile string) windowCost {
 	probes0, routing0, publisher0 := totalRequests(r.homes), routingQueue(t), controllerQueue(t, "publisher")
 	apiCPU0, etcdCPU0 := r.controlPlane.cpu(t)
 	cpu0, t0 := cpuTime(t), time.Now()
-	errors0 := r.errors.count.Load()
+	errors0 := r.errors.ReconcilerErrors()
 	r.cost.reset()
 	r.maps.count(true)
 	r.cost.count(true)
@@ -217,7 +217,7 @@ func (r *run) window(label string, periods int, profile string) windowCost {
 	fmt.Printf("e2e steady %s writes_per_map_per_period=%.2f spec_writes_per_map_per_period=%.2f status_writes_per_map_per_period=%.2f "+
 		"lastprobetime_only_spec_writes_share=%.2f probes_per_map_per_period=%.2f periods=%.1f process_cpu_cores=%.2f reconcile_errors=%d\n",
 		label, perMapPeriod(writes), perMapPeriod(spec), perMapPeriod(status), float64(heartbeats)/float64(max(spec, 1)), perMapPeriod(probes),
-		elapsed.Seconds()/period.Seconds(), cpu.Seconds()/elapsed.Seconds(), r.errors.count.Load()-errors0)
+		elapsed.Seconds()/period.Seconds(), cpu.Seconds()/elapsed.Seconds(), r.errors.ReconcilerErrors()-errors0)
 	fmt.Printf("e2e reconcile %s routing_reconciles_per_map_per_period=%.2f routing_queue_wait_mean=%s routing_reconcile_time_mean=%s workers=%d "+
 		"publisher_reconciles_per_map_per_period=%.2f publisher_queue_wait_mean=%s publisher_reconcile_time_mean=%s\n",
 		label, routing.reconciles/n, ms(routing.waitMean()), ms(routing.workMean()), routingWorkers,
@@ -294,8 +294,8 @@ func (r *run) gates(routes *routeWatch) []sample {
 		fmt.Printf("e2e route samples=%d map_gate_to_route_gate_median=%s map_gate_to_route_gate_max=%s publisher_queue_wait_mean=%s\n",
 			len(samples), ms(stats.Median(toRoute)), ms(stats.Max(toRoute)), ms(publisher.waitMean()))
 	}
-	if n := r.errors.count.Load(); n > 0 {
-		t.Logf("the manager logged %d reconciler errors; the first: %s", n, r.errors.first())
+	if n := r.errors.ReconcilerErrors(); n > 0 {
+		t.Logf("the manager logged %d reconciler errors; the first: %s", n, r.errors.First())
 	}
 	return samples
 }

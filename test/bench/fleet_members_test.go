@@ -3,10 +3,8 @@ package bench
 import (
 	"context"
 	"fmt"
-	"io"
 	"net/netip"
 	"net/url"
-	"os"
 	"sync"
 	"testing"
 	"time"
@@ -21,12 +19,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
-	logf "sigs.k8s.io/controller-runtime/pkg/log"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
-	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
-	"github.com/ome-routing/operator/controllers"
 	"github.com/ome-routing/operator/internal/envfleet"
 	opconfig "github.com/ome-routing/operator/pkg/config"
 	"github.com/ome-routing/operator/test/framework"
@@ -85,7 +79,7 @@ type fleetRun struct {
 	proxies     map[int]*faultProxy
 	hosts       map[string]netip.Addr
 	cost        *apiCost
-	errors      *errorCounter
+	errors      *framework.LogCheck
 	stop        func()
 	maps        *mapWatch
 	clusters    *clusterWatch
@@ -255,42 +249,12 @@ func (r *fleetRun) createFleetServices() {
 // with the members' host names resolving to loopback. It returns the manager, so that
 // the bench can wait for its caches.
 func (r *fleetRun) startFleetManager() ctrl.Manager {
-	t := r.t
-	registerMetrics.Do(func() {
-		if err := controllers.RegisterMetrics(metrics.Registry); err != nil {
-			t.Fatal(err)
-		}
-	})
-	r.errors = &errorCounter{}
-	var out io.Writer = r.errors
-	if path := os.Getenv("OME_BENCH_LOG"); path != "" {
-		f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { f.Close() })
-		out = io.MultiWriter(r.errors, f)
-	}
-	logger := zap.New(zap.WriteTo(out))
-	logf.SetLogger(logger)
-	mgr, stop, err := framework.InProcessManager{
-		Config: r.cost.wrap(r.fleet.ControlPlane.Config),
-		Settings: opconfig.Config{Routing: opconfig.Routing{Enabled: true, Probe: installationProbe(t),
-			Observer: opconfig.Observer{MaxConcurrentReconciles: routingWorkers, MaxConcurrentRequests: maxRequests, MaxResponseBytes: 65536,
-				MinPeriod: time.Second, MaxPeriod: opconfig.DefaultMaxPeriod, MaxTimeout: opconfig.DefaultMaxTimeout, AllowLoopback: true}}},
-		Hosts:   r.hosts,
-		Manager: func(o *ctrl.Options) { o.Logger = logger },
-	}.Start(r.ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.stop = func() {
-		if err := stop(); err != nil {
-			t.Errorf("manager: %v", err)
-		}
-	}
-	t.Cleanup(r.stop)
-	return mgr
+	var m *framework.Manager
+	m, r.stop = startBenchManager(r.t, &framework.Environment{Fleet: r.fleet},
+		opconfig.Config{Routing: opconfig.Routing{Enabled: true, Probe: installationProbe(r.t), Observer: benchObserver()}},
+		framework.WithConfig(r.cost.wrap(r.fleet.ControlPlane.Config)), framework.WithHosts(r.hosts))
+	r.errors = m.Check
+	return m.Manager
 }
 
 // clusterWatch follows the WorkloadClusters on the control plane with an informer of its

@@ -101,8 +101,8 @@ func TestFleet(t *testing.T) {
 	r.measureStartup()
 	r.measureFaults(gates)
 	r.measureRestart()
-	if n := r.errors.count.Load(); n > 0 {
-		t.Logf("the last manager logged %d reconciler errors; the first: %s", n, r.errors.first())
+	if n := r.errors.ReconcilerErrors(); n > 0 {
+		t.Logf("the last manager logged %d reconciler errors; the first: %s", n, r.errors.First())
 	}
 }
 
@@ -383,7 +383,7 @@ func (r *fleetRun) measureStartup() {
 	fmt.Printf("fleet startup members=%d services=%d start_to_first_member_ready=%s start_to_median_member_ready=%s start_to_all_members_ready=%s "+
 		"start_to_all_maps_passing=%s control_plane_apiserver_cpu_s=%.1f member_apiservers_cpu_s=%.1f reconcile_errors=%d\n",
 		r.layout.members, r.layout.services, ms(slices.Min(sinceStart)), ms(stats.Median(sinceStart)), ms(stats.Max(sinceStart)), ms(toPassing),
-		cpu.controlPlane.Seconds(), cpu.members.Seconds(), r.errors.count.Load())
+		cpu.controlPlane.Seconds(), cpu.members.Seconds(), r.errors.ReconcilerErrors())
 }
 
 // fleetProcs are the process ids of the control plane's API server and the members'.
@@ -452,7 +452,7 @@ func (r *fleetRun) gateRound(label string, samples []sample, extra string) {
 	t := r.t
 	routing0 := routingQueue(t)
 	cpu0, t0 := cpuTime(t), time.Now()
-	errors0 := r.errors.count.Load()
+	errors0 := r.errors.ReconcilerErrors()
 	r.cost.reset()
 	r.cost.count(true)
 	for _, s := range samples {
@@ -478,7 +478,7 @@ func (r *fleetRun) gateRound(label string, samples []sample, extra string) {
 		label, len(samples), distinctClusters(samples), failureThreshold, ms(stats.Median(delays)), ms(stats.Max(delays)),
 		ms(stats.Median(fromDecision)), ms(stats.Max(fromDecision)), ms(routing.transitionWaitMean()), perS(routing.reconciles),
 		ms(routing.waitMean()), perS(float64(r.cost.writeCount())), cpu.Seconds()/elapsed.Seconds(),
-		r.errors.count.Load()-errors0, extra)
+		r.errors.ReconcilerErrors()-errors0, extra)
 }
 
 func distinctClusters(samples []sample) int {
@@ -579,7 +579,7 @@ func (r *fleetRun) measureRestart() {
 	for _, tm := range list.Items {
 		before[tm.Name] = tm.ResourceVersion
 	}
-	errors0 := r.errors.count.Load()
+	errors0 := r.errors.ReconcilerErrors()
 	stopped := time.Now()
 	answered := r.answeringFor(stopped)
 	if err := cp.StopAPIServer(); err != nil {
@@ -643,7 +643,7 @@ func (r *fleetRun) measureRestart() {
 		"up_to_first_map_written=%s up_to_median_map_written=%s up_to_every_map_written=%s up_to_every_member_ready=%s members_whose_ready_changed=%d "+
 		"reconcile_errors=%d poll_interval=100ms\n",
 		ms(servedAfterTerm), ms(down), ms(up.Sub(starting)), len(before), duringStop, ms(slices.Min(written)), ms(stats.Median(written)), ms(stats.Max(written)), ms(allReady), changed,
-		r.errors.count.Load()-errors0)
+		r.errors.ReconcilerErrors()-errors0)
 }
 
 // answeringFor polls the control plane every 100 ms from now on and returns a function

@@ -1,25 +1,17 @@
 package bench
 
 import (
-	"bytes"
-	"context"
-	"io"
 	"os"
-	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"k8s.io/utils/ptr"
-	ctrl "sigs.k8s.io/controller-runtime"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/controllers"
-	"github.com/ome-routing/operator/internal/envfleet"
 	opconfig "github.com/ome-routing/operator/pkg/config"
 	"github.com/ome-routing/operator/pkg/probe"
 	"github.com/ome-routing/operator/test/framework"
@@ -105,30 +97,6 @@ func installationProbe(t *testing.T) *probe.Policy {
 	return &p
 }
 
-// errorCounter counts the manager's "Reconciler error" lines and keeps the first.
-type errorCounter struct {
-	count  atomic.Int64
-	mu     sync.Mutex
-	sample string
-}
-
-func (e *errorCounter) Write(p []byte) (int, error) {
-	if bytes.Contains(p, []byte("Reconciler error")) {
-		if e.count.Add(1) == 1 {
-			e.mu.Lock()
-			e.sample = string(p)
-			e.mu.Unlock()
-		}
-	}
-	return len(p), nil
-}
-
-func (e *errorCounter) first() string {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return strings.TrimSpace(e.sample)
-}
-
 // registerMetrics registers the operator's metrics once per process, as cmd/manager does.
 var registerMetrics sync.Once
 
@@ -140,46 +108,59 @@ type managerSettings struct {
 	recordInterval time.Duration
 }
 
-// startManager runs the controllers against the control plane as cmd/manager does, with
-// the chart's default worker and request counts, its requests to the control plane
-// counted by cost, and returns its errors and its stop. OME_BENCH_LOG names a file that
-// gets the manager's log.
-func startManager(ctx context.Context, t *testing.T, fleet *envfleet.Fleet, cost *apiCost, settings managerSettings) (*errorCounter, func()) {
+// startManager runs the controllers against the run's control plane as cmd/manager does,
+// with the chart's default worker and request counts, its requests to the control plane
+// counted by the run's cost and its reconciler errors by r.errors, and returns its stop.
+// OME_BENCH_LOG names a file that gets the manager's log.
+func (r *run) startManager(settings managerSettings) func() {
+	observer := benchObserver()
+	observer.RecordInterval = settings.recordInterval
+	m, stop := startBenchManager(r.t, &framework.Environment{Fleet: r.fleet}, opconfig.Config{Endpoint: settings.endpoint,
+		Routing: opconfig.Routing{Enabled: true, Probe: installationProbe(r.t), Observer: observer}},
+		framework.WithConfig(r.cost.wrap(r.fleet.ControlPlane.Config)), framework.WithHosts(benchHosts()))
+	r.errors = m.Check
+	return stop
+}
+
+// benchObserver is the chart's observer settings with the bench's worker and request counts.
+func benchObserver() opconfig.Observer {
+	o := framework.ObserverSettings()
+	o.MaxConcurrentReconciles, o.MaxConcurrentRequests = routingWorkers, maxRequests
+	return o
+}
+
+// startBenchManager starts a manager on env as the runs of the bench do: the operator's
+// metrics registered once per process, as cmd/manager does, and a JSON log, in
+// OME_BENCH_LOG when it names a file. The manager stops at the end of the test, or with the
+// returned stop, which fails the test on a panic or a defect in its log.
+func startBenchManager(t *testing.T, env *framework.Environment, settings opconfig.Config, opts ...framework.ManagerOption) (*framework.Manager, func()) {
 	registerMetrics.Do(func() {
 		if err := controllers.RegisterMetrics(metrics.Registry); err != nil {
 			t.Fatal(err)
 		}
 	})
-	errs := &errorCounter{}
-	var out io.Writer = errs
+	opts = append(opts, framework.JSONLog())
 	if path := os.Getenv("OME_BENCH_LOG"); path != "" {
 		f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { f.Close() })
-		out = io.MultiWriter(errs, f)
+		opts = append(opts, framework.WithLog(f))
 	}
-	logger := zap.New(zap.WriteTo(out))
-	logf.SetLogger(logger)
-	_, stop, err := framework.InProcessManager{
-		Config: cost.wrap(fleet.ControlPlane.Config),
-		// The chart's defaults, with the bench's worker count and period.
-		Settings: opconfig.Config{Endpoint: settings.endpoint, Routing: opconfig.Routing{Enabled: true, Probe: installationProbe(t),
-			Observer: opconfig.Observer{MaxConcurrentReconciles: routingWorkers, MaxConcurrentRequests: maxRequests, MaxResponseBytes: 65536,
-				MinPeriod: time.Second, MaxPeriod: opconfig.DefaultMaxPeriod, MaxTimeout: opconfig.DefaultMaxTimeout,
-				RecordInterval: settings.recordInterval, AllowLoopback: true}}},
-		Hosts:   benchHosts(),
-		Manager: func(o *ctrl.Options) { o.Logger = logger },
-	}.Start(ctx)
+	m, err := env.StartManager(settings, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	stopAll := func() {
-		if err := stop(); err != nil {
-			t.Errorf("manager: %v", err)
-		}
+	logf.SetLogger(m.Logger)
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			if err := m.Stop(); err != nil {
+				t.Errorf("manager: %v", err)
+			}
+		})
 	}
-	t.Cleanup(stopAll)
-	return errs, stopAll
+	t.Cleanup(stop)
+	return m, stop
 }

@@ -9,24 +9,18 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/utils/ptr"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
-	"github.com/ome-routing/operator/controllers"
 	"github.com/ome-routing/operator/internal/envfleet"
 	opconfig "github.com/ome-routing/operator/pkg/config"
-	"github.com/ome-routing/operator/pkg/observer"
 	"github.com/ome-routing/operator/pkg/publish"
+	"github.com/ome-routing/operator/test/framework"
 )
 
 // publishFlips is how many times worker-b's weight is flipped between 1 (ungated) and 0
@@ -74,26 +68,15 @@ func TestPublishLatency(t *testing.T) {
 	must(t, controllerutil.SetControllerReference(isvc, tm, envfleet.Scheme))
 	must(t, c.Create(ctx, tm))
 
-	mgr, err := ctrl.NewManager(cp.Config, ctrl.Options{
-		Scheme:                 envfleet.Scheme,
-		Cache:                  controllers.CacheOptions(envfleet.SecretNamespace, ""),
-		Logger:                 logr.Discard(),
-		Metrics:                metricsserver.Options{BindAddress: "0"},
-		HealthProbeBindAddress: "0",
-		Controller:             config.Controller{SkipNameValidation: ptr.To(true)},
-	})
-	must(t, err)
 	// The observer is the publish guard's resolver and guard: the map's names are the
 	// observer's, on loopback, which it may reach.
-	obs, err := observer.New(observer.Options{MaxConcurrentRequests: 1, MaxResponseBytes: 1, AllowLoopback: true,
-		Hosts: map[string]netip.Addr{"worker-a.example.test": netip.MustParseAddr("127.0.0.1"), "worker-b.example.test": netip.MustParseAddr("127.0.0.1")}})
-	must(t, err)
-	must(t, controllers.SetupPublisher(mgr, controllers.Options{
-		RoutingEnabled: true,
-		Endpoint:       opconfig.Endpoint{GlobalGateway: "gateway-system/global", BackendPort: 80, GlobalHostTemplate: "{{ .Name }}.example.com"},
-		Observer:       obs,
-	}))
-	go func() { _ = mgr.Start(ctx) }()
+	observer := framework.ObserverSettings()
+	observer.MaxConcurrentRequests, observer.MaxResponseBytes = 1, 1
+	startBenchManager(t, &framework.Environment{Fleet: &envfleet.Fleet{ControlPlane: cp}},
+		opconfig.Config{Routing: opconfig.Routing{Enabled: true, Observer: observer},
+			Endpoint: opconfig.Endpoint{GlobalGateway: "gateway-system/global", BackendPort: 80, GlobalHostTemplate: "{{ .Name }}.example.com"}},
+		framework.PublisherOnly(),
+		framework.WithHosts(map[string]netip.Addr{"worker-a.example.test": netip.MustParseAddr("127.0.0.1"), "worker-b.example.test": netip.MustParseAddr("127.0.0.1")}))
 
 	// Watch the route from the start, so that no update can be missed between flips.
 	wc, err := client.NewWithWatch(cp.Config, client.Options{Scheme: envfleet.Scheme})

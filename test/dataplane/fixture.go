@@ -20,6 +20,7 @@ import (
 	"github.com/ome-routing/operator/internal/envfleet"
 	"github.com/ome-routing/operator/internal/haproxyingress"
 	"github.com/ome-routing/operator/internal/modelserver"
+	"github.com/ome-routing/operator/internal/proc"
 	"github.com/ome-routing/operator/internal/promserver"
 	"github.com/ome-routing/operator/internal/traffic"
 	"github.com/ome-routing/operator/pkg/publish"
@@ -61,10 +62,13 @@ type Options struct {
 
 // Env is a running data plane.
 type Env struct {
-	Fleet   *envfleet.Fleet
-	Servers *modelserver.Servers
-	Gateway *haproxyingress.HAProxyIngress
-	Manager *Manager
+	// Environment holds the fleet and the manager, and stops both (test/framework).
+	Environment *framework.Environment
+	Fleet       *envfleet.Fleet
+	Servers     *modelserver.Servers
+	Gateway     *haproxyingress.HAProxyIngress
+	// Manager is the manager's binary, its log manager.log in Options.Dir.
+	Manager *framework.Manager
 	// Prometheus scrapes haproxy's exporter when Options.TrafficSignal is set.
 	Prometheus *promserver.Server
 	// Traffic sends requests through haproxy to the service's route.
@@ -84,10 +88,6 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 			err = errors.Join(err, e.Stop())
 		}
 	}()
-	managerBin, err := framework.ManagerBinary()
-	if err != nil {
-		return nil, err
-	}
 	if e.Plugin, err = framework.PluginBinary(); err != nil {
 		return nil, err
 	}
@@ -99,10 +99,11 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 		// The capacity reporter beside each server says what its copy says.
 		e.Servers.Endpoints[w].SetServable(opts.Ready[w])
 	}
-	if e.Fleet, err = envfleet.StartFleet(ctx, opts.Workers...); err != nil {
+	if e.Environment, err = framework.StartEnvironment(ctx, opts.Workers...); err != nil {
 		return nil, err
 	}
-	e.onStop(e.Fleet.Stop)
+	e.onStop(e.Environment.Stop)
+	e.Fleet = e.Environment.Fleet
 	cp := e.Fleet.ControlPlane
 	e.KubeConfig = filepath.Join(opts.Dir, "kubeconfig")
 	if err := os.WriteFile(e.KubeConfig, cp.KubeConfig, 0o600); err != nil {
@@ -128,7 +129,7 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 			return nil, err
 		}
 	}
-	if err := e.startManager(ctx, managerBin); err != nil {
+	if err := e.startManager(ctx); err != nil {
 		return nil, err
 	}
 	if err := e.createService(ctx); err != nil {
@@ -155,21 +156,17 @@ func (e *Env) startGateway(ctx context.Context) error {
 	e.onStop(log.Close)
 	gw, err := haproxyingress.StartHAProxyIngress(ctx, e.Fleet.ControlPlane, haproxyingress.HAProxyOptions{Namespace: haproxyNamespace, Hosts: hosts, Log: log})
 	if err != nil {
-		return fmt.Errorf("start HAProxy Ingress: %w\n%s", err, tail(log.Name(), 20))
+		return fmt.Errorf("start HAProxy Ingress: %w\n%s", err, proc.Tail(log.Name(), 20))
 	}
 	e.Gateway = gw
 	e.onStop(gw.Stop)
 	return nil
 }
 
-// startManager runs the manager's binary with the rights the chart gives it.
-func (e *Env) startManager(ctx context.Context, bin string) error {
-	cp := e.Fleet.ControlPlane
-	asManager, err := cp.InstallChartRBAC(ctx, envfleet.SecretNamespace)
-	if err != nil {
-		return err
-	}
-	kc, err := cp.KubeConfigAs(asManager)
+// startManager runs the manager's binary with the rights the chart gives it, and
+// --observer-host for every server's name.
+func (e *Env) startManager(ctx context.Context) error {
+	asManager, err := e.Fleet.ControlPlane.InstallChartRBAC(ctx, envfleet.SecretNamespace)
 	if err != nil {
 		return err
 	}
@@ -179,11 +176,12 @@ func (e *Env) startManager(ctx context.Context, bin string) error {
 			return err
 		}
 	}
-	settingsJSON, err := settings(e.opts.Timing, GatewayNamespace+"/"+GatewayName, e.Servers.Port, signal)
+	settings, err := settings(e.opts.Timing, GatewayNamespace+"/"+GatewayName, e.Servers.Port, signal)
 	if err != nil {
 		return err
 	}
-	m, err := startManager(bin, e.opts.Dir, kc, settingsJSON, e.Servers)
+	m, err := e.Environment.StartManager(settings, framework.AsBinary(e.opts.Dir), framework.WithConfig(asManager),
+		framework.WithHosts(e.Servers.Hosts()))
 	if err != nil {
 		return err
 	}
@@ -257,7 +255,7 @@ func (e *Env) TrafficMap(ctx context.Context) (*omev1beta1.TrafficMap, error) {
 func (e *Env) Logs() string {
 	var b strings.Builder
 	for _, name := range []string{"manager.log", "haproxy-ingress.log"} {
-		fmt.Fprintf(&b, "the end of %s:\n%s\n", name, tail(filepath.Join(e.opts.Dir, name), 25))
+		fmt.Fprintf(&b, "the end of %s:\n%s\n", name, proc.Tail(filepath.Join(e.opts.Dir, name), 25))
 	}
 	return b.String()
 }
@@ -273,17 +271,4 @@ func (e *Env) Stop() error {
 	}
 	e.stops = nil
 	return errors.Join(errs...)
-}
-
-// tail is the last n lines of a file.
-func tail(path string, n int) string {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return "(" + err.Error() + ")"
-	}
-	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
 }

@@ -28,23 +28,20 @@ var DefaultTiming = Timing{Period: time.Second, Timeout: 500 * time.Millisecond,
 // the publisher's endpoint: the Gateway HAProxy Ingress runs, with the default backends,
 // ExternalName Services, which HAProxy Ingress resolves itself. signal, when not nil, is
 // the traffic signal.
-func settings(t Timing, gateway string, backendPort int, signal *trafficsignal.Settings) ([]byte, error) {
+func settings(t Timing, gateway string, backendPort int, signal *trafficsignal.Settings) (config.Config, error) {
 	spec := framework.GuideProbe(t.Period, t.Timeout, omev1beta1.AllFailedPreserveTraffic)
 	spec.FailureThreshold, spec.SuccessThreshold = new(int32(t.FailureThreshold)), new(int32(t.SuccessThreshold))
 	probePolicy, poll, err := samples.InstallationPolicies(spec, t.Period, t.Timeout)
 	if err != nil {
-		return nil, err
+		return config.Config{}, err
 	}
-	return config.Marshal(&config.Config{
+	return config.Config{
 		Routing: config.Routing{
 			Enabled: true, Probe: &probePolicy, Capacity: &poll, TrafficSignal: signal,
-			Observer: config.Observer{
-				MaxConcurrentReconciles: 4, MaxConcurrentRequests: 16, MaxResponseBytes: 65536, MinPeriod: time.Second,
-				MaxSamples: 10, AllowLoopback: true,
-			},
+			Observer: framework.ObserverSettings(),
 		},
 		Endpoint: config.Endpoint{GlobalGateway: gateway, BackendPort: int32(backendPort), GlobalHostTemplate: HostTemplate},
-	})
+	}, nil
 }
 
 // HostTemplate names each service's global host: what a client sends as Host.

@@ -6,6 +6,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
+	"testing"
 
 	"github.com/ome-routing/operator/internal/envfleet"
 )
@@ -13,7 +15,7 @@ import (
 // The manager's and the plugin's binaries, which the suites, cmd/manager's and cmd/demo's
 // tests and the soak run as child processes. make test builds each once, before any suite,
 // and names it in these variables; a test process started without them (a single suite
-// run with go test) builds each once for itself.
+// run with go test) builds each once for itself, and Main removes them at its end.
 const (
 	// ManagerBinaryEnv names the manager's binary (./cmd/manager).
 	ManagerBinaryEnv = "OME_MANAGER_BIN"
@@ -49,6 +51,8 @@ var (
 	// built is the folder this process built binaries into, "" while it built none.
 	built   string
 	builtMu sync.Mutex
+	// mainRunning says Main runs the tests, and so removes what is built.
+	mainRunning atomic.Bool
 )
 
 // ManagerBinary is the manager's binary: $OME_MANAGER_BIN when set, else one built from
@@ -59,20 +63,27 @@ func ManagerBinary() (string, error) { return managerBinary.get() }
 // built from this checkout the first time it is asked for, stamped like ManagerBinary's.
 func PluginBinary() (string, error) { return pluginBinary.get() }
 
-// RemoveBuiltBinaries removes the binaries this process built (none when make test named
-// them). Call it once, when the process is done with them: a suite's DeferCleanup, a
-// TestMain after m.Run.
-func RemoveBuiltBinaries() {
+// Main runs a test binary's tests (m.Run) and then removes the binaries it built, and
+// exits. Every package whose tests ask for ManagerBinary or PluginBinary calls it from its
+// TestMain, so that a built binary lives as long as the process: no test's or suite's
+// clean-up removes it from under a test that runs after.
+func Main(m *testing.M) {
+	mainRunning.Store(true)
+	code := m.Run()
 	builtMu.Lock()
-	defer builtMu.Unlock()
 	if built != "" {
 		_ = os.RemoveAll(built)
-		built = ""
 	}
+	builtMu.Unlock()
+	os.Exit(code)
 }
 
 func (b *binary) get() (string, error) {
 	b.once.Do(func() {
+		if !mainRunning.Load() {
+			b.err = fmt.Errorf("%s: the test binary's TestMain must call framework.Main, which removes built binaries when every test is done", b.name)
+			return
+		}
 		if p := os.Getenv(b.env); p != "" {
 			if !filepath.IsAbs(p) {
 				b.err = fmt.Errorf("%s=%q: want an absolute path (tests run in their package's folder)", b.env, p)

@@ -30,3 +30,7 @@ const (
 // loaded far past a test run can fail them, which
 // -ginkgo.label-filter='!timing-dependent' leaves out.
 const TimingDependent = "timing-dependent"
+
+// SuiteSetupTimeout bounds a suite's BeforeSuite that starts API servers: each may take up
+// to envfleet.StartTimeout on a loaded machine, and they start side by side.
+const SuiteSetupTimeout = 5 * time.Minute

@@ -14,12 +14,14 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+
+	"github.com/ome-routing/operator/internal/proc"
+	"github.com/ome-routing/operator/test/framework"
 )
 
 // leaseName is the manager's leader-election Lease (cmd/manager).
@@ -39,9 +41,10 @@ type replica struct {
 
 	mu          sync.Mutex
 	incarnation int
-	cmd         *exec.Cmd
-	done        chan struct{}
+	proc        *proc.Process
 	logs        []string
+	// check reads every incarnation's log for panics and defects (test/framework).
+	check *framework.LogCheck
 }
 
 // ident names the running incarnation, as "b2": each incarnation writes under a field
@@ -75,26 +78,17 @@ func (r *replica) start() error {
 	defer r.mu.Unlock()
 	r.incarnation++
 	path := filepath.Join(r.logDir, fmt.Sprintf("manager-%s-%d.log", r.name, r.incarnation))
-	f, err := os.Create(path)
+	cmd := exec.Command(r.bin, r.args()...)
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+r.kubeconfig)
+	if r.check == nil {
+		r.check = framework.NewLogCheck()
+	}
+	// Should this process die without its clean-up, the kernel stops the managers too.
+	p, err := proc.Start(cmd, proc.Options{Name: "manager " + r.name, LogFile: path, Log: r.check, DieWithParent: true})
 	if err != nil {
 		return err
 	}
-	cmd := exec.Command(r.bin, r.args()...)
-	cmd.Env = append(os.Environ(), "KUBECONFIG="+r.kubeconfig)
-	cmd.Stdout, cmd.Stderr = f, f
-	// Should this process die without its clean-up, the kernel kills the managers too.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
-		f.Close()
-		return fmt.Errorf("start manager %s: %w", r.name, err)
-	}
-	done := make(chan struct{})
-	go func() {
-		_ = cmd.Wait()
-		f.Close()
-		close(done)
-	}()
-	r.cmd, r.done = cmd, done
+	r.proc = p
 	r.logs = append(r.logs, path)
 	return nil
 }
@@ -103,47 +97,30 @@ func (r *replica) start() error {
 func (r *replica) pid() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.cmd == nil || r.exited() {
+	if r.proc == nil || r.proc.Exited() {
 		return 0
 	}
-	return r.cmd.Process.Pid
-}
-
-func (r *replica) exited() bool {
-	select {
-	case <-r.done:
-		return true
-	default:
-		return false
-	}
+	return r.proc.Pid()
 }
 
 // kill sends SIGKILL, waits for the process to be gone, and returns the incarnation it
 // killed and when the signal went.
 func (r *replica) kill() (string, time.Time) {
 	r.mu.Lock()
-	cmd, done, ident := r.cmd, r.done, r.ident()
+	p, ident := r.proc, r.ident()
 	r.mu.Unlock()
 	at := time.Now()
-	_ = cmd.Process.Signal(syscall.SIGKILL)
-	<-done
+	p.Kill()
 	return ident, at
 }
 
 // stop ends the replica as the kubelet does, SIGTERM and then SIGKILL.
 func (r *replica) stop() {
 	r.mu.Lock()
-	cmd, done := r.cmd, r.done
+	p := r.proc
 	r.mu.Unlock()
-	if cmd == nil {
-		return
-	}
-	_ = cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		_ = cmd.Process.Kill()
-		<-done
+	if p != nil {
+		_ = p.Stop()
 	}
 }
 
@@ -173,8 +150,8 @@ func (r *replica) scrape(ctx context.Context, controlPlane string) (sample, erro
 	r.mu.Lock()
 	s := sample{at: time.Now(), replica: r.name, incarnation: r.incarnation, requests: map[string]float64{}}
 	pid := 0
-	if r.cmd != nil && !r.exited() {
-		pid = r.cmd.Process.Pid
+	if r.proc != nil && !r.proc.Exited() {
+		pid = r.proc.Pid()
 	}
 	r.mu.Unlock()
 	if pid == 0 {

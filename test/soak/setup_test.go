@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
@@ -34,10 +33,7 @@ func managerSettings(t testing.TB) []byte {
 	data, err := config.Marshal(&config.Config{
 		Routing: config.Routing{
 			Enabled: true, Probe: &probePolicy,
-			Observer: config.Observer{
-				MaxConcurrentReconciles: 8, MaxConcurrentRequests: 16, MaxResponseBytes: 65536, MinPeriod: time.Second,
-				MaxSamples: 10, AllowLoopback: true, AllowPrivateNetworks: true,
-			},
+			Observer: soakObserver(),
 		},
 		Endpoint: config.Endpoint{
 			GlobalGateway: "gateway-system/global", BackendPort: 80,
@@ -139,4 +135,12 @@ func outDir(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return dir
+}
+
+// soakObserver is the chart's observer settings, with its eight reconcile workers, and
+// private networks open, as the soak has always run it (its homes are on loopback).
+func soakObserver() config.Observer {
+	o := framework.ObserverSettings()
+	o.MaxConcurrentReconciles, o.AllowPrivateNetworks = 8, true
+	return o
 }

@@ -38,7 +38,6 @@ func TestSoak(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(framework.RemoveBuiltBinaries)
 	duration := envDuration(t, "OME_SOAK_DURATION", 30*time.Minute)
 	services := framework.EnvInt(t, "OME_SOAK_SERVICES", 200)
 	sched := newSchedule(duration)
@@ -119,7 +118,13 @@ func TestSoak(t *testing.T) {
 		if err := r.start(); err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(r.stop)
+		t.Cleanup(func() {
+			r.stop()
+			// As every suite's teardown does: no panic, no defect in any incarnation's log.
+			if err := r.check.Err(); err != nil {
+				t.Errorf("manager %s: %v", r.name, err)
+			}
+		})
 		replicas = append(replicas, r)
 	}
 	smp := &sampler{replicas: replicas, cpHost: hostOf(cpProxy.URL()), fleet: fleet, watch: watch, services: services}

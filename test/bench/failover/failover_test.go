@@ -24,7 +24,6 @@ import (
 	"github.com/ome-routing/operator/internal/traffic"
 	"github.com/ome-routing/operator/pkg/publish"
 	"github.com/ome-routing/operator/test/dataplane"
-	"github.com/ome-routing/operator/test/framework"
 	"github.com/ome-routing/operator/test/framework/stats"
 )
 
@@ -95,7 +94,6 @@ func TestFailover(t *testing.T) {
 		}
 		dir = keep
 	}
-	t.Cleanup(framework.RemoveBuiltBinaries)
 	b := startBench(t, dataplane.Options{Dir: dir})
 	env := b.env
 	load := env.Traffic.StartLoad(ctx, rate, rate*int(stepTimeout.Seconds())*2*n)

@@ -53,7 +53,6 @@ func TestPassiveGateOutage(t *testing.T) {
 	}
 	ctrl.SetLogger(logr.Discard())
 	ctx := t.Context()
-	t.Cleanup(framework.RemoveBuiltBinaries)
 	b := startBench(t, dataplane.Options{Dir: t.TempDir(), TrafficSignal: true, Probe: outageProbe(nil)})
 	env := b.env
 	load := env.Traffic.StartLoad(ctx, rate, rate*600*n)

@@ -14,9 +14,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/controllers"
@@ -50,24 +48,20 @@ func startManager() func() {
 	policy, errs := probe.Validate(probe.SpecFromAPI(framework.GuideProbe(probePeriod, 500*time.Millisecond, omev1beta1.AllFailedPreserveTraffic)),
 		probe.InstallationPath)
 	Expect(errs).To(BeEmpty())
-	_, stop, err := framework.InProcessManager{
-		Config: requests.Wrap(cp.Config),
-		Settings: config.Config{
-			Endpoint: config.Endpoint{GlobalGateway: "gateway-system/global", BackendPort: 80,
-				GlobalHostTemplate: "{{ .Name }}.{{ .Namespace }}.global.example.com"},
-			Routing: config.Routing{Enabled: true, Probe: &policy, Observer: config.Observer{
-				MaxConcurrentReconciles: 4, MaxConcurrentRequests: 16, MaxResponseBytes: 65536, MinPeriod: time.Second,
-				MaxPeriod: 5 * time.Minute, MaxTimeout: 30 * time.Second, AllowLoopback: true,
-			}}},
+	m, err := testEnv.StartManager(config.Config{
+		Endpoint: config.Endpoint{GlobalGateway: "gateway-system/global", BackendPort: 80,
+			GlobalHostTemplate: "{{ .Name }}.{{ .Namespace }}.global.example.com"},
+		Routing: config.Routing{Enabled: true, Probe: &policy, Observer: framework.ObserverSettings()}},
+		framework.WithConfig(requests.Wrap(cp.Config)),
 		// The copies' URLs name the worker; the model servers listen on loopback.
-		Hosts: map[string]netip.Addr{liveWorker + ".example.test": netip.MustParseAddr("127.0.0.1")},
-		Adjust: func(o *controllers.Options) {
+		framework.WithHosts(map[string]netip.Addr{liveWorker + ".example.test": netip.MustParseAddr("127.0.0.1")}),
+		framework.WithControllers(func(o *controllers.Options) {
 			o.MemberTimeout, o.MemberHealthInterval, o.MemberGrace = 2*time.Second, time.Second, 2*time.Second
-		},
-		Manager: func(o *ctrl.Options) { o.Logger = zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)) },
-	}.Start(context.Background())
+		}),
+		framework.WithLog(GinkgoWriter),
+	)
 	Expect(err).NotTo(HaveOccurred())
-	return func() { Expect(stop()).To(Succeed()) }
+	return func() { Expect(m.Stop()).To(Succeed()) }
 }
 
 // liveService creates a namespace and a service placed on liveWorker, with a ready copy

@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
-	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -34,6 +33,7 @@ const (
 var (
 	// fleet is the control plane the plugin reads, with one workload cluster (liveWorker)
 	// that the specs with a running manager place their services on.
+	testEnv    *framework.Environment
 	fleet      *envfleet.Fleet
 	cp         *envfleet.Cluster
 	k8s        client.Client
@@ -48,6 +48,9 @@ func TestCLI(t *testing.T) {
 	suite.Run(t, "kubectl-ome suite")
 }
 
+// TestMain removes the plugin's binary when the suite built one (framework.Main).
+func TestMain(m *testing.M) { framework.Main(m) }
+
 var _ = BeforeSuite(func(ctx context.Context) {
 	var err error
 	workDir, err = os.MkdirTemp("", "kubectl-ome-")
@@ -59,7 +62,6 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	// link to the one binary of the test run).
 	built, err := framework.PluginBinary()
 	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(framework.RemoveBuiltBinaries)
 	plugin = filepath.Join(workDir, "bin", "kubectl-ome")
 	Expect(os.MkdirAll(filepath.Dir(plugin), 0o755)).To(Succeed())
 	Expect(os.Symlink(built, plugin)).To(Succeed())
@@ -67,9 +69,11 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	Expect(err).NotTo(HaveOccurred())
 	Expect(os.WriteFile(filepath.Join(workDir, "bin", "kubectl_complete-ome"), helper, 0o755)).To(Succeed())
 
-	fleet, err = envfleet.StartFleet(ctx, liveWorker)
+	testEnv, err = framework.StartEnvironment(ctx, liveWorker)
 	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(fleet.Stop)
+	// Stops a running manager, checking its log, then the API servers.
+	DeferCleanup(testEnv.Stop)
+	fleet = testEnv.Fleet
 	cp = fleet.ControlPlane
 	k8s = cp.Client
 	// For the publisher of the specs with a running manager (manager_test.go).
@@ -94,7 +98,7 @@ var _ = BeforeSuite(func(ctx context.Context) {
 				SecretRef: omev1beta1.SecretReference{Name: name, Namespace: "ome"}}}}}
 		Expect(k8s.Create(ctx, wlc)).To(Succeed())
 	}
-}, NodeTimeout(3*time.Minute))
+}, NodeTimeout(framework.SuiteSetupTimeout))
 
 // The build the test binary is stamped with (framework.PluginBinary's).
 const (

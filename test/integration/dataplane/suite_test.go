@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"testing"
-	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -49,10 +48,12 @@ func TestDataPlane(t *testing.T) {
 	suite.Run(t, "Data plane suite")
 }
 
+// TestMain removes the binaries the suite built (framework.Main): the fixture runs the
+// manager's and the plugin's.
+func TestMain(m *testing.M) { framework.Main(m) }
+
 var _ = BeforeSuite(func(ctx context.Context) {
 	ctrl.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
-	// After env.Stop: the fixture's manager runs from a binary the suite may have built.
-	DeferCleanup(framework.RemoveBuiltBinaries)
 	var err error
 	// The traffic signal needs Prometheus; without it the passive gate's specs skip (and
 	// fail under .ci/run).
@@ -62,7 +63,7 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	})
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(env.Stop)
-}, NodeTimeout(5*time.Minute))
+}, NodeTimeout(framework.SuiteSetupTimeout))
 
 // After a failed spec, the ends of the manager's and the gateway's logs say what they did.
 var _ = ReportAfterEach(func(r SpecReport) {

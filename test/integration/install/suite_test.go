@@ -19,6 +19,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
+	"github.com/ome-routing/operator/internal/envfleet"
+	"github.com/ome-routing/operator/test/framework"
 	"github.com/ome-routing/operator/test/suite"
 )
 
@@ -49,7 +51,7 @@ func TestInstall(t *testing.T) {
 
 var _ = BeforeSuite(func(_ context.Context) {
 	// No CRDs: the chart installs its own.
-	env := &envtest.Environment{}
+	env := envfleet.NewEnvironment()
 	cfg, err := env.Start()
 	if err != nil {
 		_ = env.Stop()
@@ -71,7 +73,7 @@ var _ = BeforeSuite(func(_ context.Context) {
 	kubeconfig = filepath.Join(dir, "kubeconfig")
 	Expect(os.WriteFile(kubeconfig, kc, 0o600)).To(Succeed())
 	helmHome = filepath.Join(dir, "helm")
-}, NodeTimeout(2*time.Minute))
+}, NodeTimeout(framework.SuiteSetupTimeout))
 
 // helm runs helm against the suite's API server and returns its stdout, its stderr and how
 // it exited.

@@ -11,10 +11,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
@@ -124,19 +122,13 @@ func startPublisherOnly(ctx context.Context) func() {
 // startPublisherOn runs a manager with the publisher alone against the API server of cfg,
 // with the guide's endpoint settings, looking for the Gateway API every recheck (zero: the
 // manager's default); it returns its stop.
-func startPublisherOn(ctx context.Context, cfg *rest.Config, recheck time.Duration) func() {
-	_, stop, err := framework.InProcessManager{
-		Config: cfg,
-		// The observer is the publish guard's resolver and guard: the suite's names, loopback open.
-		Settings: config.Config{Endpoint: guideEndpoint(), Routing: config.Routing{Enabled: true,
-			Observer: config.Observer{MaxConcurrentRequests: 1, MaxResponseBytes: 1, AllowLoopback: true}}},
-		Hosts:         hosts,
-		Adjust:        func(o *controllers.Options) { o.GatewayAPIRecheck = recheck },
-		PublisherOnly: true,
-		Manager: func(o *ctrl.Options) {
-			o.Logger = zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true))
-		},
-	}.Start(ctx)
+func startPublisherOn(_ context.Context, cfg *rest.Config, recheck time.Duration) func() {
+	// The observer is the publish guard's resolver and guard: the suite's names, loopback open.
+	observer := framework.ObserverSettings()
+	observer.MaxConcurrentRequests, observer.MaxResponseBytes = 1, 1
+	m, err := testEnv.StartManager(config.Config{Endpoint: guideEndpoint(), Routing: config.Routing{Enabled: true, Observer: observer}},
+		framework.WithConfig(cfg), framework.WithHosts(hosts), framework.PublisherOnly(), framework.WithLog(GinkgoWriter),
+		framework.WithControllers(func(o *controllers.Options) { o.GatewayAPIRecheck = recheck }))
 	Expect(err).NotTo(HaveOccurred())
-	return func() { Expect(stop()).To(Succeed()) }
+	return func() { Expect(m.Stop()).To(Succeed()) }
 }

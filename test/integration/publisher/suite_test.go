@@ -2,7 +2,6 @@ package publisher
 
 import (
 	"context"
-	"io"
 	"maps"
 	"net/netip"
 	"reflect"
@@ -39,7 +38,8 @@ const (
 )
 
 var (
-	fleet *envfleet.Fleet
+	testEnv *framework.Environment
+	fleet   *envfleet.Fleet
 	// managerConfig impersonates the manager's ServiceAccount, bound to the chart's roles,
 	// so that a rule the publisher needs and the chart lacks fails the suite.
 	managerConfig *rest.Config
@@ -71,19 +71,16 @@ func TestPublisher(t *testing.T) {
 var _ = BeforeSuite(func(ctx context.Context) {
 	ctrl.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
 	var err error
-	fleet, err = envfleet.StartFleet(ctx, "worker-a", "worker-b")
+	testEnv, err = framework.StartEnvironment(ctx, "worker-a", "worker-b")
 	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(fleet.Stop)
+	// Stops the running managers, checking their logs, then the API servers.
+	DeferCleanup(testEnv.Stop)
+	fleet = testEnv.Fleet
 	Expect(fleet.ControlPlane.InstallGatewayCRDs()).To(Succeed())
 	managerConfig, err = fleet.ControlPlane.InstallChartRBAC(ctx, envfleet.SecretNamespace)
 	Expect(err).NotTo(HaveOccurred())
 	Expect(fleet.ControlPlane.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: gatewayNamespace}})).To(Succeed())
-	DeferCleanup(func() {
-		if running != nil {
-			running.stop()
-		}
-	})
-}, NodeTimeout(3*time.Minute))
+}, NodeTimeout(framework.SuiteSetupTimeout))
 
 // guideEndpoint is the publishing guide's endpoint settings, for the suite's Gateway.
 func guideEndpoint() config.Endpoint {
@@ -128,27 +125,25 @@ func useManagerWith(settings managerSettings) {
 	running = &runningManager{settings: settings, stop: startManager(settings)}
 }
 
+// startManager runs a manager with the settings as the chart's ServiceAccount, its
+// requests recorded and its log in managerLog, and returns its stop.
 func startManager(settings managerSettings) func() {
 	managerLog = gbytes.NewBuffer()
 	policy, errs := probe.Validate(probe.SpecFromAPI(probeSpec(omev1beta1.AllFailedPreserveTraffic)), probe.InstallationPath)
 	Expect(errs).To(BeEmpty())
-	_, stop, err := framework.InProcessManager{
-		Config: requests.Wrap(managerConfig),
-		Settings: config.Config{Endpoint: settings.endpoint, Routing: config.Routing{Enabled: true, Probe: &policy,
-			Publisher: settings.publisher, Observer: config.Observer{
-				MaxConcurrentReconciles: 4, MaxConcurrentRequests: 16, MaxResponseBytes: 65536, MinPeriod: time.Second,
-				MaxPeriod: 5 * time.Minute, MaxTimeout: 30 * time.Second, RecordInterval: settings.recordInterval, AllowLoopback: true,
-			}}},
-		Hosts: resolvable(settings.unresolvable),
-		Adjust: func(o *controllers.Options) {
+	observer := framework.ObserverSettings()
+	observer.RecordInterval = settings.recordInterval
+	m, err := testEnv.StartManager(config.Config{Endpoint: settings.endpoint,
+		Routing: config.Routing{Enabled: true, Probe: &policy, Publisher: settings.publisher, Observer: observer}},
+		framework.WithConfig(requests.Wrap(managerConfig)),
+		framework.WithHosts(resolvable(settings.unresolvable)),
+		framework.WithControllers(func(o *controllers.Options) {
 			o.MemberTimeout, o.MemberHealthInterval, o.MemberGrace = 2*time.Second, time.Second, 2*time.Second
-		},
-		Manager: func(o *ctrl.Options) {
-			o.Logger = zap.New(zap.WriteTo(io.MultiWriter(GinkgoWriter, managerLog)), zap.UseDevMode(true))
-		},
-	}.Start(context.Background())
+		}),
+		framework.WithLog(GinkgoWriter, managerLog),
+	)
 	Expect(err).NotTo(HaveOccurred())
-	return func() { Expect(stop()).To(Succeed()) }
+	return func() { Expect(m.Stop()).To(Succeed()) }
 }
 
 // resolvable is the suite's names without those given.

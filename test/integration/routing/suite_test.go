@@ -18,7 +18,6 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/cluster-inventory-api/pkg/access"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/controllers"
@@ -48,7 +47,8 @@ var (
 	// past it, and longer than the moments between two members' turning ConnectionFailed.
 	observationGrace = 8 * time.Second
 
-	fleet *envfleet.Fleet
+	testEnv *framework.Environment
+	fleet   *envfleet.Fleet
 	// managerConfig impersonates the manager's ServiceAccount, bound to the chart's roles.
 	managerConfig *rest.Config
 	// managerLog collects everything the running manager logs.
@@ -96,9 +96,11 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	pluginDir, err = os.MkdirTemp("", "ome-exec-plugins-")
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(os.RemoveAll, pluginDir)
-	fleet, err = envfleet.StartFleet(ctx, "worker-a", "worker-b", "worker-c", "worker-d")
+	testEnv, err = framework.StartEnvironment(ctx, "worker-a", "worker-b", "worker-c", "worker-d")
 	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(fleet.Stop)
+	// Stops the running managers, checking their logs, then the API servers.
+	DeferCleanup(testEnv.Stop)
+	fleet = testEnv.Fleet
 	// ClusterProfiles: their CRD, and the namespace the managers read them from.
 	Expect(fleet.ControlPlane.InstallClusterProfileCRD()).To(Succeed())
 	Expect(fleet.ControlPlane.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: profileNamespace}})).To(Succeed())
@@ -116,8 +118,7 @@ var _ = BeforeSuite(func(ctx context.Context) {
 		"--set-json", "ome.multicluster.clusterProfiles.providers="+string(providers))
 	Expect(err).NotTo(HaveOccurred())
 	stopManager = startManager(installationProbe(omev1beta1.AllFailedPreserveTraffic), 16)
-	DeferCleanup(func() { stopManager() })
-}, NodeTimeout(2*time.Minute))
+}, NodeTimeout(framework.SuiteSetupTimeout))
 
 // installationProbe is the installation's probe of the suite: the spec's Step 1 probe with
 // a one-second period.
@@ -147,21 +148,21 @@ type managerSetup struct {
 // launchManager is startManager with the differences in setup.
 func launchManager(installation *probe.Policy, maxRequests int64, setup managerSetup) (func(), ctrl.Manager) {
 	managerLog = gbytes.NewBuffer()
-	mgr, stop, err := framework.InProcessManager{
+	observer := framework.ObserverSettings()
+	observer.MaxConcurrentRequests, observer.MaxPeriod, observer.MaxTimeout = maxRequests, maxPeriod, maxTimeout
+	m, err := testEnv.StartManager(config.Config{Endpoint: setup.endpoint,
+		Routing:   config.Routing{Enabled: true, Probe: installation, Observer: observer},
+		Placement: config.Placement{ObservationGrace: observationGrace}},
 		// The manager runs as the chart's ServiceAccount (see managerConfig).
-		Config: managerConfig,
-		Settings: config.Config{Endpoint: setup.endpoint, Routing: config.Routing{Enabled: true, Probe: installation, Observer: config.Observer{
-			MaxConcurrentReconciles: 4, MaxConcurrentRequests: maxRequests, MaxResponseBytes: 65536,
-			MinPeriod: time.Second, MaxPeriod: maxPeriod, MaxTimeout: maxTimeout, AllowLoopback: true,
-		}}, Placement: config.Placement{ObservationGrace: observationGrace}},
-		ClusterProfiles: workloadcluster.ClusterProfiles{Namespace: profileNamespace, Providers: profileProviders()},
-		Adjust: func(o *controllers.Options) {
+		framework.WithConfig(managerConfig),
+		framework.WithClusterProfiles(workloadcluster.ClusterProfiles{Namespace: profileNamespace, Providers: profileProviders()}),
+		framework.WithControllers(func(o *controllers.Options) {
 			o.MemberTimeout, o.MemberHealthInterval, o.MemberGrace = 2*time.Second, time.Second, memberGrace
 			o.FieldManager = setup.fieldManager
 			o.Exec = execPolicy()
-		},
-		Manager: func(opts *ctrl.Options) {
-			opts.Logger = zap.New(zap.WriteTo(GinkgoWriter), zap.WriteTo(managerLog), zap.UseDevMode(true))
+		}),
+		framework.WithLog(GinkgoWriter, managerLog),
+		framework.WithManager(func(opts *ctrl.Options) {
 			if setup.elect {
 				opts.LeaderElection = true
 				opts.LeaderElectionID = "ome-routing-operator.ome.io"
@@ -171,10 +172,10 @@ func launchManager(installation *probe.Policy, maxRequests int64, setup managerS
 				opts.RetryPeriod = ptr.To(500 * time.Millisecond)
 				opts.LeaderElectionReleaseOnCancel = true
 			}
-		},
-	}.Start(context.Background())
+		}),
+	)
 	Expect(err).NotTo(HaveOccurred())
-	return func() { Expect(stop()).To(Succeed()) }, mgr
+	return func() { Expect(m.Stop()).To(Succeed()) }, m.Manager
 }
 
 // restartManager replaces the running manager with one built from the arguments.
