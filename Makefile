@@ -95,9 +95,16 @@ UNIT_PKGS := ./pkg/... ./controllers/...
 TEST_BIN := $(CURDIR)/_out/test
 TEST_LDFLAGS = -X $(VERSION_PKG).version=v9.9.9-test -X $(VERSION_PKG).revision=0123456789abcdef
 
-.PHONY: test
-test: envtest helm image egctl haproxy-ingress haproxy prometheus $(PROMQL) $(PROMETHEUS_OPERATOR_CRDS) vet ## Run the unit tests (with -race) and the envtest suites (builds the toolchain on first run).
+# make test runs everything, as kueue splits it: test-unit needs only Go (a change to a
+# pkg/ package is checked without building a tool), test-integration builds the toolchain on
+# its first run and runs every other package against the real parts.
+.PHONY: test test-unit test-integration
+test: test-unit test-integration ## Run go vet, the unit tests (with -race) and every other package: the envtest suites, the chart, the binaries, the docs (builds the toolchain on first run).
+
+test-unit: vet ## Run go vet and the unit packages (pkg/, controllers/) with -race; builds no tool.
 	$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) $(TEST_FLAGS) $(UNIT_PKGS)
+
+test-integration: envtest helm image egctl haproxy-ingress haproxy prometheus $(PROMQL) $(PROMETHEUS_OPERATOR_CRDS) ## Build the toolchain when missing, the manager and the plugin, and run every package but the unit ones.
 	$(GO) build -ldflags="$(TEST_LDFLAGS)" -o $(TEST_BIN)/manager ./cmd/manager
 	$(GO) build -ldflags="$(TEST_LDFLAGS)" -o $(TEST_BIN)/kubectl-ome ./cmd/kubectl-ome
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" HELM="$(HELM)" KUBECTL="$(ENVTEST_ASSETS)/kubectl" OME_IMAGE_LAYOUT="$(IMAGE_OUT)/oci" EGCTL="$(EGCTL)" PROMQL="$(PROMQL)" \
