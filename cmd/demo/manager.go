@@ -3,12 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
-	"maps"
-	"net"
-	"net/netip"
 	"os"
 	"os/exec"
-	"slices"
 	"strings"
 	"time"
 
@@ -61,35 +57,17 @@ func (d *Demo) StartManager(ctx context.Context) error {
 	return d.kubectl.Show(ctx, "get", "workloadclusters")
 }
 
-// managerArgs are the flags the chart gives the manager on a control plane. Metrics are
-// served on metricsAddr, a loopback port the demo found free, over plain HTTP so that curl
-// reads them without a token; the health endpoint is off.
-func managerArgs(settings, metricsAddr string, hosts map[string]netip.Addr) []string {
-	args := []string{
-		"--multicluster-config=" + settings,
-		"--enable-multicluster",
-		"--multicluster-role=control-plane",
-		"--operator-namespace=" + envfleet.SecretNamespace,
-		"--metrics-bind-address=" + metricsAddr,
-		"--metrics-secure=false",
-		"--health-probe-bind-address=0",
-	}
-	for _, name := range slices.Sorted(maps.Keys(hosts)) {
-		args = append(args, "--observer-host="+name+"="+hosts[name].String())
-	}
-	return args
-}
-
 // startBinary runs the manager binary as a child process, the way it runs in a cluster,
 // so the demo shows (and its test checks) the real command line and settings loading. The
 // returned channel receives the process's exit error, once.
 func (d *Demo) startBinary(settings, logPath string) (<-chan error, error) {
-	metricsAddr, err := freeLoopbackAddr()
+	// Metrics on a loopback port, over plain HTTP so that curl reads them without a token.
+	metricsAddr, err := proc.FreeAddr()
 	if err != nil {
 		return nil, err
 	}
 	d.metricsAddr = metricsAddr
-	args := managerArgs(settings, metricsAddr, d.servers.Hosts())
+	args := envfleet.ManagerArgs(settings, metricsAddr, d.servers.Hosts())
 	cmd := exec.Command(d.cfg.Manager, args...)
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+d.kubectl.KubeConfig)
 	// A group of its own, so that a Ctrl-C in the terminal reaches only the demo, which then
@@ -109,18 +87,6 @@ func (d *Demo) startBinary(settings, logPath string) (<-chan error, error) {
 	// that already exited was reported by waitReady or the story.
 	d.onClose(fmt.Sprintf("the manager (pid %d)", p.Pid()), p.Stop)
 	return exited, nil
-}
-
-// freeLoopbackAddr is a loopback address with a port free a moment ago, for a child
-// process to listen on. Another process could take the port in between; the manager then
-// fails to start and waitReady shows its log.
-func freeLoopbackAddr() (string, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", fmt.Errorf("find a free port for the manager's metrics: %w", err)
-	}
-	defer l.Close()
-	return l.Addr().String(), nil
 }
 
 // waitReady waits until every worker's WorkloadCluster is Ready, which the manager sets once

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -153,7 +152,7 @@ func StartHAProxyIngress(ctx context.Context, c *envfleet.Cluster, opts HAProxyO
 		_ = os.RemoveAll(dir)
 		return nil, err
 	}
-	healthz, err := FreePort()
+	healthz, err := proc.FreePort()
 	if err != nil {
 		_ = os.RemoveAll(dir)
 		return nil, err
@@ -218,7 +217,7 @@ func (h *HAProxyIngress) prepare(ctx context.Context, c *envfleet.Cluster, mod s
 	}
 	ports := make([]int, 5)
 	for i := range ports {
-		p, err := FreePort()
+		p, err := proc.FreePort()
 		if err != nil {
 			return err
 		}
@@ -342,16 +341,6 @@ func quitFirst(p *proc.Process) {
 	case <-p.Done():
 	case <-time.After(time.Second):
 	}
-}
-
-// FreePort is a TCP port free on 127.0.0.1 a moment ago.
-func FreePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
 // InstallHAProxyGateway creates a GatewayClass for HAProxy Ingress and a Gateway of it with

@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -189,4 +191,25 @@ func Tail(path string, n int) string {
 		return "(empty)"
 	}
 	return strings.Join(lines, "\n")
+}
+
+// FreePort is a TCP port on 127.0.0.1 that was free a moment ago, for a child process to
+// listen on. Another process could take it in between; the child then fails to bind and
+// says so in its log.
+func FreePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("find a free loopback port: %w", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// FreeAddr is FreePort as an address, 127.0.0.1:PORT.
+func FreeAddr() (string, error) {
+	port, err := FreePort()
+	if err != nil {
+		return "", err
+	}
+	return net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), nil
 }

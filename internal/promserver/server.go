@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -119,7 +118,7 @@ func (s *Server) start(ctx context.Context, bin string) error {
 	if err := os.WriteFile(config, []byte(text), 0o600); err != nil {
 		return err
 	}
-	port, err := freePort()
+	port, err := proc.FreePort()
 	if err != nil {
 		return err
 	}
@@ -176,13 +175,4 @@ func (s *Server) Stop() error {
 	}
 	_ = s.proc.Stop() // a Prometheus killed past the timeout is stopped all the same
 	return nil
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }

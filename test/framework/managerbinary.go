@@ -4,12 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"sync"
 	"time"
 
@@ -72,22 +69,11 @@ func startBinary(cp *envfleet.Cluster, settings config.Config, o managerOptions,
 	if err := os.WriteFile(settingsFile, data, 0o600); err != nil {
 		return nil, err
 	}
-	metricsAddr, err := freeLoopbackAddr()
+	metricsAddr, err := proc.FreeAddr()
 	if err != nil {
 		return nil, err
 	}
-	args := []string{
-		"--multicluster-config=" + settingsFile,
-		"--enable-multicluster",
-		"--multicluster-role=control-plane",
-		"--operator-namespace=" + envfleet.SecretNamespace,
-		"--metrics-bind-address=" + metricsAddr,
-		"--metrics-secure=false",
-		"--health-probe-bind-address=0",
-	}
-	for _, host := range slices.Sorted(maps.Keys(o.hosts)) {
-		args = append(args, "--observer-host="+host+"="+o.hosts[host].String())
-	}
+	args := envfleet.ManagerArgs(settingsFile, metricsAddr, o.hosts)
 	cmd := exec.Command(bin, append(args, o.binary.args...)...)
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+kc)
 	m := &Manager{Check: check, MetricsURL: "http://" + metricsAddr + "/metrics", LogFile: filepath.Join(dir, "manager.log")}
@@ -114,16 +100,4 @@ func startBinary(cp *envfleet.Cluster, settings config.Config, o managerOptions,
 		return errors.Join(err, check.Err())
 	})
 	return m, nil
-}
-
-// freeLoopbackAddr is a loopback address with a port that was free a moment ago. Another
-// process could take it before the manager binds it; the manager then exits with the bind
-// error in its log, which Stop returns.
-func freeLoopbackAddr() (string, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer l.Close()
-	return l.Addr().String(), nil
 }

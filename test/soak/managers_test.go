@@ -5,8 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"os"
 	"os/exec"
@@ -20,6 +20,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
+	"github.com/ome-routing/operator/internal/envfleet"
 	"github.com/ome-routing/operator/internal/proc"
 	"github.com/ome-routing/operator/test/framework"
 )
@@ -55,21 +56,11 @@ func (r *replica) ident() string { return r.name + strconv.Itoa(r.incarnation) }
 func (r *replica) fieldManager() string { return fieldManagerPrefix + r.ident() }
 
 func (r *replica) args() []string {
-	args := []string{
-		"--multicluster-config=" + r.settings,
-		"--enable-multicluster",
-		"--multicluster-role=control-plane",
-		"--operator-namespace=ome",
-		"--leader-elect",
-		"--metrics-bind-address=" + r.metricsAddr,
-		"--metrics-secure=false",
-		"--health-probe-bind-address=0",
-		"--field-manager=" + r.fieldManager(),
-	}
+	hosts := map[string]netip.Addr{}
 	for _, w := range workers {
-		args = append(args, "--observer-host="+w+".soak.test=127.0.0.1")
+		hosts[w+".soak.test"] = netip.MustParseAddr("127.0.0.1")
 	}
-	return args
+	return append(envfleet.ManagerArgs(r.settings, r.metricsAddr, hosts), "--leader-elect", "--field-manager="+r.fieldManager())
 }
 
 // start runs a new incarnation of the replica, its log in its own file.
@@ -248,16 +239,6 @@ func rss(pid int) (float64, error) {
 		}
 	}
 	return 0, fmt.Errorf("/proc/%d/status has no VmRSS", pid)
-}
-
-// freeAddr is a loopback address with a port nothing listens on right now.
-func freeAddr() (string, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer l.Close()
-	return l.Addr().String(), nil
 }
 
 // hostOf is the host:port of an https:// URL, as client-go's metrics label it.

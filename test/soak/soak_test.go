@@ -17,6 +17,7 @@ import (
 
 	"github.com/ome-routing/operator/internal/envfleet"
 	"github.com/ome-routing/operator/internal/poll"
+	"github.com/ome-routing/operator/internal/proc"
 	"github.com/ome-routing/operator/test/framework"
 )
 
@@ -110,7 +111,7 @@ func TestSoak(t *testing.T) {
 
 	var replicas []*replica
 	for _, name := range []string{"a", "b"} {
-		addr, err := freeAddr()
+		addr, err := proc.FreeAddr()
 		if err != nil {
 			t.Fatal(err)
 		}
