@@ -66,18 +66,19 @@ type Options struct {
 	Members MemberAccess
 }
 
-// Setup registers the publisher. Without
-// Gateway API HTTPRoutes on the control plane there is nothing to publish into, and a watch
-// on them would keep the manager from starting: the manager then looks for them every
-// gatewayAPIRecheck (opts.GatewayAPIRecheck in tests) and sets the publisher up once they
-// are served, without a restart.
+// Setup registers the publisher: controllers.Setup calls it, and it calls register now or,
+// on a control plane without Gateway API HTTPRoutes, once they are served. Without
+// HTTPRoutes there is nothing to publish into, and a watch on them would keep the manager
+// from starting: the manager then looks for them every gatewayAPIRecheck
+// (opts.GatewayAPIRecheck in tests) and registers the publisher once they are served,
+// without a restart.
 func Setup(mgr ctrl.Manager, opts Options) error {
 	served, err := httpRoutesServed(mgr)
 	switch {
 	case err != nil:
 		return err
 	case served:
-		return setupPublisher(mgr, opts)
+		return register(mgr, opts)
 	}
 	every := opts.GatewayAPIRecheck
 	if every <= 0 {
@@ -97,7 +98,7 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 				return false, nil
 			}
 			ctrl.Log.WithName("setup").Info("Gateway API HTTPRoutes are served now")
-			return true, setupPublisher(mgr, opts)
+			return true, register(mgr, opts)
 		})
 	}))
 }
@@ -114,8 +115,11 @@ func httpRoutesServed(mgr ctrl.Manager) (bool, error) {
 	return true, nil
 }
 
-// setupPublisher sets the publisher up on a control plane that serves HTTPRoutes.
-func setupPublisher(mgr ctrl.Manager, opts Options) error {
+// register builds the publisher on a control plane that serves HTTPRoutes, with the
+// caches of the optional kinds served there, and adds it to the manager with its indexes
+// and watches. It is the only way a publisher is made, so that none runs without its
+// guard and recorder.
+func register(mgr ctrl.Manager, opts Options) error {
 	log := ctrl.Log.WithName("setup")
 	backends, err := optionalCache(mgr, envoyBackendGVK)
 	if err != nil {
@@ -206,11 +210,10 @@ const Workers = 4
 // the others are kept for maps whose route does (see priority.Lane).
 var RefreshWorkers = priority.RefreshWorkers(Workers)
 
-// watch registers the publisher with mgr: Workers workers, leader only (controller-runtime's
+// watch adds the publisher to mgr: Workers workers, leader only (controller-runtime's
 // default for controllers), watching the maps, their services and what it wrote. backends
 // and policies are the caches of Envoy Gateway Backends and BackendTLSPolicies, nil when
-// they are not served. Setup is the only way in, so that no publisher runs without its
-// guard and recorder.
+// they are not served.
 func (r *Reconciler) watch(mgr ctrl.Manager, backends, policies cache.Cache) error {
 	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &gatewayv1.HTTPRoute{}, routeHostnameIndex, routeHostnames); err != nil {
 		return fmt.Errorf("index HTTPRoutes by hostname: %w", err)
