@@ -7,6 +7,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -50,9 +51,10 @@ type Reconciler struct {
 	// Client writes, and reads the maps, services, routes and backend Services from the
 	// manager's cache (see CacheOptions: the Services cached are the publisher's own).
 	Client client.Client
-	// Backends reads Envoy Gateway Backends, the publisher's own, from a cache of their
-	// own; nil when the control plane does not serve them (see register).
-	Backends client.Reader
+	// Backends reads the backends of the optional kinds (publish.BackendKindSpec), the
+	// publisher's own, from a cache of their own, by kind; a kind the control plane does
+	// not serve has none (see register).
+	Backends map[schema.GroupKind]client.Reader
 	// Policies reads BackendTLSPolicies, the publisher's own, from a cache of their own;
 	// nil when the control plane does not serve them.
 	Policies client.Reader
