@@ -142,7 +142,7 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 	}).SetupWithManager(mgr, memberWorkers); err != nil {
 		return err
 	}
-	if err := setupPublisher(mgr, opts, members); err != nil {
+	if err := publisher.Setup(mgr, publisherOptions(opts, members)); err != nil {
 		return err
 	}
 	events, err := routing.NewEventRecorder(mgr)
@@ -180,15 +180,16 @@ func routeBackendPort(ep config.Endpoint) int32 {
 	return ep.BackendPort
 }
 
-// SetupPublisher registers the publisher alone (Setup calls it with the rest); see
+// SetupPublisher registers the publisher alone (Setup registers it with the rest); see
 // publisher.Setup.
 func SetupPublisher(mgr ctrl.Manager, opts Options) error {
-	return setupPublisher(mgr, opts, nil)
+	return publisher.Setup(mgr, publisherOptions(opts, nil))
 }
 
-// setupPublisher is SetupPublisher with the member connections, which the EndpointSlice
-// fallback reads the workload clusters' Gateways through; nil when the publisher runs alone.
-func setupPublisher(mgr ctrl.Manager, opts Options, members *workloadcluster.Members) error {
+// publisherOptions are the publisher's share of opts, with the member connections, which
+// the EndpointSlice fallback reads the workload clusters' Gateways through; nil when the
+// publisher runs alone.
+func publisherOptions(opts Options, members *workloadcluster.Members) publisher.Options {
 	po := publisher.Options{
 		RoutingEnabled:    opts.RoutingEnabled,
 		Endpoint:          opts.Endpoint,
@@ -199,7 +200,7 @@ func setupPublisher(mgr ctrl.Manager, opts Options, members *workloadcluster.Mem
 	if members != nil {
 		po.Members = members // not a typed nil in the interface
 	}
-	return publisher.Setup(mgr, po)
+	return po
 }
 
 // RegisterMetrics registers the routing, prober, member and publisher metrics with reg.

@@ -2,10 +2,6 @@ package probing
 
 import (
 	"context"
-	"fmt"
-	"net/http"
-	"os"
-	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
@@ -22,9 +18,9 @@ import (
 // SignalPoller reads the traffic signal (routing.trafficSignal) of every home whose
 // service has a passive gate, and of every home a map holds at weight 0 (the evidence of
 // TrafficApplied): each interval, the requests and the failures that the
-// global gateway's counters show for the home over the window, two PromQL queries sent
-// through the observer the probes use, under the same cap and the same fairness between
-// namespaces. Like the capacity poller it writes nothing: when a home's reading changes
+// global gateway's counters show for the home over the window, from its source (a
+// SignalSource: PrometheusSource, whose queries go through the observer the probes use,
+// under the same cap and the same fairness between namespaces). Like the capacity poller it writes nothing: when a home's reading changes
 // what a passive gate could decide, or whether a home at weight 0 gets requests at all,
 // it asks the routing reconciler to run, which reads
 // the readings with Sync.
@@ -34,7 +30,7 @@ import (
 //
 // It runs only on the leader.
 type SignalPoller struct {
-	observer *observer.Observer
+	source   SignalSource[passivegate.Reading]
 	settings *trafficsignal.Settings
 	notify   chan event.GenericEvent
 	engine   *signalEngine
@@ -54,17 +50,12 @@ type mapSignals struct {
 	policy *passivegate.Policy
 }
 
-// homeSignal is one home's last reading; read is false until the first one arrives.
+// homeSignal is one home's query and last reading; read is false until the first one
+// arrives.
 type homeSignal struct {
+	query   SignalQuery
 	reading passivegate.Reading
 	read    bool
-}
-
-// SignalTarget is a home the routing reconciler wants read, with the names its queries
-// are filled with.
-type SignalTarget struct {
-	Cluster string
-	Vars    trafficsignal.Vars
 }
 
 // NewSignalPoller returns a poller that sends its queries through obs, which has
@@ -76,10 +67,12 @@ func NewSignalPoller(obs *observer.Observer, settings *trafficsignal.Settings, m
 
 func newSignalPoller(obs *observer.Observer, settings *trafficsignal.Settings, maxConcurrentRequests int, clk clock.Clock) *SignalPoller {
 	p := &SignalPoller{
-		observer: obs,
 		settings: settings,
 		notify:   make(chan event.GenericEvent, 1024),
 		maps:     map[types.NamespacedName]*signalGroup{},
+	}
+	if settings != nil {
+		p.source = NewPrometheusSource(obs, settings)
 	}
 	p.engine = schedule.New(signalPolicy{p}, schedule.Options{MaxInFlight: max(maxConcurrentRequests/4, 1), Clock: clk})
 	return p
@@ -143,8 +136,7 @@ func (p *SignalPoller) Sync(key types.NamespacedName, policy *passivegate.Policy
 		g = nil
 	}
 	if g == nil {
-		// Two queries, one after the other: the group's timeout covers both.
-		g = p.engine.AddGroup(key.String(), key.Namespace, s.Interval, 2*s.Timeout, mapSignals{key: key, policy: clonePolicy(policy)})
+		g = p.engine.AddGroup(key.String(), key.Namespace, s.Interval, p.source.Timeout(), mapSignals{key: key, policy: clonePolicy(policy)})
 		p.maps[key] = g
 	}
 	sync := &signalSync{p: p, g: g, now: p.engine.Now(), readings: out}
@@ -172,43 +164,34 @@ func (p *SignalPoller) dropLocked(key types.NamespacedName, g *signalGroup) {
 	delete(p.maps, key)
 }
 
-// signalSync is one Sync's targets: each home's "endpoint", for the engine, is its two
-// rendered queries, so that a home whose queries change starts afresh.
+// signalSync is one Sync's targets: each home's "endpoint", for the engine, is its
+// query's key, so that a home whose query changes starts afresh.
 type signalSync struct {
 	p        *SignalPoller
 	g        *signalGroup
 	now      time.Time
 	clusters []string
-	queries  []string
+	queries  []SignalQuery
 	readings map[string]passivegate.Reading
 }
 
-// querySeparator joins a home's two queries into its engine endpoint; no template renders it.
-const querySeparator = "\x00"
-
 func (s *signalSync) add(t SignalTarget) {
-	// The cluster is the target's; the window is the installer's, the same for every home.
-	t.Vars.Cluster = t.Cluster
-	t.Vars.Window = trafficsignal.FormatWindow(int64(s.p.settings.Window / time.Second))
-	requests, err := trafficsignal.Render(s.p.settings.Requests, t.Vars)
-	if err == nil {
-		var failures string
-		if failures, err = trafficsignal.Render(s.p.settings.Failures, t.Vars); err == nil {
-			s.clusters = append(s.clusters, t.Cluster)
-			s.queries = append(s.queries, requests+querySeparator+failures)
-			return
-		}
+	q, err := s.p.source.Prepare(t)
+	if err != nil {
+		// Validate checked the settings once; a failure here is the operator's own bug.
+		s.readings[t.Cluster] = passivegate.Reading{Reason: err.Error()}
+		return
 	}
-	// Validate rendered the template once; a failure here is the operator's own bug.
-	s.readings[t.Cluster] = passivegate.Reading{Reason: fmt.Sprintf("the queries do not render: %v", err)}
+	s.clusters = append(s.clusters, t.Cluster)
+	s.queries = append(s.queries, q)
 }
 
 func (s *signalSync) Len() int { return len(s.clusters) }
 
-func (s *signalSync) Target(i int) (string, string) { return s.clusters[i], s.queries[i] }
+func (s *signalSync) Target(i int) (string, string) { return s.clusters[i], s.queries[i].Key() }
 
 func (s *signalSync) New(i int) (homeSignal, string, time.Time) {
-	return homeSignal{}, s.queries[i], schedule.FirstDue(s.now, s.g.Name(), s.p.settings.Interval)
+	return homeSignal{query: s.queries[i]}, s.queries[i].Key(), schedule.FirstDue(s.now, s.g.Name(), s.p.settings.Interval)
 }
 
 func (s *signalSync) Seen(i int, h *signalHome) {
@@ -225,55 +208,9 @@ func (*signalSync) Gone(*signalHome) {}
 type signalPolicy struct{ p *SignalPoller }
 
 func (sp signalPolicy) Send(ctx context.Context, h *signalHome) (passivegate.Reading, time.Duration) {
-	s := sp.p.settings
-	header, reason := bearer(s.TokenFile)
-	if reason != "" {
-		return passivegate.Reading{Reason: reason, Window: s.Window}, 0
-	}
-	requests, failures, _ := strings.Cut(h.Endpoint(), querySeparator)
-	asked := sp.p.engine.Now()
-	key := h.Group().Data.key
-	var wait time.Duration
-	query := func(promql string) trafficsignal.Value {
-		res := sp.p.observer.Do(ctx, observer.Request{
-			URL: trafficsignal.QueryURL(s.URL, promql, asked), Timeout: s.Timeout, KeepBody: true,
-			Tenant: key.Namespace, Group: key.Name, Header: header, InstallerEndpoint: true,
-		})
-		wait += res.SlotWait
-		a := trafficsignal.Answer{Status: res.StatusCode, Body: res.Body, Truncated: res.Truncated}
-		if res.Outcome != observer.OutcomeResponse {
-			a.Err = res.Err
-		}
-		return trafficsignal.ParseAnswer(a, asked, s.Window)
-	}
-	// Without a count of requests the reading is Unknown by the requests' reason, so the
-	// failures are not asked.
-	rv := query(requests)
-	var fv trafficsignal.Value
-	if rv.Known {
-		fv = query(failures)
-	}
-	r := trafficsignal.Reading(rv, fv, s.Window)
-	r.At = asked
+	r, wait := sp.p.source.Read(ctx, h.Group().Data.key, h.Data.query, sp.p.engine.Now())
 	countSignalRead(r.Known)
 	return r, wait
-}
-
-// bearer is the Authorization header from the token file, read for each reading so that
-// a rotated Secret takes effect at once. Its content is never quoted.
-func bearer(file string) (http.Header, string) {
-	if file == "" {
-		return nil, ""
-	}
-	raw, err := os.ReadFile(file) //nolint:gosec // the installer's own setting (the chart's mount)
-	if err != nil {
-		return nil, fmt.Sprintf("the bearer token file %s cannot be read", file)
-	}
-	token := strings.TrimSpace(string(raw))
-	if token == "" {
-		return nil, fmt.Sprintf("the bearer token file %s is empty", file)
-	}
-	return http.Header{"Authorization": {"Bearer " + token}}, ""
 }
 
 // Record keeps the reading, and says it is news when it changes what a passive gate or

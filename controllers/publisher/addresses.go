@@ -12,11 +12,11 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/controllers/internal/phase"
 	"github.com/ome-routing/operator/pkg/observer"
 	"github.com/ome-routing/operator/pkg/publish"
 )
@@ -225,33 +225,33 @@ func servingGateway(route *gatewayv1.HTTPRoute) (types.NamespacedName, bool) {
 // endpointSliceGVK is the kind of the slices of the EndpointSlice fallback.
 var endpointSliceGVK = discoveryv1.SchemeGroupVersion.WithKind("EndpointSlice")
 
-// publishWithAddresses publishes the plan, first resolving, under the EndpointSlice
-// fallback, every cluster's Gateway addresses (a failure is ApplyFailed, before anything
-// is written) and claiming both slice names of every backend (a name held by another
-// source is ClaimRejected). With the fallback on, the map is looked at again within the
-// address refresh interval, so that the slices follow the Gateways.
+// resolveAddresses, under the EndpointSlice fallback, resolves every cluster's Gateway
+// addresses (a failure is ApplyFailed, before anything is written) and claims both slice
+// names of every backend (a name held by another source is ClaimRejected). With the
+// fallback on, the map is looked at again within the address refresh interval, whatever
+// the reconcile ends with (see refreshAddresses), so that the slices follow the Gateways.
 //
 // A failed resolution is not retried with backoff: its cause is on a workload cluster,
 // which sends the control plane no event when it is fixed, so the map is looked at again
 // at the interval, as a published one is.
-func (r *Reconciler) publishWithAddresses(ctx context.Context, tm *omev1beta1.TrafficMap, plan publish.Plan) (ctrl.Result, error) {
-	if !plan.EndpointSlices {
-		return r.publish(ctx, tm, plan)
+func (r *Reconciler) resolveAddresses(ctx context.Context, s *publishScope) phase.Outcome {
+	if !s.plan.EndpointSlices {
+		return phase.Proceed
 	}
-	key := client.ObjectKeyFromObject(tm)
+	s.refreshAddresses = true
 	resolver := r.addresses
 	if resolver == nil {
 		resolver = newAddressResolver(nil, observer.Guard{}, r.Endpoint.AddressRefreshInterval)
 	}
-	addrs, err := resolver.resolve(ctx, key, plan)
+	addrs, err := resolver.resolve(ctx, s.key, s.plan)
 	if err != nil {
-		return r.refreshAddresses(r.fail(ctx, tm, omev1beta1.TrafficMapReasonApplyFailed, err, false))
+		return phase.Finish(r.fail(ctx, s.tm, omev1beta1.TrafficMapReasonApplyFailed, err, false))
 	}
-	plan.Addresses = addrs
-	if err := r.reserveSlices(ctx, plan); err != nil {
-		return r.refreshAddresses(r.fail(ctx, tm, omev1beta1.TrafficMapReasonClaimRejected, err, !isClaimRejected(err)))
+	s.plan.Addresses = addrs
+	if err := r.reserveSlices(ctx, s.plan); err != nil {
+		return phase.Finish(r.fail(ctx, s.tm, omev1beta1.TrafficMapReasonClaimRejected, err, !isClaimRejected(err)))
 	}
-	return r.refreshAddresses(r.publish(ctx, tm, plan))
+	return phase.Proceed
 }
 
 // reserveSlices checks that both slice names of every backend are free or the plan's,
@@ -304,10 +304,10 @@ func (a *addressResolver) markFree(key types.NamespacedName, now time.Time) {
 }
 
 // refreshAddresses brings the next look at the map within the address refresh interval.
-func (r *Reconciler) refreshAddresses(res ctrl.Result, err error) (ctrl.Result, error) {
+func (r *Reconciler) refreshAddresses(out phase.Outcome) phase.Outcome {
 	every := r.Endpoint.AddressRefreshInterval
-	if err == nil && every > 0 && (res.RequeueAfter == 0 || res.RequeueAfter > every) {
-		res.RequeueAfter = every
+	if out.Err == nil && every > 0 && (out.Result.RequeueAfter == 0 || out.Result.RequeueAfter > every) {
+		out.Result.RequeueAfter = every
 	}
-	return res, err
+	return out
 }

@@ -2,25 +2,22 @@ package publisher
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
-	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/controllers/internal/mapstatus"
 	"github.com/ome-routing/operator/controllers/internal/priority"
 	"github.com/ome-routing/operator/pkg/config"
-	"github.com/ome-routing/operator/pkg/publish"
 )
 
 // Finalizer holds a published TrafficMap until the publisher has removed its
@@ -54,9 +51,10 @@ type Reconciler struct {
 	// Client writes, and reads the maps, services, routes and backend Services from the
 	// manager's cache (see CacheOptions: the Services cached are the publisher's own).
 	Client client.Client
-	// Backends reads Envoy Gateway Backends, the publisher's own, from a cache of their
-	// own; nil when the control plane does not serve them (see SetupPublisher).
-	Backends client.Reader
+	// Backends reads the backends of the optional kinds (publish.BackendKindSpec), the
+	// publisher's own, from a cache of their own, by kind; a kind the control plane does
+	// not serve has none (see register).
+	Backends map[schema.GroupKind]client.Reader
 	// Policies reads BackendTLSPolicies, the publisher's own, from a cache of their own;
 	// nil when the control plane does not serve them.
 	Policies client.Reader
@@ -125,163 +123,11 @@ func (r *Reconciler) refuseHost(ctx context.Context, tm *omev1beta1.TrafficMap, 
 	return r.fail(ctx, gone, omev1beta1.TrafficMapReasonGlobalHostRefused, cause, false)
 }
 
-// publish claims the plan's names, writes the backends and the route where they differ
-// from the plan, and prunes what the plan no longer has.
-func (r *Reconciler) publish(ctx context.Context, tm *omev1beta1.TrafficMap, plan publish.Plan) (ctrl.Result, error) {
-	key := client.ObjectKeyFromObject(tm)
-	if err := r.ensureFinalizer(ctx, tm); err != nil {
-		if apierrors.IsConflict(err) {
-			// A new map is written by the routing reconciler again and again while its
-			// homes get their first probes: the finalizer goes on the next version, which
-			// brings its own event. Nothing failed.
-			return ctrl.Result{RequeueAfter: mapstatus.ConflictRetry}, nil
-		}
-		return r.fail(ctx, tm, omev1beta1.TrafficMapReasonApplyFailed, err, true)
-	}
-	objects, err := plan.Objects()
-	if err != nil {
-		return r.fail(ctx, tm, omev1beta1.TrafficMapReasonInvalidPlan, err, false)
-	}
-	live, err := r.preflight(ctx, plan, objects)
-	if err == nil {
-		err = r.claim(ctx, key, plan)
-	}
-	var waiting *annotatedHolder
-	if errors.As(err, &waiting) {
-		// Not a rejection: the annotated route gives way (globalhost.go) within moments.
-		ctrl.LoggerFrom(ctx).Info("Waiting for an annotated route to give up the template hostname", "trafficMap", klog.KObj(tm), "reason", err.Error())
-		return ctrl.Result{RequeueAfter: annotatedHolderRetry}, r.record(ctx, tm, omev1beta1.TrafficMapReasonTransitioning, tm.Status.GatewayRef)
-	}
-	if err != nil {
-		return r.fail(ctx, tm, omev1beta1.TrafficMapReasonClaimRejected, err, !isClaimRejected(err))
-	}
-	claimed, err := r.journalClaim(ctx, tm, plan)
-	var changed *publisherChanged
-	var unread *claimUnread
-	switch {
-	case errors.As(err, &changed):
-		// Another publisher's claims wait for a change, as a refused claim does; a failed
-		// read or write is retried.
-		return r.fail(ctx, tm, omev1beta1.TrafficMapReasonPublisherChanged, err, false)
-	case isClaimRejected(err):
-		return r.fail(ctx, tm, omev1beta1.TrafficMapReasonClaimRejected, err, false)
-	case errors.As(err, &unread):
-		return r.fail(ctx, tm, omev1beta1.TrafficMapReasonClaimRejected, err, true)
-	case err != nil:
-		return r.fail(ctx, tm, omev1beta1.TrafficMapReasonApplyFailed, err, true)
-	}
-	tm = claimed
-	if live[len(objects)-1] == nil {
-		// The first write of a route: say so, because the gateway may take a while to
-		// program it.
-		if err := r.record(ctx, tm, omev1beta1.TrafficMapReasonTransitioning, nil); err != nil {
-			return ctrl.Result{}, err
-		}
-	}
-	standing, err := r.apply(ctx, objects, live)
-	if err != nil {
-		return r.fail(ctx, tm, omev1beta1.TrafficMapReasonApplyFailed, err, true)
-	}
-	if err := r.drainStale(ctx, tm, publish.RouteClaim(client.ObjectKeyFromObject(plan.Route))); err != nil {
-		return r.fail(ctx, tm, omev1beta1.TrafficMapReasonDrainFailed, err, true)
-	}
-	// A shallow copy: only the journal pointer is replaced, and the cached map is not
-	// copied whole on every round.
-	withJournal := *tm
-	withJournal.Status.Publisher = r.published(tm, plan, r.Publisher.Options)
-	tm = &withJournal
-	keep := refsOf(objects)
-	if r.memory.pruneDue(key, keep, r.clock(), r.Publisher.Resync()) {
-		if err := r.removeAll(ctx, r.cached(), key, keep); err != nil {
-			return r.fail(ctx, tm, omev1beta1.TrafficMapReasonApplyFailed, err, true)
-		}
-		r.memory.pruned(key, keep, r.clock())
-	}
-	r.announceHoldEnded(ctx, tm, plan)
-	ref := &omev1beta1.TrafficMapGatewayRef{Group: gatewayv1.GroupName, Kind: "HTTPRoute", Name: plan.Route.Name, Namespace: plan.Route.Namespace}
-	parents := routeParents(ctx, standing[len(standing)-1])
-	if len(plan.Backends) == 0 {
-		// A route with no backend sends the service's requests nowhere: it is written (it
-		// holds the hostname, and says so to the gateway), but it is not published.
-		conditions := publish.NoBackendsConditions(len(tm.Spec.Entries), len(r.guard.leftOut(key)), tm.Generation)
-		return r.resync(r.recordConditions(ctx, tm, omev1beta1.TrafficMapReasonNoBackends, ref, conditions, parents))
-	}
-	return r.resync(r.recordConditions(ctx, tm, omev1beta1.TrafficMapReasonPublished, ref, publish.Conditions(omev1beta1.TrafficMapReasonPublished, tm.Generation), parents))
-}
-
-// resync looks at the map again after the resync interval, because what the publisher
-// wrote can drift in ways no watch reports (a hostname freed by another route).
-func (r *Reconciler) resync(err error) (ctrl.Result, error) {
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	return ctrl.Result{RequeueAfter: r.Publisher.Resync()}, nil
-}
-
 func (r *Reconciler) clock() time.Time {
 	if r.now != nil {
 		return r.now()
 	}
 	return time.Now()
-}
-
-// fail records a failed publication. A transient failure (a read or write that may work
-// next time) is returned, for a retry with backoff; a terminal one waits for a change to
-// the map or its service, or for the resync.
-func (r *Reconciler) fail(ctx context.Context, tm *omev1beta1.TrafficMap, reason omev1beta1.TrafficMapConditionReason, cause error, transient bool) (ctrl.Result, error) {
-	ctrl.LoggerFrom(ctx).Error(cause, "TrafficMap publisher reconciliation failed", "trafficMap", klog.KObj(tm), "reason", reason)
-	prev := publishedReason(tm)
-	if err := r.record(ctx, tm, reason, tm.Status.GatewayRef); err != nil {
-		return ctrl.Result{}, errors.Join(cause, err)
-	}
-	if prev != reason {
-		r.Recorder.Eventf(tm, nil, corev1.EventTypeWarning, string(reason), actionPublish, "%s", cause.Error())
-	}
-	if transient {
-		return ctrl.Result{}, cause
-	}
-	return ctrl.Result{RequeueAfter: r.Publisher.Resync()}, nil
-}
-
-// record applies the publisher's share of the map's status for the outcome reason, when
-// it changed. On success ref is the route; otherwise published turns false and ref is
-// what stays (the last published route while it still stands, nothing once it is
-// removed).
-func (r *Reconciler) record(ctx context.Context, tm *omev1beta1.TrafficMap, reason omev1beta1.TrafficMapConditionReason, ref *omev1beta1.TrafficMapGatewayRef) error {
-	return r.recordConditions(ctx, tm, reason, ref, publish.Conditions(reason, tm.Generation), keptParents(tm, reason, ref))
-}
-
-// recordConditions is record with the conditions given, for an outcome whose message is
-// its own (see hold), and the gateways' reports on the route (routeparents.go).
-func (r *Reconciler) recordConditions(ctx context.Context, tm *omev1beta1.TrafficMap, reason omev1beta1.TrafficMapConditionReason, ref *omev1beta1.TrafficMapGatewayRef,
-	conditions []metav1.Condition, parents []omev1beta1.RouteParentStatus) error {
-	journal, err := journalField(tm)
-	if err != nil {
-		return err
-	}
-	fields := map[string]any{"published": reason == omev1beta1.TrafficMapReasonPublished, "gatewayRef": nil, "routeParents": mapstatus.ListField(parents),
-		"publisher": journal}
-	if ref != nil {
-		fields["gatewayRef"] = map[string]any{"group": ref.Group, "kind": ref.Kind, "name": ref.Name, "namespace": ref.Namespace}
-	}
-	conditions, fields["leftOutOfRoute"] = r.withRouteComplete(client.ObjectKeyFromObject(tm), reason, tm.Generation, conditions)
-	observed := tm.Status.ObservedTrafficMapGeneration
-	if reason == omev1beta1.TrafficMapReasonPublished || reason == omev1beta1.TrafficMapReasonNoBackends {
-		// The route carries this generation, empty or not.
-		observed = tm.Generation
-	}
-	fields["observedTrafficMapGeneration"] = observed
-	if observed == 0 {
-		fields["observedTrafficMapGeneration"] = nil
-	}
-	setPublicationFallback(client.ObjectKeyFromObject(tm), reason == omev1beta1.TrafficMapReasonLastPositiveRetained)
-	_, err = mapstatus.Apply(ctx, r.Client, tm, mapstatus.Share{
-		Manager:    mapstatus.PublisherStatusManager,
-		Owned:      []string{omev1beta1.TrafficMapPublished, omev1beta1.TrafficMapPublicationFallback, omev1beta1.TrafficMapRouteComplete},
-		Conditions: conditions,
-		Fields:     fields,
-	}, r.clock())
-	return err
 }
 
 // finalize removes what was published for a deleted map, then lets it go. It lists what

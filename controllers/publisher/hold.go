@@ -6,8 +6,10 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -72,10 +74,12 @@ func (r *Reconciler) standingHosts(ctx context.Context, plan publish.Plan) ([]st
 // standingHost is the host of the publisher's backend that ref names, "" when there is
 // no such backend of the map's.
 func (r *Reconciler) standingHost(ctx context.Context, mapKey types.NamespacedName, routeNamespace string, ref gatewayv1.BackendObjectReference) (string, error) {
-	gvk := corev1.SchemeGroupVersion.WithKind("Service")
-	if ref.Group != nil && string(*ref.Group) == publish.EnvoyGatewayGroup {
-		gvk = envoyBackendGVK
+	// A backendRef's group and kind default to a core Service.
+	kind, ok := publish.BackendKindByGroupKind(schema.GroupKind{Group: string(ptr.Deref(ref.Group, "")), Kind: string(ptr.Deref(ref.Kind, "Service"))})
+	if !ok {
+		return "", nil // Not a kind of backend the publisher writes.
 	}
+	gvk := kind.GVK
 	key := types.NamespacedName{Namespace: routeNamespace, Name: string(ref.Name)}
 	if ref.Namespace != nil {
 		key.Namespace = string(*ref.Namespace)

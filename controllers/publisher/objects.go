@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -18,7 +17,6 @@ import (
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/ome-routing/operator/controllers/internal/mapstatus"
-	"github.com/ome-routing/operator/pkg/config"
 	"github.com/ome-routing/operator/pkg/observer"
 	"github.com/ome-routing/operator/pkg/publish"
 )
@@ -45,20 +43,17 @@ func isClaimRejected(err error) bool {
 // httpRouteGVK is the kind of the routes the publisher writes.
 var httpRouteGVK = schema.GroupVersionKind{Group: gatewayv1.GroupName, Version: gatewayv1.GroupVersion.Version, Kind: "HTTPRoute"}
 
-// envoyBackendGVK is Envoy Gateway's Backend, which the operator writes unstructured.
-var envoyBackendGVK = schema.GroupVersionKind{Group: publish.EnvoyGatewayGroup, Version: publish.EnvoyGatewayVersion, Kind: "Backend"}
-
 // tlsPolicyGVK is Gateway API's BackendTLSPolicy (standard channel since v1.4), which
 // the publisher writes under endpoint.gatewayBackend.tls.
 var tlsPolicyGVK = schema.GroupVersionKind{Group: gatewayv1.GroupName, Version: gatewayv1.GroupVersion.Version, Kind: publish.KindTLSPolicy}
 
 // publishedReaders are where the publisher reads the objects it writes, by kind: the
 // manager's cache (or the API server, around it), and for the kinds a control plane may
-// not serve (Envoy Gateway Backends, BackendTLSPolicies), their own caches (or the API
-// server); nil for a kind that is not served.
+// not serve (optional backend kinds, BackendTLSPolicies), their own caches (or the API
+// server); none for a kind that is not served.
 type publishedReaders struct {
 	objects  client.Reader
-	backends client.Reader
+	backends map[schema.GroupKind]client.Reader // the optional backend kinds served
 	policies client.Reader
 }
 
@@ -69,14 +64,23 @@ func (r *Reconciler) cached() publishedReaders {
 
 // live reads the published objects from the API server.
 func (r *Reconciler) live() publishedReaders {
-	out := publishedReaders{objects: r.Reader}
-	if r.Backends != nil {
-		out.backends = r.Reader
+	out := publishedReaders{objects: r.Reader, backends: make(map[schema.GroupKind]client.Reader, len(r.Backends))}
+	for gk := range r.Backends {
+		out.backends[gk] = r.Reader
 	}
 	if r.Policies != nil {
 		out.policies = r.Reader
 	}
 	return out
+}
+
+// backendReader is where readers read backends of kind k; nil for an optional kind the
+// control plane does not serve.
+func (readers publishedReaders) backendReader(k publish.BackendKindSpec) client.Reader {
+	if k.Optional {
+		return readers.backends[k.GVK.GroupKind()]
+	}
+	return readers.objects
 }
 
 // errTLSPolicyNotServed is why a plan with BackendTLSPolicies cannot be published on a
@@ -139,26 +143,26 @@ func (r *Reconciler) claimable(ctx context.Context, o publish.Object, plan publi
 func (r *Reconciler) read(ctx context.Context, readers publishedReaders, gvk schema.GroupVersionKind, key types.NamespacedName) (*unstructured.Unstructured, error) {
 	var obj client.Object
 	reader := readers.objects
-	switch gvk {
-	case httpRouteGVK:
-		obj = &gatewayv1.HTTPRoute{}
-	case corev1.SchemeGroupVersion.WithKind("Service"):
-		obj = &corev1.Service{}
-	case endpointSliceGVK:
-		obj = &discoveryv1.EndpointSlice{}
-	case tlsPolicyGVK:
-		if readers.policies == nil {
-			// Only a plan with policies reads one: it cannot be published here.
-			return nil, errTLSPolicyNotServed
+	if k, ok := publish.BackendKindByGroupKind(gvk.GroupKind()); ok {
+		obj, reader = k.New().(client.Object), readers.backendReader(k)
+	} else {
+		switch gvk {
+		case httpRouteGVK:
+			obj = &gatewayv1.HTTPRoute{}
+		case endpointSliceGVK:
+			obj = &discoveryv1.EndpointSlice{}
+		case tlsPolicyGVK:
+			if readers.policies == nil {
+				// Only a plan with policies reads one: it cannot be published here.
+				return nil, errTLSPolicyNotServed
+			}
+			obj, reader = &gatewayv1.BackendTLSPolicy{}, readers.policies
+		default:
+			return nil, fmt.Errorf("the publisher writes no %s", gvk.GroupKind())
 		}
-		obj, reader = &gatewayv1.BackendTLSPolicy{}, readers.policies
-	default:
-		u := &unstructured.Unstructured{}
-		u.SetGroupVersionKind(gvk)
-		obj, reader = u, readers.backends
 	}
 	if reader == nil {
-		return nil, nil // Envoy Gateway's CRD is not installed: there is nothing of that kind.
+		return nil, nil // The kind's CRD is not installed: there is nothing of that kind.
 	}
 	if err := reader.Get(ctx, key, obj); err != nil {
 		if apierrors.IsNotFound(err) || meta.IsNoMatchError(err) {
@@ -287,19 +291,22 @@ func (r *Reconciler) removeAll(ctx context.Context, readers publishedReaders, ke
 }
 
 // listPublished lists the objects published for the map at key, as readers have them:
-// routes first, then BackendTLSPolicies, EndpointSlices, Services and Envoy Gateway
-// Backends, so that removeAll deletes what names a backend before the backend.
+// routes first, then BackendTLSPolicies, EndpointSlices, and the backends of every kind,
+// so that removeAll deletes what names a backend before the backend.
 func listPublished(ctx context.Context, readers publishedReaders, key types.NamespacedName) ([]client.Object, error) {
 	selector := client.MatchingLabels(publish.Labels(key.Namespace, key.Name))
-	lists := []struct {
+	type kindList struct {
 		reader client.Reader
 		list   client.ObjectList
-	}{
-		{readers.objects, &gatewayv1.HTTPRouteList{}},
-		{readers.policies, &gatewayv1.BackendTLSPolicyList{}},
-		{readers.objects, &discoveryv1.EndpointSliceList{}},
-		{readers.objects, &corev1.ServiceList{}},
-		{readers.backends, envoyBackendList()},
+		kind   schema.GroupVersionKind
+	}
+	lists := []kindList{
+		{readers.objects, &gatewayv1.HTTPRouteList{}, httpRouteGVK},
+		{readers.policies, &gatewayv1.BackendTLSPolicyList{}, tlsPolicyGVK},
+		{readers.objects, &discoveryv1.EndpointSliceList{}, endpointSliceGVK},
+	}
+	for _, k := range publish.BackendKinds {
+		lists = append(lists, kindList{readers.backendReader(k), k.NewList(), k.GVK})
 	}
 	var out []client.Object
 	for _, l := range lists {
@@ -312,7 +319,7 @@ func listPublished(ctx context.Context, readers publishedReaders, key types.Name
 			}
 			return nil, fmt.Errorf("list published objects of %s: %w", key, err)
 		}
-		objs, err := listObjects(l.list)
+		objs, err := listObjects(l.list, l.kind)
 		if err != nil {
 			return nil, err
 		}
@@ -333,10 +340,7 @@ func (r *Reconciler) publishedHosts(key types.NamespacedName) publishedHostsFunc
 		if r.Endpoint.RouteNamespace != "" {
 			namespace = r.Endpoint.RouteNamespace
 		}
-		gvk := corev1.SchemeGroupVersion.WithKind("Service")
-		if r.Endpoint.Backend() == config.BackendEnvoyGateway {
-			gvk = envoyBackendGVK
-		}
+		gvk := publish.BackendKindOf(r.Endpoint.Backend()).GVK
 		hosts := map[string]string{}
 		for _, cluster := range clusters {
 			name := types.NamespacedName{Namespace: namespace, Name: publish.BackendName(key.Namespace, key.Name, cluster)}
@@ -387,29 +391,12 @@ func backendHosts(obj *unstructured.Unstructured) []string {
 	return out
 }
 
-func envoyBackendList() *unstructured.UnstructuredList {
-	l := &unstructured.UnstructuredList{}
-	l.SetGroupVersionKind(envoyBackendGVK.GroupVersion().WithKind("BackendList"))
-	return l
-}
-
 // listObjects returns a list's items as objects, each with its kind set: typed lists
 // read from a cache carry none.
-func listObjects(list client.ObjectList) ([]client.Object, error) {
+func listObjects(list client.ObjectList, kind schema.GroupVersionKind) ([]client.Object, error) {
 	items, err := meta.ExtractList(list)
 	if err != nil {
 		return nil, err
-	}
-	var kind schema.GroupVersionKind
-	switch list.(type) {
-	case *gatewayv1.HTTPRouteList:
-		kind = httpRouteGVK
-	case *corev1.ServiceList:
-		kind = corev1.SchemeGroupVersion.WithKind("Service")
-	case *gatewayv1.BackendTLSPolicyList:
-		kind = tlsPolicyGVK
-	case *discoveryv1.EndpointSliceList:
-		kind = endpointSliceGVK
 	}
 	out := make([]client.Object, 0, len(items))
 	for _, it := range items {
@@ -417,9 +404,7 @@ func listObjects(list client.ObjectList) ([]client.Object, error) {
 		if !ok {
 			return nil, fmt.Errorf("list item %T is not an object", it)
 		}
-		if !kind.Empty() {
-			obj.GetObjectKind().SetGroupVersionKind(kind)
-		}
+		obj.GetObjectKind().SetGroupVersionKind(kind)
 		out = append(out, obj)
 	}
 	return out, nil

@@ -1,9 +1,9 @@
 package publisher
 
 // phases.go is the publisher's reconcile, phase by phase: what each phase decides and
-// where each ends the reconcile. The writes themselves live in objects.go (backends and
-// the route), hold.go (a route kept as last published), withdrawn.go and finalize in
-// controller.go.
+// where each ends the reconcile. The publishing phases are in publishing.go; the writes
+// themselves live in objects.go (backends and the route), hold.go (a route kept as last
+// published), withdrawn.go, finalize in controller.go, and the status in status.go.
 
 import (
 	"context"
@@ -27,15 +27,27 @@ type publishScope struct {
 	tm *omev1beta1.TrafficMap
 	// checkOwner
 	isvc *omev1beta1.InferenceService
-	// plan
+	// planRoute (resolveAddresses adds the Gateway addresses)
 	plan publish.Plan
+	// resolveAddresses: the plan writes EndpointSlices, which follow the Gateways
+	refreshAddresses bool
+	// claimNames
+	objects []publish.Object
+	live    []map[string]any // what stands at each object's name, nil where nothing does
+	// applyObjects
+	standing []map[string]any
 }
 
 // phases are the steps of a reconcile, in order: read the map (or clean up after a gone
-// one), check its owner, plan the route, withdraw or hold it when the plan says to, and
-// publish it.
+// one), check its owner, plan the route, withdraw or hold it when the plan says to,
+// resolve the Gateway addresses the EndpointSlice fallback needs, and publish it
+// (publishing.go): claim its names, journal the claim, apply the objects, drain stale
+// routes, prune what the plan no longer has, and record the outcome.
 func (r *Reconciler) phases() []phase.Phase[publishScope] {
-	return []phase.Phase[publishScope]{r.readMap, r.checkOwner, r.planRoute, r.withdrawOrHold, r.publishPlan}
+	return []phase.Phase[publishScope]{
+		r.readMap, r.checkOwner, r.planRoute, r.withdrawOrHold, r.resolveAddresses,
+		r.claimNames, r.journalPlan, r.applyObjects, r.drainStaleRoutes, r.prune, r.recordPublished,
+	}
 }
 
 // Reconcile publishes one TrafficMap, withdraws it, or removes what was published for it.
@@ -45,7 +57,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{RequeueAfter: priority.YieldDelay}, nil
 	}
 	defer release()
-	out := phase.Run(ctx, &publishScope{key: req.NamespacedName}, r.phases())
+	s := &publishScope{key: req.NamespacedName}
+	out := phase.Run(ctx, s, r.phases())
+	if s.refreshAddresses {
+		out = r.refreshAddresses(out)
+	}
 	return out.Result, out.Err
 }
 
@@ -165,10 +181,4 @@ func (r *Reconciler) withdrawOrHold(ctx context.Context, s *publishScope) phase.
 		return phase.Finish(r.hold(ctx, s.tm, s.plan, standing, because))
 	}
 	return phase.Proceed
-}
-
-// publishPlan writes the plan (see publish), with the Gateway addresses the
-// EndpointSlice fallback needs (addresses.go).
-func (r *Reconciler) publishPlan(ctx context.Context, s *publishScope) phase.Outcome {
-	return phase.Finish(r.publishWithAddresses(ctx, s.tm, s.plan))
 }

@@ -5,10 +5,8 @@ import (
 	"fmt"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -66,18 +64,19 @@ type Options struct {
 	Members MemberAccess
 }
 
-// Setup registers the publisher. Without
-// Gateway API HTTPRoutes on the control plane there is nothing to publish into, and a watch
-// on them would keep the manager from starting: the manager then looks for them every
-// gatewayAPIRecheck (opts.GatewayAPIRecheck in tests) and sets the publisher up once they
-// are served, without a restart.
+// Setup registers the publisher: controllers.Setup calls it, and it calls register now or,
+// on a control plane without Gateway API HTTPRoutes, once they are served. Without
+// HTTPRoutes there is nothing to publish into, and a watch on them would keep the manager
+// from starting: the manager then looks for them every gatewayAPIRecheck
+// (opts.GatewayAPIRecheck in tests) and registers the publisher once they are served,
+// without a restart.
 func Setup(mgr ctrl.Manager, opts Options) error {
 	served, err := httpRoutesServed(mgr)
 	switch {
 	case err != nil:
 		return err
 	case served:
-		return setupPublisher(mgr, opts)
+		return register(mgr, opts)
 	}
 	every := opts.GatewayAPIRecheck
 	if every <= 0 {
@@ -97,7 +96,7 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 				return false, nil
 			}
 			ctrl.Log.WithName("setup").Info("Gateway API HTTPRoutes are served now")
-			return true, setupPublisher(mgr, opts)
+			return true, register(mgr, opts)
 		})
 	}))
 }
@@ -114,12 +113,27 @@ func httpRoutesServed(mgr ctrl.Manager) (bool, error) {
 	return true, nil
 }
 
-// setupPublisher sets the publisher up on a control plane that serves HTTPRoutes.
-func setupPublisher(mgr ctrl.Manager, opts Options) error {
+// register builds the publisher on a control plane that serves HTTPRoutes, with the
+// caches of the optional kinds served there, and adds it to the manager with its indexes
+// and watches. It is the only way a publisher is made, so that none runs without its
+// guard and recorder.
+func register(mgr ctrl.Manager, opts Options) error {
 	log := ctrl.Log.WithName("setup")
-	backends, err := optionalCache(mgr, envoyBackendGVK)
-	if err != nil {
-		return err
+	backends := map[schema.GroupKind]cache.Cache{}
+	var served []string
+	for _, k := range publish.BackendKinds {
+		if !k.Optional {
+			served = append(served, string(k.Setting))
+			continue
+		}
+		c, err := optionalCache(mgr, k.GVK)
+		if err != nil {
+			return err
+		}
+		if c != nil {
+			backends[k.GVK.GroupKind()] = c
+			served = append(served, string(k.Setting))
+		}
 	}
 	policies, err := optionalCache(mgr, tlsPolicyGVK)
 	if err != nil {
@@ -127,7 +141,7 @@ func setupPublisher(mgr ctrl.Manager, opts Options) error {
 	}
 	log.Info("Setting up the TrafficMap publisher", "publisher", "gatewayapi", "globalGateway", opts.Endpoint.GlobalGateway,
 		"backendKind", opts.Endpoint.Backend(), "backendTLS", opts.Endpoint.BackendTLS, "resyncInterval", opts.Publisher.Resync().String(),
-		"envoyGatewayBackendsServed", backends != nil, "backendTLSPoliciesServed", policies != nil,
+		"backendKindsServed", served, "backendTLSPoliciesServed", policies != nil,
 		"endpointSlices", opts.Endpoint.EndpointSlices)
 	// The operator's recorder, not the manager's: each refusal, failure and withdrawal
 	// is its own Event with its own cause (see controllers/recorder).
@@ -142,6 +156,7 @@ func setupPublisher(mgr ctrl.Manager, opts Options) error {
 		RoutingEnabled: opts.RoutingEnabled,
 		Endpoint:       opts.Endpoint,
 		Publisher:      opts.Publisher,
+		Backends:       make(map[schema.GroupKind]client.Reader, len(backends)),
 		guard:          newPublishGuard(opts.Observer.Guard(), opts.Observer.LookupHost, opts.Publisher.Resync()),
 	}
 	if opts.Endpoint.EndpointSlices {
@@ -149,10 +164,10 @@ func setupPublisher(mgr ctrl.Manager, opts Options) error {
 		// Gateways and HTTPRoutes) is granted only then.
 		r.addresses = newAddressResolver(opts.Members, opts.Observer.Guard(), opts.Endpoint.AddressRefreshInterval)
 	}
-	// Set only when served: a nil cache.Cache in the interface would not read as nil.
-	if backends != nil {
-		r.Backends = backends
+	for gk, c := range backends {
+		r.Backends[gk] = c
 	}
+	// Set only when served: a nil cache.Cache in the interface would not read as nil.
 	if policies != nil {
 		r.Policies = policies
 	}
@@ -187,14 +202,17 @@ type startedWithCaches struct{ cache.Cache }
 func (c startedWithCaches) GetCache() cache.Cache { return c.Cache }
 
 // CacheByObject are the manager's cache settings for the publisher's kinds: the
-// backend Services and EndpointSlices it holds are the publisher's own. (Routes are all
+// backends (of the kinds not optional) and EndpointSlices it holds are the publisher's own. (Routes are all
 // cached: the hostname check must see other sources' routes.) EndpointSlices are cached
 // with the fallback off too, so that turning it off finds the slices to delete.
 func CacheByObject() map[client.Object]cache.ByObject {
-	return map[client.Object]cache.ByObject{
-		&corev1.Service{}:            {Label: publishedSelector},
-		&discoveryv1.EndpointSlice{}: {Label: publishedSelector},
+	out := map[client.Object]cache.ByObject{&discoveryv1.EndpointSlice{}: {Label: publishedSelector}}
+	for _, k := range publish.BackendKinds {
+		if !k.Optional {
+			out[k.New().(client.Object)] = cache.ByObject{Label: publishedSelector}
+		}
 	}
+	return out
 }
 
 // Workers is how many maps the publisher works on at once. At steady state each
@@ -206,12 +224,11 @@ const Workers = 4
 // the others are kept for maps whose route does (see priority.Lane).
 var RefreshWorkers = priority.RefreshWorkers(Workers)
 
-// watch registers the publisher with mgr: Workers workers, leader only (controller-runtime's
+// watch adds the publisher to mgr: Workers workers, leader only (controller-runtime's
 // default for controllers), watching the maps, their services and what it wrote. backends
-// and policies are the caches of Envoy Gateway Backends and BackendTLSPolicies, nil when
-// they are not served. Setup is the only way in, so that no publisher runs without its
-// guard and recorder.
-func (r *Reconciler) watch(mgr ctrl.Manager, backends, policies cache.Cache) error {
+// are the caches of the optional backend kinds served, policies the cache of
+// BackendTLSPolicies, nil when they are not served.
+func (r *Reconciler) watch(mgr ctrl.Manager, backends map[schema.GroupKind]cache.Cache, policies cache.Cache) error {
 	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &gatewayv1.HTTPRoute{}, routeHostnameIndex, routeHostnames); err != nil {
 		return fmt.Errorf("index HTTPRoutes by hostname: %w", err)
 	}
@@ -236,13 +253,16 @@ func (r *Reconciler) watch(mgr ctrl.Manager, backends, policies cache.Cache) err
 			builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
 		// A route or backend edited or deleted by hand is put back.
 		Watches(&gatewayv1.HTTPRoute{}, handler.EnqueueRequestsFromMapFunc(mapOfPublished)).
-		Watches(&corev1.Service{}, handler.EnqueueRequestsFromMapFunc(mapOfPublished)).
 		Watches(&discoveryv1.EndpointSlice{}, handler.EnqueueRequestsFromMapFunc(mapOfPublished)).
 		WithOptions(controller.Options{MaxConcurrentReconciles: Workers, UsePriorityQueue: ptr.To(true)})
-	if backends != nil {
-		u := &unstructured.Unstructured{}
-		u.SetGroupVersionKind(envoyBackendGVK)
-		b = b.WatchesRawSource(source.Kind[client.Object](backends, u, handler.EnqueueRequestsFromMapFunc(mapOfPublished)))
+	for _, k := range publish.BackendKinds {
+		obj := k.New().(client.Object)
+		switch c := backends[k.GVK.GroupKind()]; {
+		case !k.Optional:
+			b = b.Watches(obj, handler.EnqueueRequestsFromMapFunc(mapOfPublished))
+		case c != nil:
+			b = b.WatchesRawSource(source.Kind[client.Object](c, obj, handler.EnqueueRequestsFromMapFunc(mapOfPublished)))
+		}
 	}
 	if policies != nil {
 		b = b.WatchesRawSource(source.Kind[client.Object](policies, &gatewayv1.BackendTLSPolicy{}, handler.EnqueueRequestsFromMapFunc(mapOfPublished)))

@@ -132,6 +132,12 @@ func (r *Reconciler) announceGate(isvc *omev1beta1.InferenceService, before, e o
 	}
 }
 
+// announceRefused tells the service's owner its routing settings are refused (see
+// refuse): the map stays frozen until they are fixed.
+func (r *Reconciler) announceRefused(isvc *omev1beta1.InferenceService, err error) {
+	r.Recorder.Eventf(isvc, nil, corev1.EventTypeWarning, EventRoutingPolicyRefused, actionResolvePolicy, "%s", err.Error())
+}
+
 // announceRefusedEndpoints tells the service's owner which homes are left out because of
 // their copy's status.url, without quoting it: it may hold a credential.
 func (r *Reconciler) announceRefusedEndpoints(ctx context.Context, isvc *omev1beta1.InferenceService, refused []refusedEndpoint) {

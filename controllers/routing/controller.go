@@ -7,7 +7,6 @@ import (
 	"sync"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2"
@@ -146,7 +145,7 @@ func (r *Reconciler) refuse(ctx context.Context, isvc *omev1beta1.InferenceServi
 	if current != nil {
 		writeErr = r.writeFrozenStatus(ctx, current, err)
 	}
-	r.Recorder.Eventf(isvc, nil, corev1.EventTypeWarning, EventRoutingPolicyRefused, actionResolvePolicy, "%s", err.Error())
+	r.announceRefused(isvc, err)
 	return writeErr
 }
 

@@ -2,8 +2,6 @@ package routing
 
 import (
 	"math"
-	"slices"
-	"strings"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -104,31 +102,22 @@ func (r *Reconciler) readSignal(s *routingScope) {
 }
 
 // signalTargets are the homes to read, each with the names of what the publisher writes
-// for it: the route, the cluster's backend, and its place among the route rule's
-// backendRefs (the publisher orders all the map's homes by cluster name, refused ones
-// included).
+// for it (publish.HomeBackends): the route, the cluster's backend, and its place among
+// the route rule's backendRefs, in the publisher's backend order over all the map's homes,
+// refused ones included.
 func (r *Reconciler) signalTargets(s *routingScope, read []trafficmap.Home) []probing.SignalTarget {
 	clusters := make([]string, 0, len(s.homes))
 	for _, h := range s.homes {
 		clusters = append(clusters, h.Cluster)
 	}
-	slices.SortFunc(clusters, strings.Compare)
-	positions := make(map[string]int, len(clusters))
-	for i, c := range clusters {
-		positions[c] = i + 1
-	}
-	routeNamespace := r.RouteNamespace
-	if routeNamespace == "" {
-		routeNamespace = s.key.Namespace
-	}
-	route := publish.RouteName(s.key.Namespace, s.key.Name, r.RouteNamespace)
-	var targets []probing.SignalTarget
+	published := publish.HomeBackends(s.key.Namespace, s.key.Name, r.RouteNamespace, clusters)
+	targets := make([]probing.SignalTarget, 0, len(read))
 	for _, h := range read {
-		targets = append(targets, probing.SignalTarget{Cluster: h.Cluster, Vars: trafficsignal.Vars{
-			Namespace: s.key.Namespace, Service: s.key.Name, Route: route, RouteNamespace: routeNamespace,
-			Backends:        []string{publish.BackendName(s.key.Namespace, s.key.Name, h.Cluster)},
-			BackendPosition: positions[h.Cluster],
-		}})
+		b := published[h.Cluster]
+		targets = append(targets, probing.SignalTarget{
+			Cluster: h.Cluster, Namespace: s.key.Namespace, Service: s.key.Name,
+			Route: b.Route, RouteNamespace: b.RouteNamespace, Backends: b.Backends, BackendPosition: b.Position,
+		})
 	}
 	return targets
 }

@@ -26,6 +26,11 @@ const (
 	BackendEnvoyGateway BackendKind = "EnvoyGatewayBackend"
 )
 
+// BackendKinds are the values endpoint.gatewayBackend.kind accepts, the default first.
+// What the publisher writes for each is in pkg/publish (BackendKinds there), whose test
+// keeps the two lists and the chart's enum the same.
+var BackendKinds = []BackendKind{BackendExternalNameService, BackendEnvoyGateway}
+
 // Publisher holds the settings under routing.publisher.
 type Publisher struct {
 	// Name is the publisher as configured: empty or BuiltinPublisher, which are the same.

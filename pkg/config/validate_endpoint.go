@@ -1,6 +1,11 @@
 package config
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"slices"
+	"strconv"
+	"strings"
+)
 
 // publisher checks routing.publisher. The resync interval may be left out (the default
 // applies); one that is set must be a positive duration when routing is on.
@@ -81,16 +86,16 @@ func (v *validator) endpoint(raw rawEndpoint, path string) Endpoint {
 			path, GlobalHostUnderNamespace, path)
 	}
 	if raw.kind != nil && *raw.kind != "" {
-		switch k := BackendKind(*raw.kind); k {
-		case BackendExternalNameService, BackendEnvoyGateway:
+		if k := BackendKind(*raw.kind); slices.Contains(BackendKinds, k) {
 			e.BackendKind = k
-		default:
-			v.fail("%s.gatewayBackend.kind: %q must be %q or %q", path, *raw.kind, BackendExternalNameService, BackendEnvoyGateway)
+		} else {
+			v.fail("%s.gatewayBackend.kind: %q must be %s", path, *raw.kind, quotedOr(BackendKinds))
 		}
 	}
-	// An EndpointSlice belongs to a Service (kubernetes.io/service-name); an Envoy Gateway
-	// Backend has no Service for it to belong to, so the two cannot be combined.
-	if slicesOn && e.BackendKind == BackendEnvoyGateway {
+	// An EndpointSlice belongs to a Service (kubernetes.io/service-name); the other kinds
+	// (an Envoy Gateway Backend) have no Service for it to belong to, so the two cannot be
+	// combined.
+	if slicesOn && e.Backend() != BackendExternalNameService {
 		v.fail("%s.gatewayBackend.endpointSlices.enabled: needs gatewayBackend.kind %q, since EndpointSlices belong to Services",
 			path, BackendExternalNameService)
 	}
@@ -105,4 +110,16 @@ func rawString(raw json.RawMessage) string {
 		return excerpt(raw)
 	}
 	return shorten(s)
+}
+
+// quotedOr lists kinds quoted, the last after "or": "a", "b" or "c".
+func quotedOr(kinds []BackendKind) string {
+	q := make([]string, len(kinds))
+	for i, k := range kinds {
+		q[i] = strconv.Quote(string(k))
+	}
+	if len(q) < 2 {
+		return strings.Join(q, "")
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
 }

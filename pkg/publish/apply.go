@@ -11,7 +11,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/ome-routing/operator/pkg/config"
 	"github.com/ome-routing/operator/pkg/version"
 )
 
@@ -26,8 +25,7 @@ const KindTLSPolicy = "BackendTLSPolicy"
 
 // Object is one object of the plan as the publisher applies it.
 type Object struct {
-	// Kind names the object's kind in messages: "HTTPRoute", "backend Service" or
-	// "Envoy Gateway Backend".
+	// Kind names the object's kind in messages: "HTTPRoute", a backend kind's Noun, ...
 	Kind string
 	// Object is what is applied: only the fields the publisher owns, and the digest.
 	Object *unstructured.Unstructured
@@ -43,16 +41,12 @@ func (p Plan) Objects() ([]Object, error) {
 	slices.SortFunc(backends, func(a, b Backend) int { return strings.Compare(a.Name, b.Name) })
 	out := make([]Object, 0, 2*len(backends)+1)
 	for _, b := range backends {
-		var obj runtime.Object = b.Service()
-		kind := "backend Service"
-		if b.Kind == config.BackendEnvoyGateway {
-			obj, kind = b.EnvoyBackend(), "Envoy Gateway Backend"
-		}
-		u, err := applied(obj)
+		kind := BackendKindOf(b.Kind)
+		u, err := applied(kind.Build(b))
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, Object{Kind: kind, Object: u})
+		out = append(out, Object{Kind: kind.Noun, Object: u})
 	}
 	if p.EndpointSlices {
 		for _, b := range backends {

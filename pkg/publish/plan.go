@@ -55,7 +55,7 @@ type Plan struct {
 	Annotated bool
 	// Route is the HTTPRoute as it should be.
 	Route *gatewayv1.HTTPRoute
-	// Backends are the route's backends, in cluster order.
+	// Backends are the route's backends, in backend order (SortInBackendOrder).
 	Backends []Backend
 	// TLS says each backend gets a BackendTLSPolicy (endpoint.gatewayBackend.tls).
 	TLS bool
@@ -131,7 +131,7 @@ func Build(in Input) (Plan, error) {
 		RewriteHostname: ep.RewriteHostname,
 		// The configuration refuses slices with Envoy Gateway Backends; a Service is what
 		// a slice belongs to.
-		EndpointSlices: ep.EndpointSlices && ep.Backend() == config.BackendExternalNameService,
+		EndpointSlices: ep.EndpointSlices && BackendKindOf(ep.Backend()).EndpointSlices,
 	}
 	if ep.RouteNamespace != "" {
 		p.Namespace = ep.RouteNamespace
@@ -155,7 +155,7 @@ func Build(in Input) (Plan, error) {
 	return p, nil
 }
 
-// backends plans one backend per entry, in cluster order, after checking every entry.
+// backends plans one backend per entry, in backend order, after checking every entry.
 func backends(in Input, namespace string) ([]Backend, error) {
 	seen := map[string]bool{}
 	out := make([]Backend, 0, len(in.Map.Spec.Entries))
@@ -186,7 +186,7 @@ func backends(in Input, namespace string) ([]Backend, error) {
 			return nil, err
 		}
 		name := BackendName(in.ServiceNamespace, in.ServiceName, e.Cluster)
-		if errs := backendNameRule(in.Endpoint.Backend())(name); errs != "" {
+		if errs := BackendKindOf(in.Endpoint.Backend()).NameRule(name); errs != "" {
 			return nil, fmt.Errorf("TrafficMap entry %q generates invalid backend Service name %q: %s", e.Cluster, name, errs)
 		}
 		out = append(out, Backend{
@@ -200,7 +200,7 @@ func backends(in Input, namespace string) ([]Backend, error) {
 			Labels:    labels,
 		})
 	}
-	slices.SortFunc(out, func(a, b Backend) int { return strings.Compare(a.Cluster, b.Cluster) })
+	SortInBackendOrder(out, func(b Backend) string { return b.Cluster })
 	return out, nil
 }
 
@@ -246,24 +246,10 @@ func (b Backend) objectReference() gatewayv1.BackendObjectReference {
 		Namespace: ptr.To(gatewayv1.Namespace(b.Namespace)),
 		Port:      ptr.To(b.Port),
 	}
-	switch b.Kind {
-	case config.BackendEnvoyGateway:
-		ref.Group = ptr.To(gatewayv1.Group(EnvoyGatewayGroup))
-		ref.Kind = ptr.To(gatewayv1.Kind("Backend"))
-	default:
-		ref.Group = ptr.To(gatewayv1.Group(""))
-		ref.Kind = ptr.To(gatewayv1.Kind("Service"))
-	}
+	gvk := BackendKindOf(b.Kind).GVK
+	ref.Group = ptr.To(gatewayv1.Group(gvk.Group))
+	ref.Kind = ptr.To(gatewayv1.Kind(gvk.Kind))
 	return ref
-}
-
-// backendNameRule is the naming rule of a backend kind: a Service's name is a DNS-1035
-// label, an Envoy Gateway Backend's a DNS-1123 subdomain.
-func backendNameRule(kind config.BackendKind) func(string) string {
-	if kind == config.BackendEnvoyGateway {
-		return dns1123Subdomain
-	}
-	return dns1035Label
 }
 
 // parseGateway reads the globalGateway setting: "name" or "namespace/name".

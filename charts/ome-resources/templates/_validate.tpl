@@ -263,7 +263,7 @@ rest; where a template puts a name is the manager's to check, when it starts. */
 {{- if and (eq (toString $e.globalHostAnnotation) "UnderNamespace") (not $e.globalHostTemplate) -}}
 {{- $p = append $p (printf "%sendpoint.globalHostAnnotation: %q needs endpoint.globalHostTemplate, which gives each namespace its suffix" $pre "UnderNamespace") -}}
 {{- end -}}
-{{- if and $slices.enabled (eq (toString $backend.kind) "EnvoyGatewayBackend") -}}
+{{- if and $slices.enabled $backend.kind (ne (toString $backend.kind) "ExternalNameService") -}}
 {{- $p = append $p (printf "%sendpoint.gatewayBackend.endpointSlices.enabled: needs gatewayBackend.kind %q, since EndpointSlices belong to Services" $pre "ExternalNameService") -}}
 {{- end -}}
 {{- join "\n" $p -}}
