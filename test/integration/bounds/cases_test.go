@@ -193,7 +193,6 @@ var (
 	hugeText  = strings.Repeat("ü", 512*1024) // 1 MiB
 	name253   = func(i int) string { return fmt.Sprintf("%03d-%s", i, strings.Repeat("c", 249)) }
 	name63    = func(i int) string { return fmt.Sprintf("%02d%s", i, strings.Repeat("n", 61)) }
-	twoTo63   = math.Ldexp(1, 63)
 	maxInt32  = int32(math.MaxInt32)
 	window    = time.Minute
 	mapObject = func(name string) *omev1beta1.TrafficMap {
@@ -340,7 +339,7 @@ func driveCapacity(ctx context.Context, now time.Time) ([]client.Object, error) 
 	// Every factor the API server takes on a service, the extremes among them; the ones
 	// the manager's own parse refuses freeze the service and are never written.
 	var accepted []resource.Quantity
-	for _, f := range []string{"1000", "999.999", "0.001", "0", "1e3", "1000000000m", "0.0000000001", "1e-3"} {
+	for _, f := range []string{"1000", "999.999", "0.001", "0", "1e3", "1000000000m", "0.0000000001", "1e-3", "1e-99", "0.5n", "0.0001", "1000.0001"} {
 		if q, err := trafficmap.ParseCapacityFactor(omev1beta1.CapacityFactor(f)); err == nil {
 			accepted = append(accepted, q)
 		}
