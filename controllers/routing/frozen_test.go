@@ -3,12 +3,14 @@ package routing
 import (
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/controllers/internal/mapstatus"
+	"github.com/ome-routing/operator/pkg/text"
 	"github.com/ome-routing/operator/pkg/trafficmap"
 )
 
@@ -38,5 +40,15 @@ func TestSettingsAccepted(t *testing.T) {
 	refused := settingsAccepted(tm, errors.New(msg))
 	if refused.Status != metav1.ConditionFalse || refused.Reason != string(omev1beta1.TrafficMapReasonRoutingPolicyRefused) || refused.Message != msg {
 		t.Fatalf("refused = %+v", refused)
+	}
+}
+
+// A refusal quoting more than a condition holds (every problem of a long setting) is cut
+// to the condition's maxLength: the frozen map's status write is never refused for it.
+func TestSettingsAcceptedCutsALongRefusal(t *testing.T) {
+	tm := &omev1beta1.TrafficMap{ObjectMeta: metav1.ObjectMeta{Generation: 7}}
+	refused := settingsAccepted(tm, errors.New(strings.Repeat("é", text.MaxConditionMessageBytes)))
+	if len(refused.Message) > text.MaxConditionMessageBytes || len(refused.Message) < text.MaxConditionMessageBytes-1 {
+		t.Fatalf("a refusal of %d bytes gives a message of %d bytes", 2*text.MaxConditionMessageBytes, len(refused.Message))
 	}
 }

@@ -1,20 +1,14 @@
 package routing
 
 import (
-	"math"
 	"time"
-
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/controllers/probing"
 	"github.com/ome-routing/operator/pkg/passivegate"
 	"github.com/ome-routing/operator/pkg/probe"
 	"github.com/ome-routing/operator/pkg/publish"
-	"github.com/ome-routing/operator/pkg/text"
 	"github.com/ome-routing/operator/pkg/trafficmap"
-	"github.com/ome-routing/operator/pkg/trafficsignal"
 )
 
 // This file owns the passive gate's part of the attach phase: each home's reading of the
@@ -60,7 +54,7 @@ func (r *Reconciler) attachPassiveGates(s *routingScope) time.Time {
 			Capacity:     int64(max(min(h.Allocated, h.Ready), 0)),
 			Reading:      readings[h.Cluster],
 			ProbePassing: h.Probe != nil && h.Probe.Result == omev1beta1.ProbePassing && !h.Probe.Gated,
-			State:        passiveState(recorded[h.Cluster]),
+			State:        passivegate.FromRecord(recorded[h.Cluster]),
 		})
 		at = append(at, i)
 	}
@@ -68,7 +62,7 @@ func (r *Reconciler) attachPassiveGates(s *routingScope) time.Time {
 	probePolicy := s.policy.Policy
 	for j, d := range passivegate.Decide(*policy, homes, now) {
 		h := &s.homes[at[j]]
-		h.PassiveGate = passiveRecord(d, homes[j].Reading, policy.Enforced(), recorded[h.Cluster])
+		h.PassiveGate = passivegate.Record(d, homes[j].Reading, policy.Enforced(), recorded[h.Cluster])
 		if d.State.Gated && d.State.Until.After(now) {
 			next = earliest(next, d.State.Until)
 		}
@@ -120,67 +114,4 @@ func (r *Reconciler) signalTargets(s *routingScope, read []trafficmap.Home) []pr
 		})
 	}
 	return targets
-}
-
-// passiveState is the decision's view of a record: a Shadow gate is a gate too, so that
-// switching the mode keeps it.
-func passiveState(rec *omev1beta1.TrafficMapPassiveGate) passivegate.State {
-	if rec == nil {
-		return passivegate.State{}
-	}
-	st := passivegate.State{Gated: rec.Gated || rec.WouldGate, Count: rec.Count,
-		Since: timeOf(rec.Since), Until: timeOf(rec.Until), LastLift: timeOf(rec.LastLiftTime)}
-	if st.Gated && rec.Requests != nil && *rec.Requests > 0 {
-		st.Requests = float64(*rec.Requests)
-		st.FailedPercent = 100 * float64(ptr.Deref(rec.Failures, 0)) / st.Requests
-	}
-	return st
-}
-
-// passiveRecord is the record of one decision. While a gate holds, the counts are those
-// of the reading that closed it; otherwise those of the last Known reading.
-func passiveRecord(d passivegate.Decision, r passivegate.Reading, enforced bool, prev *omev1beta1.TrafficMapPassiveGate) *omev1beta1.TrafficMapPassiveGate {
-	st := d.State
-	rec := &omev1beta1.TrafficMapPassiveGate{Signal: omev1beta1.TrafficSignalUnknown, Count: st.Count, Capped: d.Capped,
-		LastLiftTime: metaTime(st.LastLift)}
-	if r.Known {
-		rec.Signal = omev1beta1.TrafficSignalKnown
-	}
-	switch {
-	case st.Gated:
-		rec.Gated, rec.WouldGate = enforced, !enforced
-		rec.Since, rec.Until = metaTime(st.Since), metaTime(st.Until)
-		rec.Requests = ptr.To(count(st.Requests))
-		rec.Failures = ptr.To(count(st.Requests * st.FailedPercent / 100))
-	case r.Known:
-		rec.Requests, rec.Failures = ptr.To(count(r.Requests)), ptr.To(count(min(r.Failures, r.Requests)))
-	case prev != nil:
-		rec.Requests, rec.Failures = prev.Requests, prev.Failures
-	}
-	rec.Message = d.Message
-	if rec.Message == "" && !r.Known {
-		rec.Message = r.Reason
-	}
-	rec.Message = text.Cap(rec.Message, trafficsignal.MaxReasonBytes)
-	return rec
-}
-
-// count rounds a reading (increase() extrapolates to fractions) to a whole count.
-func count(v float64) int64 {
-	return int64(math.Round(max(v, 0)))
-}
-
-func timeOf(t *metav1.Time) time.Time {
-	if t == nil {
-		return time.Time{}
-	}
-	return t.Time
-}
-
-// metaTime is t as the map records times (to the second, as lastProbeTime), nil when zero.
-func metaTime(t time.Time) *metav1.Time {
-	if t.IsZero() {
-		return nil
-	}
-	return &metav1.Time{Time: t.Truncate(time.Second)}
 }

@@ -16,6 +16,7 @@ import (
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/controllers/internal/mapstatus"
 	"github.com/ome-routing/operator/pkg/capacity"
+	"github.com/ome-routing/operator/pkg/text"
 	"github.com/ome-routing/operator/pkg/trafficmap"
 	"github.com/ome-routing/operator/pkg/version"
 )
@@ -187,7 +188,7 @@ func settingsAccepted(tm *omev1beta1.TrafficMap, refusal error) metav1.Condition
 	c := metav1.Condition{Type: omev1beta1.TrafficMapSettingsAccepted, Status: metav1.ConditionTrue,
 		Reason: string(omev1beta1.TrafficMapReasonSettingsAccepted), ObservedGeneration: tm.Generation}
 	if refusal != nil {
-		c.Status, c.Reason, c.Message = metav1.ConditionFalse, string(omev1beta1.TrafficMapReasonRoutingPolicyRefused), refusal.Error()
+		c.Status, c.Reason, c.Message = metav1.ConditionFalse, string(omev1beta1.TrafficMapReasonRoutingPolicyRefused), text.ConditionMessage(refusal.Error())
 	}
 	return c
 }

@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/pkg/text"
 )
 
 // IndexWorkloadClusterSecret indexes WorkloadClusters by the "namespace/name" of their
@@ -143,6 +144,8 @@ func (r *Reconciler) notReady(name string, reason omev1beta1.WorkloadClusterCond
 // is inside its grace period, so one slow answer does not move traffic, then False.
 func (r *Reconciler) failure(ctx context.Context, wc *omev1beta1.WorkloadCluster, message string) metav1.Condition {
 	ctrl.LoggerFrom(ctx).V(1).Info("Member connection failed", "WorkloadCluster", klog.KObj(wc), "error", message)
+	// An error from a member's API server or a Secret's kubeconfig can be any length.
+	message = text.ConditionMessage(message)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.failingSince == nil {

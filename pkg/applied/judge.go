@@ -162,7 +162,7 @@ func judgeOne(w *Withdrawal, r passivegate.Reading, interval time.Duration, now 
 		return awaiting1, fmt.Sprintf("weight 0 in the route for %s; waiting for a %s window that starts after it",
 			since, r.Window), firstAfter(w.Written)
 	}
-	if requests := count(r.Requests); requests > 0 {
+	if requests := passivegate.Count(r.Requests); requests > 0 {
 		if start.Before(w.Written.Add(interval)) {
 			return awaiting1, fmt.Sprintf("weight 0 in the route for %s; %d request(s) in the window that started %s after it, "+
 					"within the interval the gateway has to load the route", since, requests, start.Sub(w.Written).Round(100*time.Millisecond)),
@@ -176,14 +176,6 @@ func judgeOne(w *Withdrawal, r passivegate.Reading, interval time.Duration, now 
 	}
 	return moved1, fmt.Sprintf("weight 0 in the route after %s, no requests after %s",
 		w.Written.Sub(w.Decided).Round(time.Millisecond), w.Moved.Sub(w.Decided).Round(100*time.Millisecond)), time.Time{}
-}
-
-// count rounds a reading (increase() extrapolates to fractions) to a whole count.
-func count(v float64) int64 {
-	if v < 0.5 {
-		return 0
-	}
-	return int64(v + 0.5)
 }
 
 // named joins the first maxNamed notes and counts the rest.

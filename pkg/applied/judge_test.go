@@ -2,6 +2,7 @@ package applied
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +11,7 @@ import (
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/pkg/passivegate"
+	"github.com/ome-routing/operator/pkg/trafficsignal"
 )
 
 var (
@@ -131,5 +133,26 @@ func TestJudgeNamesEightClusters(t *testing.T) {
 	if !strings.HasSuffix(v.Message, " | and 3 more") || strings.Count(v.Message, " | ") != 8 || !strings.Contains(v.Message, "worker-07:") ||
 		strings.Contains(v.Message, "worker-08:") {
 		t.Fatalf("got %s", v.Message)
+	}
+}
+
+// A count past 2^63 at weight 0 (a broken source, a query without bound) once read as "no
+// requests": its int64 wrapped negative, and TrafficApplied said TrafficMoved. The signal
+// reads such an answer Unknown, so the condition says the signal cannot be read; a Known
+// reading that large (none comes from the signal) still counts as requests.
+func TestAHugeCountAtWeightZeroIsNotNoRequests(t *testing.T) {
+	w := written("worker-b")
+	at := t0.Add(12 * time.Second)
+	body := fmt.Sprintf(`{"status":"success","data":{"resultType":"vector","result":[{"metric":{},"value":[%d,"9223372036854775808"]}]}}`, at.Unix())
+	huge := trafficsignal.ParseAnswer(trafficsignal.Answer{Status: 200, Body: []byte(body)}, at, window)
+	r := trafficsignal.Reading(huge, trafficsignal.Value{Known: true}, window)
+	r.At = at
+	v, _ := Judge([]Withdrawal{w}, nil, map[string]passivegate.Reading{"worker-b": r}, signal, at)
+	if v.Reason != omev1beta1.TrafficMapReasonSignalUnknown || !strings.Contains(v.Message, "more than 9007199254740992 (2^53)") {
+		t.Fatalf("a count of 2^63 at weight 0: %s %q", v.Reason, v.Message)
+	}
+	v, _ = Judge([]Withdrawal{w}, nil, map[string]passivegate.Reading{"worker-b": reading(at, math.Ldexp(1, 63))}, signal, at)
+	if v.Reason != omev1beta1.TrafficMapReasonStillServed {
+		t.Fatalf("a Known 2^63 at weight 0: %s %q", v.Reason, v.Message)
 	}
 }

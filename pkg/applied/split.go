@@ -147,9 +147,9 @@ func settle(clusters []string, weights map[string]int32, requests []float64) (Sp
 		total += requests[i]
 		weightSum += int64(weights[c])
 	}
-	if count(total) < SplitMinRequests {
+	if passivegate.Count(total) < SplitMinRequests {
 		return SplitTooFewRequests, fmt.Sprintf("the split is not judged: %d request(s) over the window, fewer than %d (tried again in %d intervals)",
-			count(total), SplitMinRequests, SplitRetryIntervals)
+			passivegate.Count(total), SplitMinRequests, SplitRetryIntervals)
 	}
 	type share struct {
 		cluster        string
@@ -169,7 +169,7 @@ func settle(clusters []string, weights map[string]int32, requests []float64) (Sp
 	for i, s := range shares {
 		parts[i] = fmt.Sprintf("%s %.0f%% of requests for %.0f%% of the weight", s.cluster, s.got, s.want)
 	}
-	words := fmt.Sprintf("over %d request(s): %s", count(total), named(parts))
+	words := fmt.Sprintf("over %d request(s): %s", passivegate.Count(total), named(parts))
 	if worst > SplitTolerance {
 		return SplitMismatched, fmt.Sprintf("the split is off the weights by %.0f points (tolerance %d) %s", worst, SplitTolerance, words)
 	}

@@ -129,7 +129,9 @@ func Decide(p Policy, homes []Home, now time.Time) []Decision {
 		}
 		held += size[i]
 		s := &d.State
-		s.Count++
+		// A cluster gated again and again stops counting at the schema's maximum; its
+		// ejection time reached maxEjectionTime long before.
+		s.Count = min(s.Count+1, MaxGatesInARow)
 		s.Gated, s.Since, s.Until = true, now, now.Add(p.ejectionTime(s.Count))
 		s.Requests, s.FailedPercent = h.Reading.Requests, h.Reading.failedPercent()
 		d.Transition = Gated

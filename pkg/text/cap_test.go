@@ -1,6 +1,10 @@
 package text
 
-import "testing"
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
 
 func TestCap(t *testing.T) {
 	cases := []struct {
@@ -21,5 +25,16 @@ func TestCap(t *testing.T) {
 		if got := Cap(c.s, c.limit); got != c.want {
 			t.Errorf("Cap(%q, %d) = %q, want %q", c.s, c.limit, got, c.want)
 		}
+	}
+}
+
+// A condition's message is cut to what metav1.Condition allows, on a character boundary.
+func TestConditionMessage(t *testing.T) {
+	long := strings.Repeat("ü", MaxConditionMessageBytes)
+	if got := ConditionMessage(long); len(got) > MaxConditionMessageBytes || !utf8.ValidString(got) || len(got) < MaxConditionMessageBytes-1 {
+		t.Fatalf("a message of %d bytes became %d bytes", len(long), len(got))
+	}
+	if got := ConditionMessage("short"); got != "short" {
+		t.Fatalf("got %q", got)
 	}
 }

@@ -10,12 +10,21 @@ import (
 
 	"github.com/prometheus/common/model"
 
+	"github.com/ome-routing/operator/pkg/passivegate"
 	"github.com/ome-routing/operator/pkg/text"
 )
 
 // MaxReasonBytes bounds why a reading is Unknown: the reason ends up in the TrafficMap
 // entry's passiveGate.message, whose CRD allows 256 characters.
 const MaxReasonBytes = 256
+
+// MaxCount is the largest number a Known reading holds: 2^53, the last whole number a
+// float64 keeps exact. A window's requests never come near it (it is a billion requests
+// a second for over a hundred days), so a larger answer comes from a broken source or a
+// query without bound, not from traffic: it reads Unknown rather than being recorded, and
+// every count the map records (passiveGate.requests and failures, int64 and at least 0)
+// stays within its schema.
+const MaxCount = passivegate.MaxRecordedCount
 
 // QueryURL is the instant query for promql at time at, against the API whose base is base.
 func QueryURL(base, promql string, at time.Time) string {
@@ -59,8 +68,8 @@ type apiAnswer struct {
 }
 
 // ParseAnswer reads one answer for a query asked at asked over window. The value is
-// Known only when the answer holds exactly one sample, a finite count of at least 0, taken
-// no earlier than one window before asked.
+// Known only when the answer holds exactly one sample, a finite count from 0 to MaxCount,
+// taken no earlier than one window before asked.
 func ParseAnswer(a Answer, asked time.Time, window time.Duration) Value {
 	switch {
 	case a.Err != nil:
@@ -107,6 +116,8 @@ func ParseAnswer(a Answer, asked time.Time, window time.Duration) Value {
 	switch {
 	case math.IsNaN(n) || math.IsInf(n, 0) || n < 0:
 		return unknown("the query gave %v, which is not a count", n)
+	case n > MaxCount:
+		return unknown("the query gave %v, more than %d (2^53), which no window's requests reach: the source or the query is broken", n, int64(MaxCount))
 	case ts.Time().Before(asked.Add(-window)):
 		return unknown("the sample is from %s, older than the window (%s)", ts.Time().UTC().Format(time.RFC3339), window)
 	}

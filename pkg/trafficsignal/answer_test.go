@@ -18,6 +18,10 @@ const (
 	badData    = `{"status":"error","errorType":"bad_data","error":"invalid parameter \"query\": 1:5: parse error: unexpected \"}\""}`
 	nanSample  = `{"status":"success","data":{"resultType":"vector","result":[{"metric":{},"value":[1700000000,"NaN"]}]}}`
 	negative   = `{"status":"success","data":{"resultType":"vector","result":[{"metric":{},"value":[1700000000,"-3"]}]}}`
+	past2to63  = `{"status":"success","data":{"resultType":"vector","result":[{"metric":{},"value":[1700000000,"9223372036854775808"]}]}}`
+	atMaxCount = `{"status":"success","data":{"resultType":"vector","result":[{"metric":{},"value":[1700000000,"9007199254740992"]}]}}`
+	pastMax    = `{"status":"success","data":{"resultType":"vector","result":[{"metric":{},"value":[1700000000,"9007199254740994"]}]}}`
+	infSample  = `{"status":"success","data":{"resultType":"scalar","result":[1700000000,"+Inf"]}}`
 	staleValue = `{"status":"success","data":{"resultType":"vector","result":[{"metric":{},"value":[1699999000,"5"]}]}}`
 )
 
@@ -42,6 +46,10 @@ func TestParseAnswer(t *testing.T) {
 		"no answer":    {Answer{Err: errors.New("dial tcp 127.0.0.1:1: connect: connection refused")}, false, 0, "the query was not answered: dial tcp"},
 		"NaN":          {Answer{Status: 200, Body: []byte(nanSample)}, false, 0, "the query gave NaN, which is not a count"},
 		"negative":     {Answer{Status: 200, Body: []byte(negative)}, false, 0, "the query gave -3, which is not a count"},
+		"2^63":         {Answer{Status: 200, Body: []byte(past2to63)}, false, 0, "the query gave 9.223372036854776e+18, more than 9007199254740992 (2^53)"},
+		"2^53":         {Answer{Status: 200, Body: []byte(atMaxCount)}, true, MaxCount, ""},
+		"past 2^53":    {Answer{Status: 200, Body: []byte(pastMax)}, false, 0, "the query gave 9.007199254740994e+15, more than"},
+		"+Inf":         {Answer{Status: 200, Body: []byte(infSample)}, false, 0, "the query gave +Inf, which is not a count"},
 		"too old":      {Answer{Status: 200, Body: []byte(staleValue)}, false, 0, "the sample is from 2023-11-14T21:56:40Z, older than the window (30s)"},
 		"long message": {Answer{Err: errors.New(strings.Repeat("x", 1000))}, false, 0, "the query was not answered: xxx"},
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ome-routing/operator/pkg/capacity"
 	"github.com/ome-routing/operator/pkg/drain"
+	"github.com/ome-routing/operator/pkg/passivegate"
 	"github.com/ome-routing/operator/pkg/placement"
 	"github.com/ome-routing/operator/pkg/probe"
 	"github.com/ome-routing/operator/pkg/trafficmap"
@@ -26,6 +27,7 @@ func TestTheManagerCapsWhatItWritesAtTheCRDsMaxima(t *testing.T) {
 		".spec.entries[].weightMessage":           trafficmap.MaxWeightMessageBytes,
 		".spec.entries[].warning":                 trafficmap.MaxWarningBytes,
 		".spec.entries[].drainRefs[]":             drain.MaxIDBytes,
+		".spec.entries[].passiveGate.message":     passivegate.MaxMessageBytes,
 		".status.excludedClusters[].message":      placement.MaxExclusionMessageBytes,
 		".status.noTraffic":                       trafficmap.MaxNoTrafficBytes,
 	}
@@ -42,6 +44,16 @@ func TestTheManagerCapsWhatItWritesAtTheCRDsMaxima(t *testing.T) {
 	for path, want := range items {
 		if s := at(t, root, path); s != nil && (s.MaxItems == nil || int(*s.MaxItems) != want) {
 			t.Errorf("%s: maxItems %v in the CRD, the manager caps it at %d", path, deref(s.MaxItems), want)
+		}
+	}
+	maxima := map[string]float64{
+		".spec.entries[].passiveGate.count": passivegate.MaxGatesInARow,
+	}
+	for path, want := range maxima {
+		if s := at(t, root, path); s != nil && s.Maximum == nil {
+			t.Errorf("%s: no maximum in the CRD, the manager caps it at %v", path, want)
+		} else if s != nil && *s.Maximum != want {
+			t.Errorf("%s: maximum %v in the CRD, the manager caps it at %v", path, *s.Maximum, want)
 		}
 	}
 }
