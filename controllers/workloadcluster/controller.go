@@ -19,7 +19,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/pkg/text"
 )
+
+// maxConditionMessageBytes is the API's limit on a condition's message.
+const maxConditionMessageBytes = 32768
 
 // IndexWorkloadClusterSecret indexes WorkloadClusters by the "namespace/name" of their
 // kubeconfig Secret, so a Secret change finds the clusters to reconnect.
@@ -170,6 +174,9 @@ func (r *Reconciler) clearFailure(name string) {
 
 func (r *Reconciler) writeCondition(ctx context.Context, wc *omev1beta1.WorkloadCluster, cond metav1.Condition) error {
 	before := wc.DeepCopy()
+	// A connection's error quotes what the member sent (its certificate's names, its
+	// answer), so the message enters the API through the one rule for untrusted text.
+	cond.Message = text.Cap(cond.Message, maxConditionMessageBytes)
 	cond.ObservedGeneration = wc.Generation
 	changed := meta.SetStatusCondition(&wc.Status.Conditions, cond)
 	if !changed && wc.Status.ObservedGeneration == wc.Generation {
