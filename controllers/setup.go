@@ -113,7 +113,7 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 	if opts.SecretNamespace == "" {
 		return errors.New("controllers: SecretNamespace must be set")
 	}
-	members := workloadcluster.NewMembers(mgr.GetScheme(), opts.MemberTimeout)
+	members := workloadcluster.NewMembers(mgr.GetScheme(), opts.MemberTimeout, opts.Observer)
 	prober := probing.NewProber(opts.Observer, opts.MaxProbesInFlight)
 	poller := probing.NewPoller(opts.Observer, opts.MaxProbesInFlight)
 	signal := probing.NewSignalPoller(opts.Observer, opts.TrafficSignal, opts.MaxProbesInFlight)

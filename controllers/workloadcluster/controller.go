@@ -2,6 +2,7 @@ package workloadcluster
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -19,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/pkg/observer"
 	"github.com/ome-routing/operator/pkg/text"
 )
 
@@ -129,6 +131,16 @@ func (r *Reconciler) connectKubeConfig(ctx context.Context, wc *omev1beta1.Workl
 // one) and reports whether its API server answered.
 func (r *Reconciler) reach(ctx context.Context, wc *omev1beta1.WorkloadCluster, identity []byte, cfg *rest.Config) metav1.Condition {
 	if err := r.Members.Connect(ctx, wc.Name, identity, cfg); err != nil {
+		// An address the network guard refuses stays refused until a setting or the
+		// source changes: no grace, no retry as if the member were slow.
+		var refused *observer.RefusedError
+		if errors.As(err, &refused) {
+			reason := omev1beta1.WorkloadClusterReasonBadKubeConfig
+			if wc.Spec.ClusterSource.ClusterProfileRef != nil {
+				reason = omev1beta1.WorkloadClusterReasonBadClusterProfile
+			}
+			return r.notReady(wc.Name, reason, "the server's address is refused: "+refused.Error())
+		}
 		return r.failure(ctx, wc, err.Error())
 	}
 	r.clearFailure(wc.Name)
