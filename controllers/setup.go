@@ -15,6 +15,7 @@ import (
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/controllers/probing"
 	"github.com/ome-routing/operator/controllers/publisher"
+	"github.com/ome-routing/operator/controllers/recorder"
 	"github.com/ome-routing/operator/controllers/routing"
 	"github.com/ome-routing/operator/controllers/workloadcluster"
 	"github.com/ome-routing/operator/pkg/capacity"
@@ -202,9 +203,10 @@ func setupPublisher(mgr ctrl.Manager, opts Options, members *workloadcluster.Mem
 	return publisher.Setup(mgr, po)
 }
 
-// RegisterMetrics registers the routing, prober, member and publisher metrics with reg.
+// RegisterMetrics registers the routing, prober, member, publisher and event recorder
+// metrics with reg.
 func RegisterMetrics(reg prometheus.Registerer) error {
-	for _, c := range slices.Concat(routing.Collectors(), probing.Collectors(), workloadcluster.Collectors(), publisher.Collectors()) {
+	for _, c := range slices.Concat(routing.Collectors(), probing.Collectors(), workloadcluster.Collectors(), publisher.Collectors(), recorder.Collectors()) {
 		if err := reg.Register(c); err != nil {
 			return err
 		}

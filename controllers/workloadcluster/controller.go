@@ -158,7 +158,7 @@ func (r *Reconciler) notReady(name string, reason omev1beta1.WorkloadClusterCond
 // failure reports a connection that fails: still True while a member that was Reachable
 // is inside its grace period, so one slow answer does not move traffic, then False.
 func (r *Reconciler) failure(ctx context.Context, wc *omev1beta1.WorkloadCluster, message string) metav1.Condition {
-	ctrl.LoggerFrom(ctx).V(1).Info("Member connection failed", "WorkloadCluster", klog.KObj(wc), "error", message)
+	ctrl.LoggerFrom(ctx).V(1).Info("Member connection failed", "WorkloadCluster", klog.KObj(wc), "error", text.Inert(message))
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.failingSince == nil {
