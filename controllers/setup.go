@@ -15,6 +15,7 @@ import (
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/controllers/probing"
 	"github.com/ome-routing/operator/controllers/publisher"
+	"github.com/ome-routing/operator/controllers/recorder"
 	"github.com/ome-routing/operator/controllers/routing"
 	"github.com/ome-routing/operator/controllers/workloadcluster"
 	"github.com/ome-routing/operator/pkg/capacity"
@@ -113,7 +114,7 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 	if opts.SecretNamespace == "" {
 		return errors.New("controllers: SecretNamespace must be set")
 	}
-	members := workloadcluster.NewMembers(mgr.GetScheme(), opts.MemberTimeout)
+	members := workloadcluster.NewMembers(mgr.GetScheme(), opts.MemberTimeout, opts.Observer)
 	prober := probing.NewProber(opts.Observer, opts.MaxProbesInFlight)
 	poller := probing.NewPoller(opts.Observer, opts.MaxProbesInFlight)
 	signal := probing.NewSignalPoller(opts.Observer, opts.TrafficSignal, opts.MaxProbesInFlight)
@@ -203,9 +204,10 @@ func publisherOptions(opts Options, members *workloadcluster.Members) publisher.
 	return po
 }
 
-// RegisterMetrics registers the routing, prober, member and publisher metrics with reg.
+// RegisterMetrics registers the routing, prober, member, publisher and event recorder
+// metrics with reg.
 func RegisterMetrics(reg prometheus.Registerer) error {
-	for _, c := range slices.Concat(routing.Collectors(), probing.Collectors(), workloadcluster.Collectors(), publisher.Collectors()) {
+	for _, c := range slices.Concat(routing.Collectors(), probing.Collectors(), workloadcluster.Collectors(), publisher.Collectors(), recorder.Collectors()) {
 		if err := reg.Register(c); err != nil {
 			return err
 		}

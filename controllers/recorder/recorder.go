@@ -42,6 +42,14 @@ const writers = 4
 // client-go's broadcaster drops past its maxQueuedEvents.
 const queueLength = 1000
 
+// namespaceShare is how many occurrences of one namespace may wait for the writers at once,
+// across all of them. It is checked before an occurrence is queued: one namespace whose
+// hundreds of services each record their burst fills its own share and no more, and an
+// event of another namespace still finds room in the queues (which a namespace's share
+// cannot fill: it is a quarter of one writer's queue, and occurrences of a namespace
+// spread over the writers).
+const namespaceShare = queueLength / 4
+
 // writeTimeout bounds one call to the API server.
 const writeTimeout = 10 * time.Second
 
@@ -59,6 +67,11 @@ type Recorder struct {
 	limits     eventseries.Limits
 	log        logr.Logger
 	queues     [writers]chan *eventsv1.Event
+
+	// mu guards waiting: the occurrences of each namespace queued and not yet taken by a
+	// writer.
+	mu      sync.Mutex
+	waiting map[string]int
 }
 
 var _ events.EventRecorder = (*Recorder)(nil)
@@ -71,6 +84,7 @@ func New(client typedeventsv1.EventsV1Interface, scheme *runtime.Scheme, control
 		// client-go's reporting instance: the controller on this host.
 		instance: text.Cap(controller+"-"+hostname, 128),
 		limits:   limits, log: log.WithValues("reportingController", controller),
+		waiting: map[string]int{},
 	}
 	for i := range r.queues {
 		r.queues[i] = make(chan *eventsv1.Event, queueLength)
@@ -100,11 +114,41 @@ func (r *Recorder) Eventf(regarding, related runtime.Object, eventtype, reason, 
 		r.log.Error(err, "Event not recorded", "reason", reason)
 		return
 	}
+	if !r.admit(ev.Namespace) {
+		eventsDropped.WithLabelValues(r.controller, DropNamespaceShare).Inc()
+		r.log.Info("Event not recorded: its namespace has its share of the queue waiting", "namespace", ev.Namespace, "reason", reason, "note", ev.Note)
+		return
+	}
 	select {
 	case r.queues[writerOf(ev)] <- ev:
 	default:
+		r.taken(ev.Namespace)
+		eventsDropped.WithLabelValues(r.controller, DropQueueFull).Inc()
 		r.log.Info("Event not recorded: the queue is full", "reason", reason, "note", ev.Note)
 	}
+}
+
+// admit counts an occurrence of namespace into its share, or says that the share is full.
+func (r *Recorder) admit(namespace string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.waiting[namespace] >= namespaceShare {
+		return false
+	}
+	r.waiting[namespace]++
+	return true
+}
+
+// taken gives an occurrence's place in its namespace's share back: a writer took it, or it
+// was never queued.
+func (r *Recorder) taken(namespace string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.waiting[namespace] <= 1 {
+		delete(r.waiting, namespace)
+		return
+	}
+	r.waiting[namespace]--
 }
 
 // makeEvent is client-go's Event for an occurrence now, with its note cut to the limit.
@@ -186,6 +230,7 @@ func (r *Recorder) write(ctx context.Context, q <-chan *eventsv1.Event) {
 	for {
 		select {
 		case ev := <-q:
+			r.taken(ev.Namespace)
 			r.observe(ctx, book, ev)
 		case now := <-tick.C:
 			for _, k := range book.Due(now) {
@@ -207,6 +252,7 @@ queued:
 	for {
 		select {
 		case ev := <-q:
+			r.taken(ev.Namespace)
 			r.observe(ctx, book, ev)
 		default:
 			break queued
@@ -227,6 +273,7 @@ func (r *Recorder) observe(ctx context.Context, book *eventseries.Book, ev *even
 	case eventseries.Create, eventseries.Write:
 		r.writeSeries(ctx, book, k)
 	case eventseries.Drop:
+		eventsDropped.WithLabelValues(r.controller, DropBudget).Inc()
 		r.log.Info("Event not recorded: too many new events for this object and cluster at once",
 			"regarding", ev.Regarding.Kind+"/"+ev.Regarding.Namespace+"/"+ev.Regarding.Name, "reason", ev.Reason, "note", ev.Note)
 	}

@@ -2,6 +2,7 @@ package workloadcluster
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -19,8 +20,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/pkg/observer"
 	"github.com/ome-routing/operator/pkg/text"
 )
+
+// maxConditionMessageBytes is the API's limit on a condition's message.
+const maxConditionMessageBytes = 32768
 
 // IndexWorkloadClusterSecret indexes WorkloadClusters by the "namespace/name" of their
 // kubeconfig Secret, so a Secret change finds the clusters to reconnect.
@@ -126,6 +131,16 @@ func (r *Reconciler) connectKubeConfig(ctx context.Context, wc *omev1beta1.Workl
 // one) and reports whether its API server answered.
 func (r *Reconciler) reach(ctx context.Context, wc *omev1beta1.WorkloadCluster, identity []byte, cfg *rest.Config) metav1.Condition {
 	if err := r.Members.Connect(ctx, wc.Name, identity, cfg); err != nil {
+		// An address the network guard refuses stays refused until a setting or the
+		// source changes: no grace, no retry as if the member were slow.
+		var refused *observer.RefusedError
+		if errors.As(err, &refused) {
+			reason := omev1beta1.WorkloadClusterReasonBadKubeConfig
+			if wc.Spec.ClusterSource.ClusterProfileRef != nil {
+				reason = omev1beta1.WorkloadClusterReasonBadClusterProfile
+			}
+			return r.notReady(wc.Name, reason, "the server's address is refused: "+refused.Error())
+		}
 		return r.failure(ctx, wc, err.Error())
 	}
 	r.clearFailure(wc.Name)
@@ -143,7 +158,7 @@ func (r *Reconciler) notReady(name string, reason omev1beta1.WorkloadClusterCond
 // failure reports a connection that fails: still True while a member that was Reachable
 // is inside its grace period, so one slow answer does not move traffic, then False.
 func (r *Reconciler) failure(ctx context.Context, wc *omev1beta1.WorkloadCluster, message string) metav1.Condition {
-	ctrl.LoggerFrom(ctx).V(1).Info("Member connection failed", "WorkloadCluster", klog.KObj(wc), "error", message)
+	ctrl.LoggerFrom(ctx).V(1).Info("Member connection failed", "WorkloadCluster", klog.KObj(wc), "error", text.Inert(message))
 	// An error from a member's API server or a Secret's kubeconfig can be any length.
 	message = text.ConditionMessage(message)
 	r.mu.Lock()
@@ -173,6 +188,9 @@ func (r *Reconciler) clearFailure(name string) {
 
 func (r *Reconciler) writeCondition(ctx context.Context, wc *omev1beta1.WorkloadCluster, cond metav1.Condition) error {
 	before := wc.DeepCopy()
+	// A connection's error quotes what the member sent (its certificate's names, its
+	// answer), so the message enters the API through the one rule for untrusted text.
+	cond.Message = text.Cap(cond.Message, maxConditionMessageBytes)
 	cond.ObservedGeneration = wc.Generation
 	changed := meta.SetStatusCondition(&wc.Status.Conditions, cond)
 	if !changed && wc.Status.ObservedGeneration == wc.Generation {

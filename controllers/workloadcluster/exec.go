@@ -64,6 +64,11 @@ func (p ExecPolicy) check(e *clientcmdapi.ExecConfig) error {
 	if !slices.Contains(p.AllowedCommands, cmd) {
 		return fmt.Errorf("exec credential plugin %q is refused: it is not in %s", cmd, execCommandsSetting)
 	}
+	for _, v := range e.Env {
+		if reservedVariable(v.Name) {
+			return fmt.Errorf("exec credential plugin %q is refused: its variable %q is one only the manager sets (%s)", cmd, v.Name, reservedVariablesRule)
+		}
+	}
 	if e.InteractiveMode == clientcmdapi.AlwaysExecInteractiveMode {
 		return fmt.Errorf("exec credential plugin %q is refused: interactiveMode Always needs a terminal, which the manager does not have", cmd)
 	}
@@ -143,7 +148,9 @@ func (s *execTokenSource) Token() (*oauth2.Token, error) {
 	return tok, nil
 }
 
-// env is the plugin's environment: nothing of the manager's but PATH and HOME.
+// env is the plugin's environment: nothing of the manager's but PATH and HOME, and
+// nothing of the kubeconfig's or the profile's that decides which code runs (check refuses
+// those; they are left out here as well, so that no later path can set them).
 func (s *execTokenSource) env() []string {
 	var env []string
 	for _, key := range []string{"PATH", "HOME"} {
@@ -152,7 +159,9 @@ func (s *execTokenSource) env() []string {
 		}
 	}
 	for _, v := range s.exec.Env {
-		env = append(env, v.Name+"="+v.Value)
+		if !reservedVariable(v.Name) {
+			env = append(env, v.Name+"="+v.Value)
+		}
 	}
 	spec := map[string]any{"interactive": false}
 	if s.cluster != nil {
@@ -160,6 +169,41 @@ func (s *execTokenSource) env() []string {
 	}
 	info, _ := json.Marshal(map[string]any{"apiVersion": s.exec.APIVersion, "kind": "ExecCredential", "spec": spec})
 	return append(env, "KUBERNETES_EXEC_INFO="+string(info))
+}
+
+// reservedVariablesRule says, in a refusal, which variables a kubeconfig or a
+// ClusterProfile may not give a plugin.
+const reservedVariablesRule = "PATH, HOME, KUBERNETES_EXEC_INFO, loader variables LD_* and DYLD_*, " +
+	"interpreter and shell start-up paths, proxies and TLS trust stores"
+
+// reservedVariables are the names no kubeconfig or ClusterProfile may set for an exec
+// plugin, under any profileSourcedEnvVarsPolicy: the plugin runs in the pod that holds
+// every member's credentials, and each of these decides which code it runs (PATH, the
+// loaders' preload and search paths, an interpreter's module path or start-up options, a
+// shell's start-up file), where its home and configuration are read from, or where its
+// own requests for a token go and whom it trusts there (proxies, CA bundles). Compared
+// without case, since a proxy variable works in either.
+var reservedVariables = []string{
+	"PATH", "HOME", "KUBERNETES_EXEC_INFO", "SHELL", "ENV", "BASH_ENV", "IFS", "CDPATH", "TMPDIR",
+	"PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "PYTHONUSERBASE", "PYTHONINSPECT",
+	"NODE_OPTIONS", "NODE_PATH", "PERL5LIB", "PERLLIB", "PERL5OPT", "RUBYLIB", "RUBYOPT", "GEM_PATH", "GEM_HOME",
+	"JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", "CLASSPATH", "GCONV_PATH", "LOCPATH", "NLSPATH",
+	"GOFLAGS", "GODEBUG", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME",
+	"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "SSL_CERT_FILE", "SSL_CERT_DIR",
+	"REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE", "NODE_EXTRA_CA_CERTS", "AWS_CA_BUNDLE",
+}
+
+// reservedPrefixes start names reserved as a family: the dynamic loaders' (glibc, musl,
+// macOS) and the Python and Node runtimes' tuning variables.
+var reservedPrefixes = []string{"LD_", "DYLD_", "PYTHON", "NODE_"}
+
+// reservedVariable says whether name is one only the manager sets for a plugin.
+func reservedVariable(name string) bool {
+	upper := strings.ToUpper(name)
+	if slices.Contains(reservedVariables, upper) {
+		return true
+	}
+	return slices.ContainsFunc(reservedPrefixes, func(p string) bool { return strings.HasPrefix(upper, p) })
 }
 
 // runError says why a plugin could not start without the path lookup's details beyond

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"fmt"
+	"net"
 	"sync"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/event"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/pkg/observer"
 )
 
 // Members holds one live connection per registered workload cluster: a cache of the
@@ -28,6 +30,8 @@ type Members struct {
 	// timeout bounds each call to a member, so one that stops answering only ever costs
 	// its own reconcile this long, never the others'.
 	timeout time.Duration
+	// dial opens every connection to a member, through the probes' network guard.
+	dial func(ctx context.Context, network, address string) (net.Conn, error)
 	// events receives every changed copy; the routing controller maps it to its source.
 	events chan event.GenericEvent
 
@@ -48,12 +52,17 @@ type member struct {
 	cancel   context.CancelFunc
 }
 
-// NewMembers returns an empty member set. timeout bounds every call to a member.
-func NewMembers(scheme *runtime.Scheme, timeout time.Duration) *Members {
+// NewMembers returns an empty member set. timeout bounds every call to a member. Every
+// connection to a member is dialled through obs's network guard (nil: the guard of an
+// installation that opens nothing), as a probe's would be: a kubeconfig or a
+// ClusterProfile names the server, and neither may point the manager, with a member's
+// credential, at the cloud metadata service or at networks the installation keeps closed.
+func NewMembers(scheme *runtime.Scheme, timeout time.Duration, obs *observer.Observer) *Members {
 	base, stop := context.WithCancel(context.Background())
 	return &Members{
 		scheme:  scheme,
 		timeout: timeout,
+		dial:    obs.DialMember,
 		events:  make(chan event.GenericEvent, 1024),
 		base:    base,
 		stop:    stop,
@@ -85,6 +94,7 @@ func (m *Members) Connect(ctx context.Context, name string, identity []byte, cfg
 
 	cfg = rest.CopyConfig(cfg)
 	cfg.Timeout = m.timeout
+	cfg.Dial = m.dial
 	cfg.Wrap(refuseProtocolSwitch)
 	disc, err := discovery.NewDiscoveryClientForConfig(cfg)
 	if err != nil {

@@ -78,7 +78,7 @@ func TestMemberPingIsBoundedWhateverTheServerSends(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			m := NewMembers(scheme, 500*time.Millisecond)
+			m := NewMembers(scheme, 500*time.Millisecond, loopbackObserver(t))
 			t.Cleanup(m.stop)
 			got := make(chan error, 1)
 			go func() { got <- m.Connect(context.Background(), "worker-a", data, cfg) }()

@@ -185,3 +185,16 @@ func (o *Observer) LookupHost(ctx context.Context, host string) ([]netip.Addr, e
 	}
 	return o.lookupIP(ctx, host)
 }
+
+// DialMember opens a connection for a client that is not a probe but must reach only
+// what probes may: a workload cluster's API server, whose address a kubeconfig Secret or a
+// ClusterProfile names. It resolves and checks every address as the probes' dialer does,
+// with the same guard and Options.Hosts, so metadata and link-local addresses are always
+// refused and loopback and private networks follow routing.observer's settings. A nil
+// Observer dials with DefaultGuard.
+func (o *Observer) DialMember(ctx context.Context, network, address string) (net.Conn, error) {
+	if o == nil {
+		o = &Observer{dialer: &net.Dialer{KeepAlive: 30 * time.Second}, lookupIP: lookupIP, guard: DefaultGuard()}
+	}
+	return o.dialContext(ctx, o.guard, network, address)
+}

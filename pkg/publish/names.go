@@ -33,6 +33,10 @@ const backendHashDomain = "gateway-api-trafficmap-backend/v2"
 // maxNameLength bounds the route name to a DNS-1035 label.
 const maxNameLength = 63
 
+// routeHashBytes is how much of the namespace/name hash a route outside its service's
+// namespace carries in its name.
+const routeHashBytes = 8
+
 // boundHashBytes is how much of its hash a name cut to maxNameLength keeps.
 const boundHashBytes = 8
 
@@ -56,14 +60,16 @@ func OwnedBy(labels map[string]string, namespace, name string) bool {
 }
 
 // RouteName is the name of the service's HTTPRoute in routeNamespace: <name>-global, or,
-// when the route lives outside the service's namespace, <name>-<8 hex>-global with the
-// hex from the service's namespace and name, so that services of the same name in two
-// namespaces do not collide.
+// when the route lives outside the service's namespace, <name>-<16 hex>-global with the
+// hex (64 bits) from the service's namespace and name, so that services of the same name
+// in two namespaces do not collide. 64 bits for the reason boundName gives: with 32, a
+// tenant in a shared routeNamespace finds a namespace and name whose route name is
+// another service's in seconds and holds that route name first.
 func RouteName(namespace, name, routeNamespace string) string {
 	base := name
 	if routeNamespace != "" && routeNamespace != namespace {
 		sum := sha256.Sum256([]byte(namespace + "/" + name))
-		base = name + "-" + hex.EncodeToString(sum[:4])
+		base = name + "-" + hex.EncodeToString(sum[:routeHashBytes])
 	}
 	return boundName(base + "-global")
 }

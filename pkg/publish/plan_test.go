@@ -144,12 +144,12 @@ func TestNames(t *testing.T) {
 		{"prod", "chat", "", "chat-global"},
 		{"prod", "chat", "prod", "chat-global"},
 		// The publishing guide's example.
-		{"prod", "chat", "gateway-routes", "chat-ba4cb5d6-global"},
+		{"prod", "chat", "gateway-routes", "chat-ba4cb5d6511184c9-global"},
 		{"prod", "7b", "", "a7b-global"},
 		{"prod", strings.Repeat("x", 56), "", strings.Repeat("x", 56) + "-global"},
 		// Past 63 characters, 64 bits of the name's hash (checked with Python's hashlib).
 		{"prod", strings.Repeat("x", 60), "", strings.Repeat("x", 46) + "-f534aef2e67c3c5e"},
-		{"prod", strings.Repeat("y", 60), "gateway-routes", strings.Repeat("y", 46) + "-dfc835c17ca3a3c2"},
+		{"prod", strings.Repeat("y", 60), "gateway-routes", strings.Repeat("y", 46) + "-cd3793d696e7d8f3"},
 	}
 	for _, c := range cases {
 		if got := RouteName(c.namespace, c.name, c.routeNamespace); got != c.want || len(got) > 63 {
@@ -176,7 +176,7 @@ func TestRouteNamespaceAndHostAnnotation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Route.Namespace != "gateway-routes" || p.Route.Name != "chat-ba4cb5d6-global" || p.Backends[0].Namespace != "gateway-routes" ||
+	if p.Route.Namespace != "gateway-routes" || p.Route.Name != "chat-ba4cb5d6511184c9-global" || p.Backends[0].Namespace != "gateway-routes" ||
 		*p.Route.Spec.Rules[0].BackendRefs[0].Namespace != "gateway-routes" {
 		t.Errorf("route %s/%s, backend namespace %s", p.Route.Namespace, p.Route.Name, p.Backends[0].Namespace)
 	}

@@ -92,7 +92,7 @@ func handReconciler(cache client.Client, prober *probing.Prober) *routing.Reconc
 		Client:            cache,
 		APIReader:         fleet.ControlPlane.Client,
 		Recorder:          events.NewFakeRecorder(100),
-		Members:           workloadcluster.NewMembers(envfleet.Scheme, time.Second),
+		Members:           workloadcluster.NewMembers(envfleet.Scheme, time.Second, nil),
 		Prober:            prober,
 		Poller:            probing.NewPoller(nil, 1),
 		RoutingEnabled:    true,

@@ -33,7 +33,7 @@ func table(maps []omev1beta1.TrafficMap, now time.Time) *metav1.Table {
 	for i := range maps {
 		row := metav1.TableRow{Object: runtime.RawExtension{Object: &maps[i]}}
 		for _, c := range cells(&maps[i], now) {
-			row.Cells = append(row.Cells, c)
+			row.Cells = append(row.Cells, util.PrintableCell(c))
 		}
 		t.Rows = append(t.Rows, row)
 	}

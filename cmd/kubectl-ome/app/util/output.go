@@ -78,11 +78,11 @@ func printRows(w io.Writer, rows []Row, maxCell int) error {
 	tw := printers.GetNewTabWriter(w)
 	fmt.Fprintln(tw, "FIELD\tVALUE")
 	for _, r := range rows {
-		v := r.Value
+		v := Printable(r.Value)
 		if maxCell > 0 {
 			v = Cut(v, maxCell)
 		}
-		fmt.Fprintf(tw, "%s\t%s\n", r.Field, v)
+		fmt.Fprintf(tw, "%s\t%s\n", Printable(r.Field), v)
 	}
 	return tw.Flush()
 }
@@ -101,19 +101,20 @@ func PrintFixedRows(w io.Writer, rows []Row) error {
 	}
 	line("FIELD", "VALUE")
 	for _, r := range rows {
+		field, value := Printable(r.Field), Printable(r.Value)
 		switch {
 		case r.Whole:
-			line(r.Field, r.Value)
+			line(field, value)
 		case r.Wrap:
-			for i, l := range Wrap(r.Value, MaxCell) {
+			for i, l := range Wrap(value, MaxCell) {
 				if i == 0 {
-					line(r.Field, l)
+					line(field, l)
 				} else {
 					line("", l)
 				}
 			}
 		default:
-			line(r.Field, Cut(r.Value, MaxCell))
+			line(field, Cut(value, MaxCell))
 		}
 	}
 	_, err := io.WriteString(w, b.String())
