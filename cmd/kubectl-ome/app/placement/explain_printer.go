@@ -98,6 +98,10 @@ func explainRows(r *ExplainReport, wide bool) []util.Row {
 			)
 		}
 	}
+	if c.Serving != nil && c.RoutingIntent != Absent {
+		// The answer routing gives now, after what it intends.
+		rows = append(rows, ServingRows(c.Serving, wide)...)
+	}
 	rows = append(rows, util.Row{Field: "Hint", Value: "WLC Ready is reachability, not capacity"})
 	if f.State != Observed {
 		rows = append(rows, util.Row{Field: "Hint", Value: "Partial fleet: no global eligibility verdict"})
