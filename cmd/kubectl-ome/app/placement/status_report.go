@@ -64,7 +64,7 @@ type StatusContent struct {
 	// Serving sums up the route homes' serving states, as `placement endpoint` shows it.
 	Serving *ServingSummary `json:"serving,omitempty"`
 	Homes   []HomeView      `json:"homes"`
-	Issues             []string   `json:"issues"`
+	Issues  []string        `json:"issues"`
 }
 
 // HomeView is one entry of status.placement.candidates.

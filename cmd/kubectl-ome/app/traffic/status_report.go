@@ -40,7 +40,7 @@ type StatusReport struct {
 	RouteHomes []StatusRouteHome `json:"routeHomes"`
 	// TierSplit is Reported: the map's one-line tier split, such as "east 70%, west 30%";
 	// empty without failover.
-	TierSplit string       `json:"tierSplit,omitempty"`
+	TierSplit string `json:"tierSplit,omitempty"`
 	// Serving is Reported: the manager's summary of the homes' serving states, or Stale
 	// when the map does not show the service as it is now (Computed by the CLI from its
 	// age); absent without a map.
@@ -49,7 +49,7 @@ type StatusReport struct {
 	// route home, each with why (a member the control plane cannot read among them).
 	ExcludedClusters []placement.ExcludedView `json:"excludedClusters"`
 	Observed         ObservedView             `json:"observed"`
-	Warnings  []string     `json:"warnings"`
+	Warnings         []string                 `json:"warnings"`
 }
 
 // DrainView is one override of the annotation and whether a route home carries it.
