@@ -161,8 +161,10 @@ var _ = Describe("kubectl ome placement endpoint with a running manager", Ordere
 		cmd.Env = env
 		out, err := cmd.CombinedOutput()
 		Expect(err).NotTo(HaveOccurred(), string(out))
-		Expect(string(out)).To(MatchRegexp(`HOMES\s+GATED\s+REFUSED\s+WOULD-GATE\s+RAMPING\s+WARNINGS\s+PROBED\s+MESSAGE\s+FROZEN\s+TIERS\s+NO-TRAFFIC\n` +
-			`chat\s.*\s1\s+0\s+0\s+0\s+0\s+1\s+\d+s\s+1 of 1 home\(s\) take traffic\s*\n`))
+		// TARGETS, SERVING (the one home serves), the counts, PROBED, VERDICT (the serving
+		// states' age), STATES (empty: every home serves).
+		Expect(string(out)).To(MatchRegexp(`TARGETS\s+SERVING\s+GATED\s+REFUSED\s+WOULD-GATE\s+RAMPING\s+WARNINGS\s+PROBED\s+VERDICT\s+STATES\s+MESSAGE\s+FROZEN\s+TIERS\s+NO-TRAFFIC\n` +
+			`chat\s.*\s1\s+1\s+0\s+0\s+0\s+0\s+1\s+\d+s\s+\d+s\s+1 of 1 home\(s\) take traffic\s*\n`))
 		// WARNINGS counts worker-live's home: its model server listens on a loopback port of
 		// its own, while the route sends to backendPort 80, so its probe proves nothing
 		// about the port the gateway uses, and the entry says so.
