@@ -180,8 +180,8 @@ var _ = Describe("kubectl ome placement endpoint with a running manager", Ordere
 			seen = trafficMap(Default, key).Generation
 			r := run(ctx, "get", "tm", key.Name, "-n", key.Namespace, "-o", "wide")
 			Expect(r.code).To(BeZero(), r.stderr)
-			Expect(r.stdout).To(MatchRegexp(`^NAME +MODE +TARGETS +ROUTABLE +PUBLISHED +AGE +SERVICE +ACTIVE +HEALTHY +OVERRIDE +OVERRIDE-REASON +REASON +GATEWAY +PUBLISHER-FRESHNESS\n`+
-				`chat +All +1 +True +True +\S+ +chat +1 +1 +False +NoOverrides +Routable +gateway\.networking\.k8s\.io/HTTPRoute:\S+ +Current\n$`),
+			Expect(r.stdout).To(MatchRegexp(`^NAME +MODE +TARGETS +ROUTABLE +PUBLISHED +AGE +SERVICE +ACTIVE +HEALTHY +OVERRIDE +OVERRIDE-REASON +REASON +GATEWAY +PUBLISHER-FRESHNESS +SERVING .*\n`+
+				`chat +All +1 +True +True +\S+ +chat +1 +1 +False +NoOverrides +Routable +gateway\.networking\.k8s\.io/HTTPRoute:\S+ +Current +1 .*\n$`),
 				"call %d of 10 at generation %d", call+1, seen)
 		}
 	})

@@ -113,6 +113,7 @@ Policy inspection    NotRecorded 0/0; truncated=false
 Group inspection     NotRecorded 0/0; truncated=false
 Reported home        worker-b (Admitting)
 Home origin          NotRecorded
+Serving state        HeldOutUnconfirmed (Gated)
 Admitted replicas    Unknown
 Ready replicas       Unknown
 `))
