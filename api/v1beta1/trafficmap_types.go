@@ -483,8 +483,14 @@ type TrafficMapEntry struct {
 	// weightMessage is the whole cause of the weight, with every other cause that would
 	// also hold the cluster at 0.
 	// +optional
-	// +kubebuilder:validation:MaxLength=1024
+	// +kubebuilder:validation:MaxLength=896
 	WeightMessage string `json:"weightMessage,omitempty"`
+
+	// serving is the home's serving state, judged once by the routing reconciler from
+	// everything the operator knows of it: every view reads it. Absent from a manager that
+	// judges none.
+	// +optional
+	Serving ServingState `json:"serving,omitempty"`
 
 	// warning says what about this entry may mislead without changing its weight: the
 	// probe goes to another port than the one the global route sends to
@@ -736,6 +742,28 @@ type TrafficMapStatus struct {
 	// +kubebuilder:validation:MaxLength=32
 	ProbeRecordInterval *metav1.Duration `json:"probeRecordInterval,omitempty"`
 
+	// servingHomes is the number of entries whose serving state takes traffic (Serving,
+	// Unobserved, StillServedAtZero): the homes that get requests, not the positive weights.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	ServingHomes *int32 `json:"servingHomes,omitempty"`
+
+	// homeStates names every entry whose serving state is not Serving, as
+	// "<cluster> <state> <reason>", separated by " | " (eight at most, then how many
+	// more): with servingHomes, the map-level summary of the entries' serving states.
+	// Empty when every home serves.
+	// +optional
+	// +kubebuilder:validation:MaxLength=1024
+	HomeStates string `json:"homeStates,omitempty"`
+
+	// verdictTime is when the routing reconciler last judged the homes' serving states
+	// and recorded them (with a probe round, or a change). It stops moving when the
+	// manager stops: an old verdictTime is a verdict that may no longer hold.
+	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Format=date-time
+	VerdictTime *metav1.Time `json:"verdictTime,omitempty"`
+
 	// routeGeneration is the map generation at which the entries last changed in what the
 	// route is made of (which clusters, their endpoints and their weights). Most
 	// generations only move probe records; a publisher whose observedTrafficMapGeneration
@@ -803,13 +831,16 @@ type TrafficMapStatus struct {
 // +kubebuilder:printcolumn:name="OVERRIDE",type=string,JSONPath=`.status.conditions[?(@.type=="OverrideActive")].status`
 // +kubebuilder:printcolumn:name="REASON",type=string,JSONPath=`.status.conditions[?(@.type=="Routable")].reason`
 // +kubebuilder:printcolumn:name="AGE",type=date,JSONPath=`.metadata.creationTimestamp`
-// +kubebuilder:printcolumn:name="HOMES",type=integer,JSONPath=`.status.homes`,priority=1
+// +kubebuilder:printcolumn:name="TARGETS",type=integer,JSONPath=`.status.homes`,priority=1
+// +kubebuilder:printcolumn:name="SERVING",type=integer,JSONPath=`.status.servingHomes`,priority=1
 // +kubebuilder:printcolumn:name="GATED",type=integer,JSONPath=`.status.gatedHomes`,priority=1
 // +kubebuilder:printcolumn:name="REFUSED",type=integer,JSONPath=`.status.refusedHomes`,priority=1
 // +kubebuilder:printcolumn:name="WOULD-GATE",type=integer,JSONPath=`.status.wouldGateHomes`,priority=1
 // +kubebuilder:printcolumn:name="RAMPING",type=integer,JSONPath=`.status.rampingHomes`,priority=1
 // +kubebuilder:printcolumn:name="WARNINGS",type=integer,JSONPath=`.status.warnedHomes`,priority=1
 // +kubebuilder:printcolumn:name="PROBED",type=date,JSONPath=`.status.lastProbeTime`,priority=1
+// +kubebuilder:printcolumn:name="VERDICT",type=date,JSONPath=`.status.verdictTime`,priority=1
+// +kubebuilder:printcolumn:name="STATES",type=string,JSONPath=`.status.homeStates`,priority=1
 // +kubebuilder:printcolumn:name="MESSAGE",type=string,JSONPath=`.status.conditions[?(@.type=="Routable")].message`,priority=1
 // +kubebuilder:printcolumn:name="FROZEN",type=string,JSONPath=`.status.conditions[?(@.type=="SettingsAccepted")].message`,priority=1
 // +kubebuilder:printcolumn:name="TIERS",type=string,JSONPath=`.spec.failover.summary`,priority=1

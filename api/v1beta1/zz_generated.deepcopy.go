@@ -1129,6 +1129,15 @@ func (in *TrafficMapStatus) DeepCopyInto(out *TrafficMapStatus) {
 		*out = new(v1.Duration)
 		**out = **in
 	}
+	if in.ServingHomes != nil {
+		in, out := &in.ServingHomes, &out.ServingHomes
+		*out = new(int32)
+		**out = **in
+	}
+	if in.VerdictTime != nil {
+		in, out := &in.VerdictTime, &out.VerdictTime
+		*out = (*in).DeepCopy()
+	}
 	if in.ExcludedClusters != nil {
 		in, out := &in.ExcludedClusters, &out.ExcludedClusters
 		*out = make([]ExcludedCluster, len(*in))

@@ -153,6 +153,7 @@ func (r *Reconciler) judgeApplied(_ context.Context, s *routingScope) phase.Outc
 		observeTrafficApplied(stageTrafficMoved, w.Moved.Sub(w.Decided))
 	}
 	setServedAtZero(s.key, len(v.Served))
+	s.counters = countersOf(v)
 	setSplitOffWeights(s.key, m.split != nil && m.split.Verdict == applied.SplitMismatched)
 	s.trafficApplied = metav1.Condition{Type: omev1beta1.TrafficMapTrafficApplied, Status: v.Status, Reason: string(v.Reason),
 		Message: v.Message, ObservedGeneration: s.written.Generation}

@@ -78,6 +78,9 @@ type Reconciler struct {
 	// applied remembers the clusters each map holds at weight 0, for TrafficApplied
 	// (see applied.go).
 	applied appliedTracker
+	// counters remembers what the gateway's counters last said of each map's homes at
+	// weight 0, for the serving states written with the next spec (verdict.go).
+	counters counterMemory
 	// Capacity is the installation's capacity poll, nil when it sets none.
 	Capacity *capacity.Policy
 	// CapacityLimits are the observer limits a service's capacity poll must respect.

@@ -55,6 +55,10 @@ const (
 	// EventPassiveWouldGate: a Shadow passive gate would have held a home out; its weight
 	// is unchanged.
 	EventPassiveWouldGate = "PassiveWouldGate"
+	// EventHomeStillServedAtZero: the gateway's counters show that a home the route holds
+	// at weight 0 still gets requests (serving state StillServedAtZero): the gateway does
+	// not follow the route.
+	EventHomeStillServedAtZero = "HomeStillServedAtZero"
 	// EventPassiveGateCapped: a home's real requests fail enough for a passive gate, but
 	// passive gates already hold out maxEjectionPercent of the service's capacity.
 	EventPassiveGateCapped = "PassiveGateCapped"

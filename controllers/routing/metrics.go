@@ -73,7 +73,7 @@ var (
 // Collectors are the routing metrics, for the manager to register.
 func Collectors() []prometheus.Collector {
 	return []prometheus.Collector{gatedHomes, shadowGatedHomes, refusedHomes, unobservedHomes, settingsRefused, capacityFallbackHomes, passiveGateHomes,
-		servedAtZeroHomes, splitOffWeights, trafficAppliedSeconds}
+		servedAtZeroHomes, splitOffWeights, trafficAppliedSeconds, homesByServingState}
 }
 
 func setGatedHomes(key types.NamespacedName, n int) {

@@ -21,6 +21,7 @@ import (
 	"github.com/ome-routing/operator/pkg/passivegate"
 	"github.com/ome-routing/operator/pkg/probe"
 	"github.com/ome-routing/operator/pkg/trafficmap"
+	"github.com/ome-routing/operator/pkg/verdict"
 )
 
 // routingScope is what one reconcile of a service learns, phase by phase. Each phase reads
@@ -49,15 +50,18 @@ type routingScope struct {
 	written *omev1beta1.TrafficMap
 	// judgeApplied
 	trafficApplied metav1.Condition
+	counters       map[string]verdict.Counters // what the gateway's counters say of each home at weight 0
 }
 
 // phases are the steps of a reconcile, in order: read the service and its map, resolve its
 // settings, gather its homes from the members, attach probe records and capacity
-// ceilings, build the entries, write the spec, judge whether the gateway follows the
-// route (TrafficApplied), announce what changed (events and gauges),
-// and write the status. Each phase may end the reconcile.
+// ceilings, build the entries, judge their serving states, write the spec, judge whether
+// the gateway follows the route (TrafficApplied) and the serving states with what it
+// read (verdict.go), announce what changed (events and gauges), and write the status.
+// Each phase may end the reconcile.
 func (r *Reconciler) phases() []phase.Phase[routingScope] {
-	return []phase.Phase[routingScope]{r.read, r.resolve, r.gatherHomes, r.attach, r.build, r.writeSpec, r.judgeApplied, r.announceChanges, r.writeStatus}
+	return []phase.Phase[routingScope]{r.read, r.resolve, r.gatherHomes, r.attach, r.build, r.prejudge, r.writeSpec, r.judgeApplied,
+		r.judgeHomes, r.announceChanges, r.writeStatus}
 }
 
 // Reconcile brings one service's TrafficMap up to date.
@@ -207,6 +211,7 @@ func (r *Reconciler) announceChanges(_ context.Context, s *routingScope) phase.O
 // writeStatus applies the routing reconciler's share of the map's status.
 func (r *Reconciler) writeStatus(ctx context.Context, s *routingScope) phase.Outcome {
 	override := drain.OverrideActive(s.overrides, s.result.Entries)
+	s.result.Routable = trafficmap.CountServing(s.result.Routable, s.result.Entries)
 	if err := r.writeMapStatus(ctx, s.isvc, s.written, s.result, s.polls.Enabled(), override, s.in.excluded, r.viewOf(s), s.trafficApplied); err != nil {
 		return phase.Finish(r.retryConflict(s.key, err))
 	}
@@ -244,5 +249,6 @@ func (r *Reconciler) forgetService(key types.NamespacedName) {
 	forgetMapGauges(key)
 	r.written.forget(key)
 	r.applied.forget(key)
+	r.forgetServing(key)
 	r.forgetMap(key)
 }

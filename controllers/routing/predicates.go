@@ -38,7 +38,10 @@ func (routingInputChanged) Update(e event.UpdateEvent) bool {
 		// The publisher's word on what its route leaves out goes into noTraffic.
 		!equality.Semantic.DeepEqual(before.Status.LeftOutOfRoute, after.Status.LeftOutOfRoute) ||
 		before.Status.NoTraffic != after.Status.NoTraffic ||
-		routeCaughtUp(before, after) {
+		routeCaughtUp(before, after) ||
+		// Whether a route carries the map at all goes into the serving states.
+		meta.IsStatusConditionTrue(before.Status.Conditions, omev1beta1.TrafficMapPublished) !=
+			meta.IsStatusConditionTrue(after.Status.Conditions, omev1beta1.TrafficMapPublished) {
 		return true
 	}
 	for _, t := range mapstatus.RoutingConditionTypes {

@@ -34,10 +34,14 @@ func TestRoutingInputChanged(t *testing.T) {
 		edit func(*omev1beta1.TrafficMap)
 		want bool
 	}{
+		// Whether a route carries the map at all goes into the homes' serving states.
 		{"published by the publisher", func(tm *omev1beta1.TrafficMap) {
 			tm.Status.Published, tm.Status.ObservedTrafficMapGeneration = true, 1
 			tm.Status.GatewayRef = &omev1beta1.TrafficMapGatewayRef{Name: "m-global"}
 			tm.Status.Conditions = append(tm.Status.Conditions, metav1.Condition{Type: omev1beta1.TrafficMapPublished, Status: metav1.ConditionTrue})
+		}, true},
+		{"the publisher's route parents, Published as it was", func(tm *omev1beta1.TrafficMap) {
+			tm.Status.RouteParents = []omev1beta1.RouteParentStatus{{Parent: "gw/global", Accepted: metav1.ConditionTrue}}
 		}, false},
 		{"the route catches up with the map's route generation", func(tm *omev1beta1.TrafficMap) {
 			tm.Status.RouteGeneration, tm.Status.ObservedTrafficMapGeneration = 1, 1

@@ -151,6 +151,9 @@ func (r *Reconciler) writeMapStatus(ctx context.Context, isvc *omev1beta1.Infere
 		Owned:      mapstatus.RoutingConditionTypes,
 		Conditions: conditions,
 		Fields:     routingStatusFields(isvc, result, excluded, view),
+		// The VERDICT column: the serving states were judged now, and are recorded with
+		// this write.
+		Stamp: "verdictTime",
 	})
 }
 
@@ -177,6 +180,7 @@ func routingStatusFields(isvc *omev1beta1.InferenceService, result trafficmap.Re
 	fields := withExplanations(map[string]any{"homes": int64(len(result.Entries)), "gatedHomes": int64(countGated(result.Entries)),
 		"refusedHomes": int64(countRefused(result.Entries))}, result.Entries, excluded, view.leftOutOfRoute)
 	fields = withViews(fields, result.Entries, view)
+	fields = servingFields(fields, result.Entries, view.leftOutOfRoute)
 	fields["sourceUID"] = string(isvc.UID)
 	return fields
 }

@@ -35,6 +35,9 @@ type Verdict struct {
 	// Served are the clusters at weight 0 that still get requests an interval after the
 	// route carried their weight 0.
 	Served []string
+	// Confirmed are the clusters at weight 0 whose last reading shows no request in a whole
+	// window after the route carried their weight 0.
+	Confirmed []string
 	// Moved are the withdrawals whose first empty window this judgement found.
 	Moved []Withdrawal
 	// Next is when a reading that can settle a withdrawal still awaiting evidence is due;
@@ -88,7 +91,7 @@ func Judge(ws []Withdrawal, split *Split, readings map[string]passivegate.Readin
 		case awaiting1:
 			awaiting = append(awaiting, line)
 		default:
-			moved = append(moved, line)
+			moved, v.Confirmed = append(moved, line), append(v.Confirmed, w.Cluster)
 		}
 	}
 	splitNote := splitLine(split, splitWaiting)

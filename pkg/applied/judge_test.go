@@ -41,7 +41,9 @@ func TestJudge(t *testing.T) {
 		reason   omev1beta1.TrafficMapConditionReason
 		message  string
 		served   []string
-		next     time.Time
+		// confirmed are the clusters whose withdrawal the counters confirm.
+		confirmed []string
+		next      time.Time
 	}{
 		{name: "no signal source", ws: []Withdrawal{w}, signal: Signal{}, status: metav1.ConditionUnknown,
 			reason:  omev1beta1.TrafficMapReasonNotObserved,
@@ -67,7 +69,7 @@ func TestJudge(t *testing.T) {
 			next: w.Written.Add(signal.Interval + window + signal.Interval)},
 		{name: "an empty window after the route carried it", ws: []Withdrawal{w},
 			readings: map[string]passivegate.Reading{"worker-b": reading(t0.Add(7*time.Second), 0.2)}, signal: signal,
-			status: metav1.ConditionTrue, reason: omev1beta1.TrafficMapReasonTrafficMoved,
+			status: metav1.ConditionTrue, reason: omev1beta1.TrafficMapReasonTrafficMoved, confirmed: []string{"worker-b"},
 			message: "The gateway sends no request to the 1 cluster(s) the route holds at weight 0: worker-b: weight 0 in the route after 40ms, no requests after 2s"},
 		{name: "requests an interval after the route carried it", ws: []Withdrawal{w},
 			readings: map[string]passivegate.Reading{"worker-b": reading(t0.Add(12*time.Second), 17)}, signal: signal,
@@ -81,7 +83,7 @@ func TestJudge(t *testing.T) {
 		{name: "one served outweighs one unknown and one moved", ws: []Withdrawal{written("a"), written("b"), written("c")},
 			readings: map[string]passivegate.Reading{"a": reading(t0.Add(12*time.Second), 0), "b": {Reason: "x", At: t0.Add(12 * time.Second)},
 				"c": reading(t0.Add(12*time.Second), 5)},
-			signal: signal, status: metav1.ConditionFalse, reason: omev1beta1.TrafficMapReasonStillServed, served: []string{"c"},
+			signal: signal, status: metav1.ConditionFalse, reason: omev1beta1.TrafficMapReasonStillServed, served: []string{"c"}, confirmed: []string{"a"},
 			message: "The gateway still sends requests to 1 cluster(s) the route holds at weight 0, so it may not follow the route (a lost update): " +
 				"c: 5 request(s) in the 5s window from 2026-12-04T10:00:07Z, 7s after the route carried its weight 0"},
 	}
@@ -94,6 +96,9 @@ func TestJudge(t *testing.T) {
 			}
 			if fmt.Sprint(v.Served) != fmt.Sprint(c.served) {
 				t.Errorf("served %v, want %v", v.Served, c.served)
+			}
+			if fmt.Sprint(v.Confirmed) != fmt.Sprint(c.confirmed) {
+				t.Errorf("confirmed %v, want %v", v.Confirmed, c.confirmed)
 			}
 			if !v.Next.Equal(c.next) {
 				t.Errorf("next %s, want %s", v.Next, c.next)

@@ -12,7 +12,7 @@ import (
 
 // MaxWeightMessageBytes is the longest weightMessage an entry carries: the CRD's maxLength.
 // The CRD counts characters, so a byte cap is always within it.
-const MaxWeightMessageBytes = 1024
+const MaxWeightMessageBytes = 896
 
 // Explain sets each entry's weightReason and weightMessage from the finished table: the
 // entries after Build and the drains (drain.Apply), which is everything a weight depends

@@ -40,7 +40,9 @@ func NoTraffic(entries []omev1beta1.TrafficMapEntry, excluded []omev1beta1.Exclu
 			items = append(items, item{e.Cluster, e.Cluster + " LeftOutOfRoute: " + string(x.Reason) + ": " + x.Message})
 			continue
 		}
-		if e.Weight > 0 {
+		if e.Weight > 0 || e.Serving == omev1beta1.ServingStateStillServedAtZero {
+			// A home held at 0 that the gateway still serves takes traffic: its serving
+			// state says so (status.homeStates).
 			continue
 		}
 		text := e.Cluster + " weight 0"

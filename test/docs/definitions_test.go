@@ -21,9 +21,10 @@ const (
 	kindWeight    = "weight reason"
 	kindExclusion = "exclusion reason"
 	kindLeftOut   = "left-out reason"
+	kindServing   = "serving state"
 )
 
-var reasonKinds = []string{kindEvent, kindCondition, kindWeight, kindExclusion, kindLeftOut}
+var reasonKinds = []string{kindEvent, kindCondition, kindWeight, kindExclusion, kindLeftOut, kindServing}
 
 // apiReasons are api/v1beta1's reasons by kind: a weight reason is a constant of type
 // WeightReason, an exclusion reason one of ExclusionReason, a left-out reason one of
@@ -32,7 +33,7 @@ var reasonKinds = []string{kindEvent, kindCondition, kindWeight, kindExclusion, 
 func apiReasons(t *testing.T, src *sourceTree) map[string]map[string]bool {
 	t.Helper()
 	p := src.dir(t, "api/v1beta1")
-	out := map[string]map[string]bool{kindCondition: {}, kindWeight: {}, kindExclusion: {}, kindLeftOut: {}}
+	out := map[string]map[string]bool{kindCondition: {}, kindWeight: {}, kindExclusion: {}, kindLeftOut: {}, kindServing: {}}
 	for name, value := range p.consts {
 		switch typ := p.types[name]; {
 		case typ == "WeightReason":
@@ -41,11 +42,13 @@ func apiReasons(t *testing.T, src *sourceTree) map[string]map[string]bool {
 			out[kindExclusion][value] = true
 		case typ == "LeftOutReason":
 			out[kindLeftOut][value] = true
+		case typ == "ServingState":
+			out[kindServing][value] = true
 		case strings.HasPrefix(name, "Reason") || strings.HasSuffix(typ, "Reason"):
 			out[kindCondition][value] = true
 		}
 	}
-	for kind, least := range map[string]int{kindCondition: 20, kindWeight: 8, kindExclusion: 4, kindLeftOut: 3} {
+	for kind, least := range map[string]int{kindCondition: 20, kindWeight: 8, kindExclusion: 4, kindLeftOut: 3, kindServing: 7} {
 		if len(out[kind]) < least {
 			t.Fatalf("found only %d %ss in api/v1beta1: the constant pattern is broken", len(out[kind]), kind)
 		}

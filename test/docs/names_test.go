@@ -137,7 +137,7 @@ func TestReferenceListsEveryReasonAndMetric(t *testing.T) {
 	}
 	where := map[string]string{kindEvent: eventsPage + "'s events table", kindCondition: conditionsPage + "'s condition tables",
 		kindWeight: conditionsPage + "'s Weight reasons table", kindExclusion: conditionsPage + "'s Exclusion reasons table",
-		kindLeftOut: conditionsPage + "'s Left-out reasons table"}
+		kindLeftOut: conditionsPage + "'s Left-out reasons table", kindServing: conditionsPage + "'s Serving states table"}
 	for _, kind := range reasonKinds {
 		for _, name := range sortedKeys(defined[kind]) {
 			if !listed[kind][name] {
@@ -225,6 +225,8 @@ func reasonClaims(page, text string) []reasonClaim {
 			return kindExclusion
 		case page == conditionsPage && strings.HasPrefix(section, "Left-out reasons"):
 			return kindLeftOut
+		case page == conditionsPage && strings.HasPrefix(section, "Serving states"):
+			return kindServing
 		case page == conditionsPage:
 			return kindCondition
 		}
@@ -247,7 +249,7 @@ func reasonClaims(page, text string) []reasonClaim {
 		for c, h := range header {
 			h = strings.ToLower(strings.TrimSpace(h))
 			switch {
-			case c == 0 && strings.HasSuffix(h, "reason"), h == "reasons":
+			case c == 0 && strings.HasSuffix(h, "reason"), h == "reasons", c == 0 && h == "state" && kind() == kindServing:
 				cols[c] = true
 			case h == "type":
 				typeCol = c

@@ -2,6 +2,7 @@ package mapstatus
 
 import (
 	"context"
+	"maps"
 	"reflect"
 	"time"
 
@@ -41,7 +42,8 @@ var RoutingConditionTypes = []string{
 
 // RoutingFields are the status fields, by JSON name, the routing reconciler owns.
 var RoutingFields = []string{"sourceUID", "homes", "gatedHomes", "refusedHomes", "wouldGateHomes", "rampingHomes", "warnedHomes",
-	"lastProbeTime", "probePeriod", "probeRecordInterval", "routeGeneration", "excludedClusters", "noTraffic"}
+	"lastProbeTime", "probePeriod", "probeRecordInterval", "routeGeneration", "excludedClusters", "noTraffic", "servingHomes", "homeStates",
+	"verdictTime"}
 
 // Kept is a writer's share as tm carries it now, with the replacing conditions in place of
 // those of their types. It changes only those conditions: an apply removes every field
@@ -80,6 +82,10 @@ type Share struct {
 	// Fields are the writer's other status fields, by JSON name, with their values as
 	// they would appear in the map's status (nil removes the writer's claim on a field).
 	Fields map[string]any
+	// Stamp, when set, names a time field of the writer's that Apply sets to now whenever
+	// it writes, and to nothing else: when the writer last recorded its share. It is not
+	// compared, so that it alone never causes a write.
+	Stamp string
 }
 
 // Apply applies the writer's share of tm's status when it differs from what tm
@@ -91,14 +97,22 @@ func Apply(ctx context.Context, c client.Client, tm *omev1beta1.TrafficMap, shar
 	if err != nil {
 		return "", err
 	}
-	if !conditionsChanged(tm.Status.Conditions, conditions, share.Owned) && !fieldsChanged(current, share.Fields) {
+	compared := share.Fields
+	if share.Stamp != "" {
+		compared = maps.Clone(share.Fields)
+		delete(compared, share.Stamp)
+	}
+	if !conditionsChanged(tm.Status.Conditions, conditions, share.Owned) && !fieldsChanged(current, compared) {
 		return "", nil
 	}
 	status := map[string]any{}
 	for k, v := range share.Fields {
-		if v != nil {
+		if v != nil && k != share.Stamp {
 			status[k] = v
 		}
+	}
+	if share.Stamp != "" {
+		status[share.Stamp] = metav1.NewTime(now).ToUnstructured()
 	}
 	list := make([]any, 0, len(conditions))
 	for i := range conditions {

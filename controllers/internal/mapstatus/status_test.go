@@ -94,7 +94,7 @@ func TestKeptChangesOnlyTheReplacingConditions(t *testing.T) {
 	homes := int32(2)
 	tm := &omev1beta1.TrafficMap{Status: omev1beta1.TrafficMapStatus{
 		Conditions: []metav1.Condition{routable, published, accepted}, Homes: &homes, SourceUID: "uid", NoTraffic: "worker-b gated",
-		LastProbeTime: &then, ProbePeriod: &metav1.Duration{Duration: 10 * time.Second}, RouteGeneration: 2,
+		LastProbeTime: &then, ProbePeriod: &metav1.Duration{Duration: 10 * time.Second}, RouteGeneration: 2, VerdictTime: &then,
 	}}
 	share, err := Kept(tm, RoutingStatusManager, RoutingConditionTypes, RoutingFields, refused)
 	if err != nil {
@@ -106,7 +106,9 @@ func TestKeptChangesOnlyTheReplacingConditions(t *testing.T) {
 	want := map[string]any{"sourceUID": "uid", "homes": int64(2), "noTraffic": "worker-b gated",
 		"gatedHomes": nil, "refusedHomes": nil, "excludedClusters": nil, "wouldGateHomes": nil, "rampingHomes": nil, "warnedHomes": nil,
 		// A frozen map keeps its last probe time: its PROBED column ages while nothing probes.
-		"lastProbeTime": "2026-01-01T00:00:00Z", "probePeriod": "10s", "probeRecordInterval": nil, "routeGeneration": int64(2)}
+		"lastProbeTime": "2026-01-01T00:00:00Z", "probePeriod": "10s", "probeRecordInterval": nil, "routeGeneration": int64(2),
+		// ... and so does the verdict's time (VERDICT): nothing judges the homes now.
+		"verdictTime": "2026-01-01T00:00:00Z", "servingHomes": nil, "homeStates": nil}
 	if len(share.Fields) != len(want) {
 		t.Fatalf("fields = %v, want %v", share.Fields, want)
 	}

@@ -38,13 +38,13 @@ func writeMap(ctx context.Context, isvc *omev1beta1.InferenceService) {
 				{Cluster: "worker-a", Endpoint: "https://chat.worker-a.example.com/v1?key=secret", Weight: 0, Healthy: true,
 					Capacity:  omev1beta1.TrafficMapCapacity{Allocated: 2, Ready: 2, Source: omev1beta1.CapacitySourceControlPlane},
 					Probe:     &omev1beta1.TrafficMapProbe{PolicyDigest: testDigest, Result: omev1beta1.ProbePassing, Message: "HTTP 200", LastProbeTime: &probed},
-					DrainRefs: []string{"maintenance-a"}, WeightReason: omev1beta1.WeightDrained,
+					DrainRefs: []string{"maintenance-a"}, WeightReason: omev1beta1.WeightDrained, Serving: omev1beta1.ServingStateHeldOutUnconfirmed,
 					WeightMessage: "held at weight 0 by traffic-drain override(s) maintenance-a"},
 				{Cluster: "worker-b", Endpoint: "https://chat.worker-b.example.com", Weight: 0, Healthy: false,
 					Capacity: omev1beta1.TrafficMapCapacity{Allocated: 1, Ready: 1, Source: omev1beta1.CapacitySourceControlPlane},
 					Probe: &omev1beta1.TrafficMapProbe{PolicyDigest: testDigest, Result: omev1beta1.ProbeFailing, Message: "HTTP 503",
 						Gated: true, ConsecutiveFailures: 3, LastProbeTime: &probed},
-					WeightReason:  omev1beta1.WeightGated,
+					WeightReason: omev1beta1.WeightGated, Serving: omev1beta1.ServingStateHeldOutUnconfirmed,
 					WeightMessage: "gated by the routing probe after 3 failure(s) in a row; last probe Failing: HTTP 503"},
 			}},
 	}
@@ -52,6 +52,8 @@ func writeMap(ctx context.Context, isvc *omev1beta1.InferenceService) {
 	Expect(k8s.Create(ctx, tm)).To(Succeed())
 	tm.Status.SourceUID = string(isvc.UID)
 	tm.Status.ProbePeriod = &metav1.Duration{Duration: 10 * time.Minute}
+	tm.Status.ServingHomes, tm.Status.VerdictTime = ptr.To[int32](0), &probed
+	tm.Status.HomeStates = "worker-a HeldOutUnconfirmed Drained | worker-b HeldOutUnconfirmed Gated"
 	tm.Status.ExcludedClusters = []omev1beta1.ExcludedCluster{{Cluster: "worker-c", Reason: omev1beta1.ExcludedClusterUnreachable,
 		Message: "WorkloadCluster Ready is False (ConnectionFailed): dial tcp 10.0.0.9:6443: connect: connection refused"}}
 	tm.Status.Conditions = []metav1.Condition{
@@ -84,9 +86,16 @@ Routable             False: TrafficDrain
 Routable freshness   Current:
 Published            Unknown: NotRecorded (Unverifiable)
 Settings accepted    True: Accepted (Current)
+Serving homes        0 of 2 home(s) take traffic; 0 weighted; judged 15m ago
+Not serving          worker-a HeldOutUnconfirmed Drained | worker-b
+                     HeldOutUnconfirmed Gated
+Members unseen       1: the control plane cannot read worker-c
 Route home           worker-a
 Endpoint origin      https://chat.worker-a.example.com
 Final weight         0; healthy=true
+Serving state        HeldOutUnconfirmed: held out (Drained): the route holds
+                     it at 0; the gateway's counters have not confirmed it
+                     yet
 Weight reason        Drained: held at weight 0 by traffic-drain override(s)
                      maintenance-a
 Recorded probe       Passing: HTTP 200
@@ -98,6 +107,8 @@ Probe policy         sha256:2222222222222222222222222222222222222222222222...
 Route home           worker-b
 Endpoint origin      https://chat.worker-b.example.com
 Final weight         0; healthy=false
+Serving state        HeldOutUnconfirmed: held out (Gated): the route holds it
+                     at 0; the gateway's counters have not confirmed it yet
 Weight reason        Gated: gated by the routing probe after 3 failure(s) in
                      a row; last probe Failing: HTTP 503
 Recorded probe       Failing: HTTP 503
@@ -261,7 +272,7 @@ var _ = Describe("kubectl ome traffic status", func() {
 		writeMap(ctx, isvc)
 		r := run(ctx, "traffic", "status", "chat", "-n", ns)
 		Expect(r.code).To(BeZero(), r.stderr)
-		Expect(r.stdout).To(ContainSubstring("Route home           worker-a\nWeight               0 (Reported)\n"))
+		Expect(r.stdout).To(ContainSubstring("Route home           worker-a\nWeight               0 (Reported); Drained\n"))
 		Expect(r.stdout).To(ContainSubstring("Drain refs           maintenance-a (Reported)\nAnnotation drains    maintenance-a (Computed)\n"))
 		Expect(r.stdout).To(ContainSubstring("Observed             NotObserved: "))
 	})
@@ -280,7 +291,8 @@ var _ = Describe("kubectl ome traffic status", func() {
 		Expect(k8s.Status().Update(ctx, tm)).To(Succeed())
 		r := run(ctx, "traffic", "status", "chat", "-n", ns, "-o", "wide")
 		Expect(r.code).To(BeZero(), r.stderr)
-		Expect(r.stdout).To(ContainSubstring("Annotation drains    None (Computed)\nRequests             90, 30 failed, over the signal's window (Observed)\n"))
+		Expect(r.stdout).To(ContainSubstring("Annotation drains    None (Computed)\nServing state        HeldOutUnconfirmed: held out (Gated): the route holds it at 0; " +
+			"the gateway's counters have not confirmed it yet\nRequests             90, 30 failed, over the signal's window (Observed)\n"))
 		Expect(r.stdout).To(ContainSubstring("Observed             Observed: TrafficApplied True TrafficMoved: The gateway sends no request to the 2 cluster(s) the route holds at weight 0\n"))
 	})
 	It("reports a missing TrafficMap and exits 0", func(ctx context.Context) {

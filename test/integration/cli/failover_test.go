@@ -50,14 +50,17 @@ var _ = Describe("kubectl ome with failover tiers", func() {
 			r := run(ctx, "placement", "endpoint", "chat", "-n", ns, "-o", output)
 			Expect(r.code).To(BeZero(), r.stderr)
 			Expect(r.stdout).To(ContainSubstring("Settings accepted    Unknown: NotRecorded (Unverifiable)\n"+
+				"Serving homes        NotRecorded\n"+
 				"Failover             2 tier(s); overprovisioning 140%\n"+
 				"Failover tier        east: load 70%; health 70 of 100\n"+
 				"Failover tier        west: load 30%; health 100 of 100\n"+
 				"Route home           worker-a\n"), output)
 			Expect(r.stdout).To(ContainSubstring("Route home           worker-a\nEndpoint origin      https://chat.worker-a.example.com\n"+
-				"Tier                 east\nFinal weight         7; healthy=true\nWeight reason        Routed\n"), output)
+				"Tier                 east\nFinal weight         7; healthy=true\n"+
+				"Serving state        Unknown: the manager recorded no serving state for it\nWeight reason        Routed\n"), output)
 			Expect(r.stdout).To(ContainSubstring("Route home           worker-b\nEndpoint origin      https://chat.worker-b.example.com\n"+
-				"Tier                 west\nFinal weight         3; healthy=true\nWeight reason        Spilled\n"), output)
+				"Tier                 west\nFinal weight         3; healthy=true\n"+
+				"Serving state        Unknown: the manager recorded no serving state for it\nWeight reason        Spilled\n"), output)
 		}
 
 		r := run(ctx, "placement", "endpoint", "chat", "-n", ns, "-o", "json")
@@ -92,8 +95,8 @@ var _ = Describe("kubectl ome with failover tiers", func() {
 		r = run(ctx, "traffic", "status", "chat", "-n", ns)
 		Expect(r.code).To(BeZero(), r.stderr)
 		Expect(r.stdout).To(ContainSubstring("Tier split           east 70%, west 30% (Reported)\nRoute home           worker-a\n" +
-			"Tier                 east (Reported)\nWeight               7 (Reported)\nShare                70% (Computed)\n"))
-		Expect(r.stdout).To(ContainSubstring("Route home           worker-b\nTier                 west (Reported)\nWeight               3 (Reported)\n"))
+			"Tier                 east (Reported)\nWeight               7 (Reported); Routed\nShare                70% (Computed)\n"))
+		Expect(r.stdout).To(ContainSubstring("Route home           worker-b\nTier                 west (Reported)\nWeight               3 (Reported); Spilled\n"))
 	})
 
 	It("prints no tier rows for a map without failover", func(ctx context.Context) {

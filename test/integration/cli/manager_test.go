@@ -155,8 +155,10 @@ var _ = Describe("kubectl ome placement endpoint with a running manager", Ordere
 		cmd.Env = env
 		out, err := cmd.CombinedOutput()
 		Expect(err).NotTo(HaveOccurred(), string(out))
-		Expect(string(out)).To(MatchRegexp(`HOMES\s+GATED\s+REFUSED\s+WOULD-GATE\s+RAMPING\s+WARNINGS\s+PROBED\s+MESSAGE\s+FROZEN\s+TIERS\s+NO-TRAFFIC\n` +
-			`chat\s.*\s1\s+0\s+0\s+0\s+0\s+1\s+\d+s\s+1 of 1 home\(s\) take traffic\s*\n`))
+		// TARGETS, SERVING (the one home serves), the counts, PROBED, VERDICT (the serving
+		// states' age), STATES (empty: every home serves).
+		Expect(string(out)).To(MatchRegexp(`TARGETS\s+SERVING\s+GATED\s+REFUSED\s+WOULD-GATE\s+RAMPING\s+WARNINGS\s+PROBED\s+VERDICT\s+STATES\s+MESSAGE\s+FROZEN\s+TIERS\s+NO-TRAFFIC\n` +
+			`chat\s.*\s1\s+1\s+0\s+0\s+0\s+0\s+1\s+\d+s\s+\d+s\s+1 of 1 home\(s\) take traffic\s*\n`))
 		// WARNINGS counts worker-live's home: its model server listens on a loopback port of
 		// its own, while the route sends to backendPort 80, so its probe proves nothing
 		// about the port the gateway uses, and the entry says so.
@@ -172,8 +174,8 @@ var _ = Describe("kubectl ome placement endpoint with a running manager", Ordere
 			seen = trafficMap(Default, key).Generation
 			r := run(ctx, "get", "tm", key.Name, "-n", key.Namespace, "-o", "wide")
 			Expect(r.code).To(BeZero(), r.stderr)
-			Expect(r.stdout).To(MatchRegexp(`^NAME +MODE +TARGETS +ROUTABLE +PUBLISHED +AGE +SERVICE +ACTIVE +HEALTHY +OVERRIDE +OVERRIDE-REASON +REASON +GATEWAY +PUBLISHER-FRESHNESS\n`+
-				`chat +All +1 +True +True +\S+ +chat +1 +1 +False +NoOverrides +Routable +gateway\.networking\.k8s\.io/HTTPRoute:\S+ +Current\n$`),
+			Expect(r.stdout).To(MatchRegexp(`^NAME +MODE +TARGETS +ROUTABLE +PUBLISHED +AGE +SERVICE +ACTIVE +HEALTHY +OVERRIDE +OVERRIDE-REASON +REASON +GATEWAY +PUBLISHER-FRESHNESS +SERVING .*\n`+
+				`chat +All +1 +True +True +\S+ +chat +1 +1 +False +NoOverrides +Routable +gateway\.networking\.k8s\.io/HTTPRoute:\S+ +Current +1 .*\n$`),
 				"call %d of 10 at generation %d", call+1, seen)
 		}
 	})

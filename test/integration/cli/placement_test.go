@@ -87,10 +87,16 @@ Provenance inspect   NotRecorded 0/2; truncated=false
 TrafficMap state     Observed
 TrafficMap reason
 Routing freshness    Current
+Serving homes        0 of 2 home(s) take traffic; 0 weighted; judged 15m ago
+Not serving          worker-a HeldOutUnconfirmed Drained | worker-b
+                     HeldOutUnconfirmed Gated
+Members unseen       1: the control plane cannot read worker-c
 Reported home        worker-a (Admitted)
 Home origin          https://chat.worker-a.example.com
+Serving state        HeldOutUnconfirmed (Drained)
 Reported home        worker-b (Admitting)
 Home origin          NotRecorded
+Serving state        HeldOutUnconfirmed (Gated)
 Hint                 Placed does not prove replica floor met
 View                 Bounded cells; use -o json for complete identities
 `))
@@ -99,6 +105,7 @@ View                 Bounded cells; use -o json for complete identities
 		Expect(r.code).To(BeZero(), r.stderr)
 		Expect(r.stdout).To(ContainSubstring(`Reported home        worker-a (Admitted)
 Home origin          https://chat.worker-a.example.com
+Serving state        HeldOutUnconfirmed (Drained)
 Admitted replicas    2 (Reported)
 Ready replicas       1 (Reported)
 Provenance           NotRecorded
@@ -106,6 +113,7 @@ Policy inspection    NotRecorded 0/0; truncated=false
 Group inspection     NotRecorded 0/0; truncated=false
 Reported home        worker-b (Admitting)
 Home origin          NotRecorded
+Serving state        HeldOutUnconfirmed (Gated)
 Admitted replicas    Unknown
 Ready replicas       Unknown
 `))

@@ -2,6 +2,8 @@ package dataplane
 
 import (
 	"context"
+	"encoding/json"
+	"os/exec"
 	"strings"
 	"time"
 
@@ -101,6 +103,15 @@ var _ = Describe("TrafficApplied, on haproxy's own counters read from a real Pro
 			`^False StillServed: The gateway still sends requests to 1 cluster\(s\) the route holds at weight 0, ` +
 				`so it may not follow the route \(a lost update\): worker-b: [0-9]+ request\(s\) in the 5s window from `))
 		AddReportEntry("StillServed after the route was written", time.Since(written).Round(time.Millisecond).String())
+
+		By("the start-here view and placement endpoint say worker-b still takes traffic, while haproxy sends it requests")
+		Eventually(servingStates(ctx, "traffic", "status")).WithTimeout(timeout).WithPolling(interval).
+			Should(HaveKeyWithValue("worker-b", "StillServedAtZero"))
+		Expect(servingStates(ctx, "placement", "endpoint")(Default)).To(HaveKeyWithValue("worker-b", "StillServedAtZero"))
+		Expect(trafficApplied(ctx)(Default)).To(ContainSubstring("worker-b: "), "haproxy still sends worker-b requests")
+		start := pluginOutput(ctx, "traffic", "status", service.Name, "-n", service.Namespace, "-o", "wide")
+		Expect(start).To(MatchRegexp(`Serving homes +3 of 3 home\(s\) take traffic; 2 weighted`))
+		Expect(start).To(ContainSubstring("Serving state        StillServedAtZero: still takes traffic: the map holds it at 0 (Gated)"))
 		turnedFalse := time.Now()
 		Eventually(firing(ctx, alerting)).WithTimeout(2*dataplane.SignalTiming.Interval + 2*dataplane.SignalTiming.Scrape).WithPolling(interval).
 			Should(ContainElement("OMERoutingLostUpdate"))
@@ -150,4 +161,48 @@ var _ = Describe("TrafficApplied, on haproxy's own counters read from a real Pro
 func setFactors(ctx context.Context, factors map[string]omev1beta1.CapacityFactor) {
 	GinkgoHelper()
 	updateService(ctx, func(isvc *omev1beta1.InferenceService) { isvc.Spec.Routing.CapacityFactors = factors })
+}
+
+// pluginOutput runs the kubectl-ome binary against the control plane and returns what it
+// printed.
+func pluginOutput(ctx context.Context, args ...string) string {
+	GinkgoHelper()
+	cmd := exec.CommandContext(ctx, env.Plugin, args...)
+	cmd.Env = append(cmd.Environ(), "KUBECONFIG="+env.KubeConfig, "HOME="+GinkgoT().TempDir())
+	out, err := cmd.Output()
+	Expect(err).NotTo(HaveOccurred(), "kubectl-ome %s", strings.Join(args, " "))
+	return string(out)
+}
+
+// servingStates reads each route home's serving state from a plugin report's JSON
+// (`traffic status` or `placement endpoint`).
+func servingStates(ctx context.Context, command ...string) func(Gomega) map[string]string {
+	return func(g Gomega) map[string]string {
+		out := pluginOutput(ctx, append(command, service.Name, "-n", service.Namespace, "-o", "json")...)
+		var report struct {
+			RouteHomes []struct {
+				Cluster string `json:"cluster"`
+				Serving struct {
+					State string `json:"state"`
+				} `json:"serving"`
+			} `json:"routeHomes"`
+			Content struct {
+				RouteHomes []struct {
+					Cluster string `json:"cluster"`
+					Serving struct {
+						State string `json:"state"`
+					} `json:"serving"`
+				} `json:"routeHomes"`
+			} `json:"content"`
+		}
+		g.Expect(json.Unmarshal([]byte(out), &report)).To(Succeed(), out)
+		states := map[string]string{}
+		for _, h := range report.RouteHomes {
+			states[h.Cluster] = h.Serving.State
+		}
+		for _, h := range report.Content.RouteHomes {
+			states[h.Cluster] = h.Serving.State
+		}
+		return states
+	}
 }

@@ -4,6 +4,7 @@ package get
 // rules are pure: the map and the time now give the cells.
 
 import (
+	"slices"
 	"strconv"
 	"time"
 
@@ -32,8 +33,13 @@ const (
 )
 
 // columns are the table's columns in order; Priority 1 marks the ones -o wide adds.
-// NAMESPACE, with -A, is added in front by the printer.
-var columns = []metav1.TableColumnDefinition{
+// NAMESPACE, with -A, is added in front by the printer. OME's columns come first, as OME
+// fixes them; the wide columns after them are the TrafficMap's own printer columns, in the
+// same order and with the same cells as `kubectl get trafficmap -o wide` (sharedColumns).
+var columns = append(slices.Clip(omeColumns), sharedColumns...)
+
+// omeColumns are the columns OME's `kubectl ome get trafficmaps` fixes.
+var omeColumns = []metav1.TableColumnDefinition{
 	{Name: "NAME", Type: "string", Format: "name"},
 	{Name: "MODE", Type: "string"},
 	{Name: "TARGETS", Type: "integer"},
@@ -52,6 +58,11 @@ var columns = []metav1.TableColumnDefinition{
 
 // cells are one map's cells, in the order of columns.
 func cells(tm *omev1beta1.TrafficMap, now time.Time) []string {
+	return append(omeCells(tm, now), sharedCells(tm, now)...)
+}
+
+// omeCells are the cells of omeColumns.
+func omeCells(tm *omev1beta1.TrafficMap, now time.Time) []string {
 	routable, routableReason := condition(tm, omev1beta1.TrafficMapRoutable)
 	published, _ := condition(tm, omev1beta1.TrafficMapPublished)
 	override, overrideReason := condition(tm, omev1beta1.TrafficMapOverrideActive)

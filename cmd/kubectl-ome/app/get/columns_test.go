@@ -1,10 +1,16 @@
 package get
 
 import (
+	"os"
+	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/yaml"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 )
@@ -104,9 +110,9 @@ func TestCells(t *testing.T) {
 			if c.change != nil {
 				c.change(tm)
 			}
-			got := cells(tm, now)
-			if len(got) != len(columns) {
-				t.Fatalf("%d cells for %d columns", len(got), len(columns))
+			got := omeCells(tm, now)
+			if len(got) != len(omeColumns) {
+				t.Fatalf("%d cells for %d columns", len(got), len(omeColumns))
 			}
 			for i := range got {
 				if got[i] != c.want[i] {
@@ -175,5 +181,51 @@ func TestAge(t *testing.T) {
 		if got := age(metav1.NewTime(now.Add(-c.ago)), now); got != c.want {
 			t.Errorf("age(%s) = %q, want %q", c.ago, got, c.want)
 		}
+	}
+}
+
+// The wide columns after OME's are the CRD's own printer columns after TARGETS: the same
+// names in the same order, so that `kubectl ome get trafficmaps -o wide` and `kubectl get
+// trafficmap -o wide` are one table where they overlap.
+func TestSharedColumnsAreTheCRDsPrinterColumns(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "..", "..", "config", "crd", "bases", "ome.io_trafficmaps.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var crd apiextensionsv1.CustomResourceDefinition
+	if err := yaml.Unmarshal(data, &crd); err != nil {
+		t.Fatal(err)
+	}
+	var after []string
+	seen := false
+	for _, c := range crd.Spec.Versions[0].AdditionalPrinterColumns {
+		if seen {
+			after = append(after, c.Name+"/"+c.Type)
+		}
+		seen = seen || c.Name == "TARGETS"
+	}
+	var shared []string
+	for _, c := range sharedColumns {
+		shared = append(shared, c.Name+"/"+c.Type)
+	}
+	if !slices.Equal(after, shared) {
+		t.Errorf("the CRD's wide columns after TARGETS are\n  %v\nthe plugin's\n  %v", after, shared)
+	}
+}
+
+func TestSharedCells(t *testing.T) {
+	tm := testMap()
+	if got, want := sharedCells(tm, now), []string{"<none>", "<none>", "<none>", "<none>", "<none>", "<none>", "<none>", "<none>", "<none>",
+		"", "<none>", "<none>", "<none>"}; !slices.Equal(got, want) {
+		t.Errorf("a map without the routing's counts: %q, want %q", got, want)
+	}
+	probed, judged := metav1.NewTime(now.Add(-5*time.Second)), metav1.NewTime(now.Add(-3*time.Minute))
+	tm.Status.ServingHomes, tm.Status.GatedHomes = ptr.To[int32](1), ptr.To[int32](1)
+	tm.Status.LastProbeTime, tm.Status.VerdictTime = &probed, &judged
+	tm.Status.HomeStates = "worker-b StillServedAtZero Gated"
+	tm.Status.NoTraffic = ""
+	got := sharedCells(tm, now)
+	if got[0] != "1" || got[1] != "1" || got[6] != "5s" || got[7] != "3m" || got[8] != "worker-b StillServedAtZero Gated" {
+		t.Errorf("cells %q", got)
 	}
 }

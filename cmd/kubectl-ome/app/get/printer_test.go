@@ -46,10 +46,10 @@ team-b      search     Split   2         True       True        90m
 	}, {
 		name:   "wide",
 		output: util.OutputWide,
-		want: `NAME       MODE    TARGETS   ROUTABLE   PUBLISHED   AGE   SERVICE    ACTIVE   HEALTHY   OVERRIDE   OVERRIDE-REASON   REASON     GATEWAY                                               PUBLISHER-FRESHNESS
-checkout   Split   2         True       True        90m   checkout   1        1         False      NoOverrides       Routable   gateway.networking.k8s.io/HTTPRoute:team-a/checkout   Current
-chat       Split   2         True       True        90m   chat       1        1         False      NoOverrides       Routable   gateway.networking.k8s.io/HTTPRoute:team-b/checkout   Current
-search     Split   2         True       True        90m   search     1        1         False      NoOverrides       Routable   gateway.networking.k8s.io/HTTPRoute:team-a/checkout   Current
+		want: `NAME       MODE    TARGETS   ROUTABLE   PUBLISHED   AGE   SERVICE    ACTIVE   HEALTHY   OVERRIDE   OVERRIDE-REASON   REASON     GATEWAY                                               PUBLISHER-FRESHNESS   SERVING   GATED    REFUSED   WOULD-GATE   RAMPING   WARNINGS   PROBED   VERDICT   STATES   MESSAGE   FROZEN   TIERS    NO-TRAFFIC
+checkout   Split   2         True       True        90m   checkout   1        1         False      NoOverrides       Routable   gateway.networking.k8s.io/HTTPRoute:team-a/checkout   Current               <none>    <none>   <none>    <none>       <none>    <none>     <none>   <none>    <none>             <none>   <none>   <none>
+chat       Split   2         True       True        90m   chat       1        1         False      NoOverrides       Routable   gateway.networking.k8s.io/HTTPRoute:team-b/checkout   Current               <none>    <none>   <none>    <none>       <none>    <none>     <none>   <none>    <none>             <none>   <none>   <none>
+search     Split   2         True       True        90m   search     1        1         False      NoOverrides       Routable   gateway.networking.k8s.io/HTTPRoute:team-a/checkout   Current               <none>    <none>   <none>    <none>       <none>    <none>     <none>   <none>    <none>             <none>   <none>   <none>
 `,
 	}}
 	for _, c := range cases {

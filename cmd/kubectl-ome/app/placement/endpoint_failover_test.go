@@ -48,6 +48,7 @@ Routable             Unknown: NotRecorded
 Routable freshness   Unverifiable:
 Published            Unknown: NotRecorded (Unverifiable)
 Settings accepted    Unknown: NotRecorded (Unverifiable)
+Serving homes        NotRecorded
 Failover             3 tier(s); overprovisioning 140%
 Failover tier        east: load 70%; health 70 of 100
 Failover tier        west: load 30%; health 100 of 100
@@ -56,6 +57,7 @@ Route home           worker-a
 Endpoint origin      https://a.example.com
 Tier                 east
 Final weight         70; healthy=true
+Serving state        Unknown: the manager recorded no serving state for it
 Weight reason        Routed
 Recorded probe       NotRecorded
 Probe gate           NotRecorded
@@ -67,6 +69,7 @@ Route home           worker-b
 Endpoint origin      https://b.example.com
 Tier                 west
 Final weight         30; healthy=true
+Serving state        Unknown: the manager recorded no serving state for it
 Weight reason        Spilled: takes the 30% the tiers before it lack
 Recorded probe       NotRecorded
 Probe gate           NotRecorded
@@ -78,6 +81,7 @@ Route home           worker-c
 Endpoint origin      https://c.example.com
 Tier                 unlisted
 Final weight         0; healthy=true
+Serving state        Unknown: the manager recorded no serving state for it
 Weight reason        Standby: tier unlisted gets no traffic while east and
                      west take it all
 Recorded probe       NotRecorded

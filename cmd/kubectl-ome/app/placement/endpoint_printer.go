@@ -43,6 +43,9 @@ func endpointRows(r *EndpointReport, wide bool) []util.Row {
 		rows = append(rows, util.Row{Field: "Routable freshness", Value: fresh})
 	}
 	rows = append(rows, frozenRows(c.Conditions, wide)...)
+	if c.Serving != nil {
+		rows = append(rows, ServingRows(c.Serving, wide)...)
+	}
 	for _, issue := range c.Issues {
 		rows = append(rows, util.Row{Field: "Issue", Value: issue})
 	}
@@ -97,6 +100,7 @@ func homeRows(h RouteHome, failover, wide bool) []util.Row {
 	rows = append(rows, tierRow(h, failover)...)
 	rows = append(rows,
 		util.Row{Field: "Final weight", Value: fmt.Sprintf("%d; healthy=%t", h.Weight, h.Healthy)},
+		ServingRow(h.Serving, wide),
 		weightRow(h, wide),
 	)
 	if h.Warning != "" {

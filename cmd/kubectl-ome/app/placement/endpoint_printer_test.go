@@ -42,19 +42,20 @@ func drainedAndGated() *omev1beta1.TrafficMap {
 			{Cluster: "worker-a", Endpoint: "https://user:secret@chat.worker-a.example.com:8443/v1/chat?token=x", Weight: 0, Healthy: true,
 				Capacity:  omev1beta1.TrafficMapCapacity{Allocated: 2, Ready: 2, Factor: &half, Source: omev1beta1.CapacitySourceControlPlane, Reported: ptr.To[int32](2)},
 				Probe:     &omev1beta1.TrafficMapProbe{PolicyDigest: digest, Result: omev1beta1.ProbePassing, Message: "HTTP 200", LastProbeTime: &probed},
-				DrainRefs: []string{"maintenance-a"}, WeightReason: omev1beta1.WeightDrained,
+				DrainRefs: []string{"maintenance-a"}, WeightReason: omev1beta1.WeightDrained, Serving: omev1beta1.ServingStateHeldOutUnconfirmed,
 				WeightMessage: "held at weight 0 by traffic-drain override(s) maintenance-a"},
 			{Cluster: "worker-b", Endpoint: "http://chat.worker-b.example.com", Weight: 0, Healthy: false,
 				Capacity: omev1beta1.TrafficMapCapacity{Allocated: 1, Ready: 1, Source: omev1beta1.CapacitySourceControlPlane,
 					FallbackReason: "capacity endpoint returned HTTP 500"},
 				Probe: &omev1beta1.TrafficMapProbe{PolicyDigest: digest, Result: omev1beta1.ProbeFailing, Message: "HTTP 503", Gated: true,
 					ConsecutiveFailures: 3, LastProbeTime: &probed},
-				WeightReason:  omev1beta1.WeightGated,
+				WeightReason: omev1beta1.WeightGated, Serving: omev1beta1.ServingStateHeldOutUnconfirmed,
 				WeightMessage: "gated by the routing probe after 3 failure(s) in a row; last probe Failing: HTTP 503"},
 		}},
-		Status: omev1beta1.TrafficMapStatus{ExcludedClusters: []omev1beta1.ExcludedCluster{{Cluster: "worker-c",
-			Reason:  omev1beta1.ExcludedClusterUnreachable,
-			Message: "WorkloadCluster Ready is False (ConnectionFailed): dial tcp 10.0.0.9:6443: connect: connection refused"}},
+		Status: omev1beta1.TrafficMapStatus{ServingHomes: ptr.To[int32](0), VerdictTime: &probed,
+			HomeStates: "worker-a HeldOutUnconfirmed Drained | worker-b HeldOutUnconfirmed Gated", ExcludedClusters: []omev1beta1.ExcludedCluster{{Cluster: "worker-c",
+				Reason:  omev1beta1.ExcludedClusterUnreachable,
+				Message: "WorkloadCluster Ready is False (ConnectionFailed): dial tcp 10.0.0.9:6443: connect: connection refused"}},
 			Conditions: []metav1.Condition{
 				cond("Routable", "False", "TrafficDrain", "manual traffic-drain overrides set all 2 route arm(s) to zero", 5),
 				cond("OverrideActive", "True", "OverridesApplied",
@@ -84,9 +85,16 @@ Routable             False: TrafficDrain
 Routable freshness   Current:
 Published            Unknown: NotRecorded (Unverifiable)
 Settings accepted    True: Accepted (Current)
+Serving homes        0 of 2 home(s) take traffic; 0 weighted; judged 12s ago
+Not serving          worker-a HeldOutUnconfirmed Drained | worker-b
+                     HeldOutUnconfirmed Gated
+Members unseen       1: the control plane cannot read worker-c
 Route home           worker-a
 Endpoint origin      https://chat.worker-a.example.com:8443
 Final weight         0; healthy=true
+Serving state        HeldOutUnconfirmed: held out (Drained): the route holds
+                     it at 0; the gateway's counters have not confirmed it
+                     yet
 Weight reason        Drained: held at weight 0 by traffic-drain override(s)
                      maintenance-a
 Recorded probe       Passing: HTTP 200
@@ -98,6 +106,8 @@ Probe policy         sha256:1111111111111111111111111111111111111111111111...
 Route home           worker-b
 Endpoint origin      http://chat.worker-b.example.com
 Final weight         0; healthy=false
+Serving state        HeldOutUnconfirmed: held out (Gated): the route holds it
+                     at 0; the gateway's counters have not confirmed it yet
 Weight reason        Gated: gated by the routing probe after 3 failure(s) in
                      a row; last probe Failing: HTTP 503
 Recorded probe       Failing: HTTP 503

@@ -74,7 +74,9 @@ type EndpointContent struct {
 	ExcludedClusters []ExcludedView `json:"excludedClusters"`
 	// Failover is the map's tier split, absent when the service has no failover.
 	Failover *FailoverView `json:"failover,omitempty"`
-	Issues   []string      `json:"issues"`
+	// Serving sums up the route homes' serving states; absent without a map.
+	Serving *ServingSummary `json:"serving,omitempty"`
+	Issues  []string        `json:"issues"`
 }
 
 // TrafficMapState says whether the map could be read, and why not.
@@ -117,6 +119,8 @@ type RouteHome struct {
 	// Tier is the failover tier the cluster is in (unlisted for one no tier names); empty
 	// without failover.
 	Tier string `json:"tier,omitempty"`
+	// Serving is the home's serving state as the manager judged it, or Stale.
+	Serving ServingView `json:"serving"`
 }
 
 // ProbeView is the probe record the operator keeps for a home.
@@ -196,6 +200,8 @@ func buildReport(isvc *omev1beta1.InferenceService, tm *omev1beta1.TrafficMap, t
 	c.Failover = failoverView(tm.Spec.Failover)
 	c.RoutingStaleCause, c.RoutingStaleReason = staleRouting(isvc, tm, now)
 	c.RoutingFreshness = freshness(c.RoutingStaleCause == "")
+	c.Serving = servingSummary(tm, c.RoutingStaleReason, now)
+	leftOut := leftOutReasons(tm)
 	for _, t := range conditionTypes {
 		cond := meta.FindStatusCondition(tm.Status.Conditions, t)
 		if cond == nil {
@@ -214,7 +220,8 @@ func buildReport(isvc *omev1beta1.InferenceService, tm *omev1beta1.TrafficMap, t
 	}
 	for _, e := range tm.Spec.Entries {
 		home := RouteHome{Cluster: e.Cluster, Weight: e.Weight, Healthy: e.Healthy, DrainRefs: append([]string{}, e.DrainRefs...),
-			WeightReason: string(e.WeightReason), WeightMessage: e.WeightMessage, Warning: e.Warning, Tier: e.Tier}
+			WeightReason: string(e.WeightReason), WeightMessage: e.WeightMessage, Warning: e.Warning, Tier: e.Tier,
+			Serving: servingView(e, leftOut, c.RoutingStaleReason)}
 		home.EndpointOrigin, home.PathPresent = origin(e.Endpoint)
 		if home.EndpointOrigin == InvalidEndpoint {
 			c.Issues = append(c.Issues, "RouteHome "+e.Cluster+": "+InvalidEndpoint)

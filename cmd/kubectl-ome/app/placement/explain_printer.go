@@ -68,6 +68,10 @@ func explainRows(r *ExplainReport, wide bool) []util.Row {
 			}
 		}
 	}
+	if c.Serving != nil && c.RoutingIntent != Absent {
+		// The answer routing gives now, after what it intends.
+		rows = append(rows, ServingRows(c.Serving, wide)...)
+	}
 	for _, issue := range c.Issues {
 		rows = append(rows, util.Row{Field: "Issue", Value: issue})
 	}

@@ -46,6 +46,9 @@ type ExplainReport struct {
 // ExplainContent is the service's spec.routing, read as the manager reads it, and the
 // fleet.
 type ExplainContent struct {
+	// Serving sums up the route homes' serving states, as `placement endpoint` shows it;
+	// absent without a map.
+	Serving *ServingSummary `json:"serving,omitempty"`
 	// RoutingIntent is Absent without spec.routing, Invalid while the manager refuses one
 	// of its settings (the TrafficMap's SettingsAccepted is False), BudgetExceeded past the
 	// CRD's bounds, Declared otherwise.
@@ -95,6 +98,7 @@ func buildExplain(isvc *omev1beta1.InferenceService, tm *omev1beta1.TrafficMap, 
 	c := &r.Content
 	c.Issues = []string{}
 	c.InstallRouting = InstallRouting
+	c.Serving = ep.Content.Serving
 	routing := isvc.Spec.Routing
 	c.RoutingEnablement = Inherited
 	if routing != nil && routing.Enabled != nil {

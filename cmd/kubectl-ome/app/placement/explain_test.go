@@ -119,6 +119,9 @@ All-failed policy    PreserveTraffic
 Capacity method      GET
 Capacity window      samples=3; quorum=2; maxAge=30s
 Capacity timing      period=10s; timeout=1s
+Serving homes        0 of 2 home(s) take traffic; 0 weighted; judged 12s ago
+Not serving          worker-a HeldOutUnconfirmed Drained | worker-b HeldOutUnconfirmed Gated
+Members unseen       1: the control plane cannot read worker-c
 Fleet state          Observed
 `
 	if got := rowsText(explainRows(r, true)); !contains(got, want) {

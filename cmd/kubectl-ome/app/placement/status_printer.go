@@ -60,12 +60,16 @@ func statusRows(r *StatusReport, wide bool) []util.Row {
 	}
 	rows = append(rows, mapHeadRows(EndpointContent{TrafficMap: c.TrafficMap, RoutingFreshness: c.RoutingFreshness,
 		RoutingStaleReason: c.RoutingStaleReason}, wide)...)
+	if c.Serving != nil {
+		rows = append(rows, ServingRows(c.Serving, wide)...)
+	}
 	more, shown := preview("Homes", len(c.Homes), wide)
 	rows = append(rows, more...)
 	for _, h := range c.Homes[:shown] {
 		rows = append(rows,
 			util.Row{Field: "Reported home", Value: h.Cluster + " (" + h.State + ")"},
 			util.Row{Field: "Home origin", Value: h.HomeOrigin},
+			util.Row{Field: "Serving state", Value: h.Serving},
 		)
 		if wide {
 			rows = append(rows,

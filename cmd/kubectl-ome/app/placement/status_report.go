@@ -60,9 +60,11 @@ type StatusContent struct {
 	TrafficMap        TrafficMapState `json:"trafficMap"`
 	RoutingFreshness  string          `json:"routingFreshness"`
 	// RoutingStaleReason says why the routing is Stale, in a sentence.
-	RoutingStaleReason string     `json:"routingStaleReason,omitempty"`
-	Homes              []HomeView `json:"homes"`
-	Issues             []string   `json:"issues"`
+	RoutingStaleReason string `json:"routingStaleReason,omitempty"`
+	// Serving sums up the route homes' serving states, as `placement endpoint` shows it.
+	Serving *ServingSummary `json:"serving,omitempty"`
+	Homes   []HomeView      `json:"homes"`
+	Issues  []string        `json:"issues"`
 }
 
 // HomeView is one entry of status.placement.candidates.
@@ -80,6 +82,9 @@ type HomeView struct {
 	Provenance       string     `json:"provenance"`
 	PolicyInspection Inspection `json:"policyInspection"`
 	GroupInspection  Inspection `json:"groupInspection"`
+	// Serving is the serving state of the home's route home (or Stale), and its reason;
+	// NotRecorded when the map has no route home for it.
+	Serving string `json:"serving"`
 }
 
 // DeepCopyObject makes the report a runtime.Object for cli-runtime's printers; it is built
@@ -106,6 +111,7 @@ func statusFrom(isvc *omev1beta1.InferenceService, ep *EndpointReport) *StatusRe
 	c.Freshness, c.InputSource, c.ServiceOrigin = Unverifiable, Structured, NotRecorded
 	c.EndpointOrigin, c.PathPresent = origin(isvc.Status.URL)
 	c.TrafficMap, c.RoutingFreshness, c.RoutingStaleReason = ep.Content.TrafficMap, ep.Content.RoutingFreshness, ep.Content.RoutingStaleReason
+	c.Serving = ep.Content.Serving
 	c.Homes = []HomeView{}
 	ps := isvc.Status.Placement
 	if ps == nil {
@@ -116,6 +122,19 @@ func statusFrom(isvc *omev1beta1.InferenceService, ep *EndpointReport) *StatusRe
 	}
 	c.Placement = phaseOf(ps.Phase)
 	c.Homes, c.HomeInspection, c.Issues = homeViews(ps.Candidates)
+	serving := map[string]string{}
+	for _, h := range ep.Content.RouteHomes {
+		serving[h.Cluster] = h.Serving.State
+		if h.Serving.Reason != "" && h.Serving.State != "Stale" {
+			serving[h.Cluster] += " (" + h.Serving.Reason + ")"
+		}
+	}
+	for i := range c.Homes {
+		c.Homes[i].Serving = NotRecorded
+		if s, ok := serving[c.Homes[i].Cluster]; ok {
+			c.Homes[i].Serving = s
+		}
+	}
 	// Every home's origin is unrecorded here (no placement origins), so none is kept.
 	c.ProvenanceInspect = Inspection{State: NotRecorded, Total: len(ps.Candidates)}
 	if len(c.Homes) == 1 {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ome-routing/operator/cmd/kubectl-ome/app/placement"
 	"github.com/ome-routing/operator/cmd/kubectl-ome/app/util"
 )
 
@@ -17,6 +18,10 @@ func statusRows(r *StatusReport, wide bool) []util.Row {
 		{Field: "TrafficMap state", Value: r.TrafficMap.State},
 		{Field: "TrafficMap reason", Value: r.TrafficMap.Reason},
 		{Field: "Drain annotation", Value: drainSummary(r)},
+	}
+	if r.Serving != nil {
+		// The answer first: how many homes take traffic, and whether the answer is fresh.
+		rows = append(rows[:2], append(placement.ServingRows(r.Serving, wide), rows[2:]...)...)
 	}
 	if r.TierSplit != "" {
 		// Only with failover, so that a map without prints as it always has.
@@ -41,14 +46,18 @@ func statusRows(r *StatusReport, wide bool) []util.Row {
 			rows = append(rows, util.Row{Field: "Tier", Value: fmt.Sprintf("%s (%s)", h.Tier, EvidenceReported)})
 		}
 		rows = append(rows,
-			util.Row{Field: "Weight", Value: fmt.Sprintf("%d (%s)", h.Weight, EvidenceReported)},
+			util.Row{Field: "Weight", Value: weightCell(h)},
 			util.Row{Field: "Share", Value: fmt.Sprintf("%d%% (%s)", h.SharePercent, EvidenceComputed)},
 			util.Row{Field: "Drain refs", Value: fmt.Sprintf("%s (%s)", refs, EvidenceReported)},
 			util.Row{Field: "Annotation drains", Value: fmt.Sprintf("%s (%s)", ann, EvidenceComputed)},
+			placement.ServingRow(h.Serving, wide),
 		)
 		if h.Traffic != nil {
 			rows = append(rows, util.Row{Field: "Requests", Value: trafficCell(h.Traffic), Wrap: true, Whole: wide})
 		}
+	}
+	for _, x := range r.ExcludedClusters {
+		rows = append(rows, util.Row{Field: "Excluded cluster", Value: x.Cluster + " " + x.Reason + ": " + x.Message, Wrap: true, Whole: wide})
 	}
 	hint := "Reported is the TrafficMap; Computed is derived by the CLI"
 	if r.Observed.State == EvidenceObserved {
@@ -59,6 +68,15 @@ func statusRows(r *StatusReport, wide bool) []util.Row {
 		util.Row{Field: "Hint", Value: hint, Wrap: true, Whole: wide},
 		util.Row{Field: "View", Value: "Bounded cells; use -o json for complete identities"},
 	)
+}
+
+// weightCell is a home's weight with the reason the manager gave for it.
+func weightCell(h StatusRouteHome) string {
+	v := fmt.Sprintf("%d (%s)", h.Weight, EvidenceReported)
+	if h.WeightReason != "" {
+		v += "; " + h.WeightReason
+	}
+	return v
 }
 
 // drainSummary counts the annotation's drains, or says it does not parse.

@@ -40,9 +40,16 @@ type StatusReport struct {
 	RouteHomes []StatusRouteHome `json:"routeHomes"`
 	// TierSplit is Reported: the map's one-line tier split, such as "east 70%, west 30%";
 	// empty without failover.
-	TierSplit string       `json:"tierSplit,omitempty"`
-	Observed  ObservedView `json:"observed"`
-	Warnings  []string     `json:"warnings"`
+	TierSplit string `json:"tierSplit,omitempty"`
+	// Serving is Reported: the manager's summary of the homes' serving states, or Stale
+	// when the map does not show the service as it is now (Computed by the CLI from its
+	// age); absent without a map.
+	Serving *placement.ServingSummary `json:"serving,omitempty"`
+	// ExcludedClusters are Reported: the clusters the placement selects that have no
+	// route home, each with why (a member the control plane cannot read among them).
+	ExcludedClusters []placement.ExcludedView `json:"excludedClusters"`
+	Observed         ObservedView             `json:"observed"`
+	Warnings         []string                 `json:"warnings"`
 }
 
 // DrainView is one override of the annotation and whether a route home carries it.
@@ -57,10 +64,15 @@ type DrainView struct {
 // StatusRouteHome is one entry of the map.
 type StatusRouteHome struct {
 	Cluster string `json:"cluster"`
-	// Weight and DrainRefs are Reported: the map's spec as the manager wrote it.
-	Weight    int32    `json:"weight"`
-	DrainRefs []string `json:"drainRefs"`
-	// SharePercent is Computed: the weight's share of the map's total, in whole percent.
+	// Weight, WeightReason and DrainRefs are Reported: the map's spec as the manager
+	// wrote it.
+	Weight       int32    `json:"weight"`
+	WeightReason string   `json:"weightReason,omitempty"`
+	DrainRefs    []string `json:"drainRefs"`
+	// Serving is Reported: the home's serving state as the manager judged it, or Stale.
+	Serving placement.ServingView `json:"serving"`
+	// SharePercent is Computed: the weight's share of the weights the route carries, in
+	// whole percent; 0 for a home the route leaves out, whatever its weight.
 	SharePercent int64 `json:"sharePercent"`
 	// AnnotationDrains is Computed: the IDs of the annotation's drains naming this cluster.
 	AnnotationDrains []string `json:"annotationDrains"`
@@ -104,7 +116,7 @@ func buildStatus(isvc *omev1beta1.InferenceService, tm *omev1beta1.TrafficMap, e
 	}
 	r := &StatusReport{CollectedAt: endpoint.CollectedAt, Target: endpoint.Target, TrafficMap: endpoint.Content.TrafficMap,
 		Drains: []DrainView{}, RouteHomes: []StatusRouteHome{}, Warnings: []string{},
-		Observed: observedView(tm)}
+		Observed: observedView(tm), Serving: endpoint.Content.Serving, ExcludedClusters: endpoint.Content.ExcludedClusters}
 	traffic := observedTraffic(tm)
 	r.SetGroupVersionKind(endpoint.GroupVersionKind().GroupVersion().WithKind("TrafficStatusReport"))
 	value, present := isvc.Annotations[drain.Annotation]
@@ -115,17 +127,25 @@ func buildStatus(isvc *omev1beta1.InferenceService, tm *omev1beta1.TrafficMap, e
 	if f := endpoint.Content.Failover; f != nil {
 		r.TierSplit = f.Summary
 	}
+	// The share is of what the route carries: a home the route leaves out gets none of
+	// the traffic, whatever its weight in the map (its serving state says so).
+	carried := func(h placement.RouteHome) int64 {
+		if h.Serving.State == string(omev1beta1.ServingStateLeftOutOfRoute) || h.Serving.Recorded == string(omev1beta1.ServingStateLeftOutOfRoute) {
+			return 0
+		}
+		return int64(h.Weight)
+	}
 	var total int64
 	for _, h := range endpoint.Content.RouteHomes {
-		total += int64(h.Weight)
+		total += carried(h)
 	}
 	clusters := map[string]bool{}
 	for _, h := range endpoint.Content.RouteHomes {
 		clusters[h.Cluster] = true
-		home := StatusRouteHome{Cluster: h.Cluster, Weight: h.Weight, DrainRefs: h.DrainRefs, AnnotationDrains: []string{}, Tier: h.Tier,
-			Traffic: traffic[h.Cluster]}
+		home := StatusRouteHome{Cluster: h.Cluster, Weight: h.Weight, WeightReason: h.WeightReason, DrainRefs: h.DrainRefs,
+			AnnotationDrains: []string{}, Tier: h.Tier, Traffic: traffic[h.Cluster], Serving: h.Serving}
 		if total > 0 {
-			home.SharePercent = int64(h.Weight) * 100 / total
+			home.SharePercent = carried(h) * 100 / total
 		}
 		for _, o := range overrides {
 			if o.Cluster == h.Cluster {
