@@ -1,0 +1,89 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+)
+
+// The clusters are read in at most pages pages of pageSize: past Budget (64) the report is
+// Partial, so that a large fleet cannot make the command slow or its table endless (the
+// same bound as `placement explain`'s fleet rows).
+const (
+	pageSize = 32
+	pages    = 2
+	// Budget is the most clusters one report shows.
+	Budget = pageSize * pages
+	// requestBudget bounds each list request.
+	requestBudget = 10 * time.Second
+)
+
+// read is what listing the WorkloadClusters returned: the clusters of the pages that came
+// back, how many pages, whether more were left, and why a request failed ("" when none
+// did).
+type read struct {
+	Items   []omev1beta1.WorkloadCluster
+	Pages   int
+	More    bool
+	Failure string
+}
+
+// readClusters lists the WorkloadClusters within the page budget. A failed request is
+// part of the report, never the command's failure.
+func readClusters(ctx context.Context, c client.Client) read {
+	ctx = contextOf(ctx)
+	var out read
+	cont := ""
+	for out.Pages < pages {
+		var list omev1beta1.WorkloadClusterList
+		rctx, cancel := context.WithTimeout(ctx, requestBudget)
+		err := c.List(rctx, &list, client.Limit(pageSize), client.Continue(cont))
+		cancel()
+		if err != nil {
+			out.Failure = failure(err)
+			return out
+		}
+		out.Pages++
+		out.Items = append(out.Items, list.Items...)
+		cont = list.Continue
+		if cont == "" {
+			return out
+		}
+	}
+	out.More = true
+	return out
+}
+
+// The reasons a list request failed with, in one word each.
+const (
+	Forbidden      = "Forbidden"
+	Unauthorized   = "Unauthorized"
+	Timeout        = "Timeout"
+	Cancelled      = "Cancelled"
+	UnsupportedAPI = "UnsupportedAPI"
+	Unreadable     = "Unreadable"
+)
+
+// failure names why a list failed: UnsupportedAPI when the API server has no
+// WorkloadCluster API (the CRDs are not installed).
+func failure(err error) string {
+	switch {
+	case meta.IsNoMatchError(err) || apierrors.IsNotFound(err):
+		return UnsupportedAPI
+	case apierrors.IsForbidden(err):
+		return Forbidden
+	case apierrors.IsUnauthorized(err):
+		return Unauthorized
+	case errors.Is(err, context.Canceled):
+		return Cancelled
+	case errors.Is(err, context.DeadlineExceeded) || apierrors.IsTimeout(err) || apierrors.IsServerTimeout(err):
+		return Timeout
+	}
+	return Unreadable
+}
