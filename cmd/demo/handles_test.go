@@ -87,7 +87,7 @@ func checkYourTurn(t *testing.T, d *Demo, transcript fmt.Stringer) {
 	if err != nil {
 		t.Fatalf("worker-b answering 503 through the handle was not gated (%v):\n%s", err, last.summary())
 	}
-	if got := get(t, d.handles.URL()+"/"); !strings.Contains(got, "worker-b answer=503 servable=1 apiserver=running") {
+	if got := get(t, d.handles.URL()+"/"); !strings.Contains(got, "worker-b answer=503 traffic=200 servable=1 apiserver=running") {
 		t.Errorf("GET / shows %q", got)
 	}
 }
