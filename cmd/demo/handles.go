@@ -194,8 +194,10 @@ func (d *Demo) printHandles(kubectl string) {
 	k := fmt.Sprintf("%s --kubeconfig %s", rel(kubectl), rel(d.kubectl.KubeConfig))
 	d.out.Command(k + " get trafficmap -A -o wide")
 	// kubectl takes no flag before a plugin's name: the plugin reads KUBECONFIG.
-	d.out.Command(fmt.Sprintf("KUBECONFIG=%s PATH=%s:$PATH %s ome placement endpoint %s",
-		rel(d.kubectl.KubeConfig), rel(filepath.Dir(d.cfg.Plugin)), rel(kubectl), serviceName))
+	plugin := fmt.Sprintf("KUBECONFIG=%s PATH=%s:$PATH %s ome", rel(d.kubectl.KubeConfig), rel(filepath.Dir(d.cfg.Plugin)), rel(kubectl))
+	d.out.Command(fmt.Sprintf("%s placement endpoint %s", plugin, serviceName))
+	// The members as the control plane sees them: a stopped API server shows here.
+	d.out.Command(plugin + " cluster status")
 	d.out.Say("Each worker has a kubeconfig of its own, its context named after it:")
 	d.out.Command(fmt.Sprintf("%s --kubeconfig %s get inferenceservices -A", rel(kubectl), rel(d.workerKubeConfig(workers[1]))))
 	if d.handles != nil {
