@@ -2,7 +2,6 @@ package cluster
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -10,6 +9,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/cmd/kubectl-ome/app/util"
 )
 
 // The clusters are read in at most pages pages of pageSize: past Budget (64) the report is
@@ -60,30 +60,19 @@ func readClusters(ctx context.Context, c client.Client) read {
 	return out
 }
 
-// The reasons a list request failed with, in one word each.
-const (
-	Forbidden      = "Forbidden"
-	Unauthorized   = "Unauthorized"
-	Timeout        = "Timeout"
-	Cancelled      = "Cancelled"
-	UnsupportedAPI = "UnsupportedAPI"
-	Unreadable     = "Unreadable"
-)
+// Forbidden is the reason of a read the API server refused for want of the right.
+const Forbidden = "Forbidden"
 
-// failure names why a list failed: UnsupportedAPI when the API server has no
-// WorkloadCluster API (the CRDs are not installed).
+// UnsupportedAPI is the reason of a read from an API server without the WorkloadCluster
+// API (the CRDs are not installed).
+const UnsupportedAPI = "UnsupportedAPI"
+
+// failure names why a list failed in one word, as the plugin's other requests do
+// (util.Reason: the API server's reason, Timeout, Cancelled, Unreachable, Unreadable), or
+// UnsupportedAPI.
 func failure(err error) string {
-	switch {
-	case meta.IsNoMatchError(err) || apierrors.IsNotFound(err):
+	if meta.IsNoMatchError(err) || apierrors.IsNotFound(err) {
 		return UnsupportedAPI
-	case apierrors.IsForbidden(err):
-		return Forbidden
-	case apierrors.IsUnauthorized(err):
-		return Unauthorized
-	case errors.Is(err, context.Canceled):
-		return Cancelled
-	case errors.Is(err, context.DeadlineExceeded) || apierrors.IsTimeout(err) || apierrors.IsServerTimeout(err):
-		return Timeout
 	}
-	return Unreadable
+	return util.Reason(err)
 }

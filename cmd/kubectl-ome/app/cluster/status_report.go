@@ -31,8 +31,9 @@ type StatusReport struct {
 type ObservationView struct {
 	// State is Complete, Empty, Partial or Unavailable.
 	State string `json:"state"`
-	// Reason says why State is Partial or Unavailable: Forbidden, Unauthorized, Timeout,
-	// Cancelled, UnsupportedAPI, Unreadable or PageBudgetExceeded.
+	// Reason says why State is Partial or Unavailable: PageBudgetExceeded, UnsupportedAPI,
+	// or the failed request's reason as util.Reason names it (Forbidden, Timeout,
+	// Unreachable, ...).
 	Reason    string `json:"reason,omitempty"`
 	Returned  int    `json:"returned"`
 	Pages     int    `json:"pages"`

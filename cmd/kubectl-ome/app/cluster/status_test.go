@@ -82,7 +82,7 @@ func TestReportSaysWhatTheReadCouldNotSee(t *testing.T) {
 		{"refused", read{Failure: Forbidden}, ObservationView{State: "Unavailable", Reason: "Forbidden", Budget: 64}},
 		{"the budget ran out", read{Items: many, Pages: 2, More: true},
 			ObservationView{State: "Partial", Reason: "PageBudgetExceeded", Returned: 64, Pages: 2, Budget: 64, Truncated: true}},
-		{"the second page timed out", read{Items: many[:32], Pages: 1, Failure: Timeout},
+		{"the second page timed out", read{Items: many[:32], Pages: 1, Failure: "Timeout"},
 			ObservationView{State: "Partial", Reason: "Timeout", Returned: 32, Pages: 1, Budget: 64, Truncated: true}},
 	}
 	for _, c := range cases {
