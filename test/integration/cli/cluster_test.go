@@ -62,6 +62,12 @@ var _ = Describe("kubectl ome cluster status with a running manager", Ordered, f
 	It("shows a Ready member, a member whose Secret is missing, and a member the stopped manager has not judged since its spec changed", func(ctx context.Context) {
 		// Its kubeconfig Secret (ome/status-nosecret) does not exist.
 		temporaryCluster(ctx, "status-nosecret")
+		// The suite's manager reads no ClusterProfiles.
+		profile := &omev1beta1.WorkloadCluster{ObjectMeta: metav1.ObjectMeta{Name: "status-profile"},
+			Spec: omev1beta1.WorkloadClusterSpec{ClusterSource: omev1beta1.ClusterSource{
+				ClusterProfileRef: &omev1beta1.ClusterProfileReference{Name: "status-profile"}}}}
+		Expect(k8s.Create(ctx, profile)).To(Succeed())
+		DeferCleanup(func(ctx context.Context) { Expect(k8s.Delete(ctx, profile)).To(Succeed()) })
 
 		By("the manager judges each member: " + liveWorker + " answers, status-nosecret's Secret is missing")
 		Eventually(func(g Gomega) {
@@ -71,11 +77,13 @@ var _ = Describe("kubectl ome cluster status with a running manager", Ordered, f
 			g.Expect(r.stdout).To(HavePrefix("FIELD                VALUE\nObservation          Complete\nObservation reason\n"))
 			g.Expect(r.stdout).To(MatchRegexp(clusterRow(liveWorker, "KubeConfigSecret", "True", "Current", "Reachable").String()))
 			g.Expect(r.stdout).To(MatchRegexp(clusterRow("status-nosecret", "Invalid", "False", "Current", "SecretNotFound").String()))
+			g.Expect(r.stdout).To(MatchRegexp(clusterRow("status-profile", "Invalid", "False", "Current", "ClusterProfileUnsupported").String()))
 		}, timeout, interval).Should(Succeed())
 
 		r := run(ctx, "cluster", "status", "-o", "wide")
 		Expect(r.code).To(BeZero(), r.stderr)
 		Expect(r.stdout).To(MatchRegexp(`(?m)^status-nosecret +Invalid +False +Current +SecretNotFound +\S+ +secret ome/status-nosecret +1/1 +Secret ome/status-nosecret not found$`))
+		Expect(r.stdout).To(MatchRegexp(`(?m)^status-profile +Invalid +False +Current +ClusterProfileUnsupported +\S+ +clusterprofile status-profile +1/1 +\S`))
 		Expect(r.stdout).To(MatchRegexp(`(?m)^` + liveWorker + ` +KubeConfigSecret +True +Current +Reachable +\S+ +secret ome/` + liveWorker + `-kubeconfig +1/1 +API server at https://`))
 
 		By("the manager stops, then status-nosecret's spec changes: nothing judges the new generation")
