@@ -52,7 +52,7 @@ func checkYourTurn(t *testing.T, d *Demo, transcript fmt.Stringer) {
 	}
 
 	d.printHandles(d.cfg.Kubectl)
-	for _, want := range []string{"curl -X PUT " + d.handles.URL() + "/worker-b/answer -d 503", "/metrics | grep '^ome_'", ".kubeconfig get inferenceservices -A", "kubectl ome cluster status"} {
+	for _, want := range []string{"curl -X PUT " + d.handles.URL() + "/worker-b/answer -d 503", "/metrics | grep '^ome_'", ".kubeconfig get inferenceservices -A", " ome cluster status"} {
 		if !strings.Contains(transcript.String(), want) {
 			t.Errorf("Your turn never printed %q", want)
 		}
