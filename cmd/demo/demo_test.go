@@ -137,6 +137,7 @@ func TestDemoStory(t *testing.T) {
 		}
 	}
 	checkYourTurn(t, d, transcript)
+	checkRehearsal(t, d)
 }
 
 // pluginBinary is kubectl-ome: make test's, or one built from this checkout once per test

@@ -86,7 +86,9 @@ func (d *Demo) startHAProxy(ctx context.Context) error {
 		log.Close()
 		return fmt.Errorf("start HAProxy Ingress (its log is %s): %w", rel(log.Name()), err)
 	}
-	d.onClose("HAProxy Ingress and haproxy", func() error { defer log.Close(); return gw.Stop() })
+	d.gateway = gw
+	// A controller the reader stopped with a handle gets SIGTERM only once it runs again.
+	d.onClose("HAProxy Ingress and haproxy", func() error { defer log.Close(); _ = gw.Resume(); return gw.Stop() })
 	host := serviceName + "." + serviceNS + ".global.example.com"
 	d.traffic = traffic.NewTraffic(gw.HTTPAddr, host)
 	d.gatewayAddr, d.globalHost = gw.HTTPAddr, host

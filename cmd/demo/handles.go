@@ -11,6 +11,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -39,12 +40,13 @@ type handles struct {
 
 	mu    sync.Mutex
 	state map[string]*workerState
+	gw    gatewayState
 }
 
 // workerState is what the handles last set for one worker.
 type workerState struct {
-	answer, servable string
-	stopped          bool
+	answer, servable, traffic string
+	stopped                   bool
 }
 
 func (s *workerState) String() string {
@@ -52,7 +54,7 @@ func (s *workerState) String() string {
 	if s.stopped {
 		apiserver = "stopped"
 	}
-	return fmt.Sprintf("answer=%s servable=%s apiserver=%s", s.answer, s.servable, apiserver)
+	return fmt.Sprintf("answer=%s traffic=%s servable=%s apiserver=%s", s.answer, s.traffic, s.servable, apiserver)
 }
 
 // startHandles serves the knobs on a free loopback port.
@@ -63,16 +65,25 @@ func (d *Demo) startHandles() (*handles, error) {
 	}
 	h := &handles{d: d, addr: l.Addr().String(), state: map[string]*workerState{}}
 	for _, w := range workers {
-		h.state[w] = &workerState{answer: "200", servable: "1"}
+		h.state[w] = &workerState{answer: "200", traffic: "200", servable: "1"}
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", h.show)
 	mux.HandleFunc("PUT /{worker}/answer", h.setAnswer)
 	mux.HandleFunc("PUT /{worker}/servable", h.setServable)
 	mux.HandleFunc("PUT /{worker}/apiserver", h.setAPIServer)
+	mux.HandleFunc("PUT /{worker}/traffic", h.setTraffic)
+	mux.HandleFunc("PUT /gateway/controller", h.setController)
+	mux.HandleFunc("PUT /gateway/load", h.setLoad)
 	h.server = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	go func() { _ = h.server.Serve(l) }()
-	d.onClose("the demo's handles", h.server.Close)
+	d.onClose("the demo's handles", func() error {
+		err := h.server.Close()
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		h.stopLoad()
+		return err
+	})
 	return h, nil
 }
 
@@ -86,6 +97,7 @@ func (h *handles) show(w http.ResponseWriter, _ *http.Request) {
 	for _, name := range workers {
 		fmt.Fprintf(w, "%s %s\n", name, h.state[name])
 	}
+	fmt.Fprintf(w, "gateway %s\n", &h.gw)
 }
 
 // word reads the request's body, a single word, and the worker it names.
@@ -95,12 +107,18 @@ func (h *handles) word(w http.ResponseWriter, r *http.Request) (string, string, 
 		http.Error(w, fmt.Sprintf("no worker %q: the demo has %s", worker, strings.Join(workers, " and ")), http.StatusNotFound)
 		return "", "", false
 	}
+	word, ok := readWord(w, r)
+	return worker, word, ok
+}
+
+// readWord reads the request's body, a single word.
+func readWord(w http.ResponseWriter, r *http.Request) (string, bool) {
 	body, err := io.ReadAll(io.LimitReader(r.Body, handleBodyLimit+1))
 	if err != nil || len(body) > handleBodyLimit {
 		http.Error(w, "the body is one short word", http.StatusBadRequest)
-		return "", "", false
+		return "", false
 	}
-	return worker, strings.TrimSpace(string(body)), true
+	return strings.TrimSpace(string(body)), true
 }
 
 // set changes the worker's state and answers with the new state.
@@ -176,8 +194,10 @@ func (d *Demo) printHandles(kubectl string) {
 	k := fmt.Sprintf("%s --kubeconfig %s", rel(kubectl), rel(d.kubectl.KubeConfig))
 	d.out.Command(k + " get trafficmap -A -o wide")
 	// kubectl takes no flag before a plugin's name: the plugin reads KUBECONFIG.
-	d.out.Command(fmt.Sprintf("KUBECONFIG=%s PATH=%s:$PATH %s ome placement endpoint %s",
-		rel(d.kubectl.KubeConfig), rel(filepath.Dir(d.cfg.Plugin)), rel(kubectl), serviceName))
+	plugin := fmt.Sprintf("KUBECONFIG=%s PATH=%s:$PATH %s ome", rel(d.kubectl.KubeConfig), rel(filepath.Dir(d.cfg.Plugin)), rel(kubectl))
+	d.out.Command(fmt.Sprintf("%s placement endpoint %s", plugin, serviceName))
+	// The members as the control plane sees them: a stopped API server shows here.
+	d.out.Command(plugin + " cluster status")
 	d.out.Say("Each worker has a kubeconfig of its own, its context named after it:")
 	d.out.Command(fmt.Sprintf("%s --kubeconfig %s get inferenceservices -A", rel(kubectl), rel(d.workerKubeConfig(workers[1]))))
 	if d.handles != nil {
@@ -187,9 +207,27 @@ func (d *Demo) printHandles(kubectl string) {
 		d.out.Command(fmt.Sprintf("curl -X PUT %s/servable -d 0        # its capacity report", b))
 		d.out.Command(fmt.Sprintf("curl -X PUT %s/apiserver -d stop    # or start: the control plane cannot read it", b))
 	}
+	if d.handles != nil && d.gateway != nil {
+		g := d.handles.URL() + "/gateway"
+		b := d.handles.URL() + "/" + workers[1]
+		d.out.Say("The gateway's questions. A passive gate: worker-b fails real requests while its probe")
+		d.out.Say("passes, under a probe with a passive gate and a steady stream of real requests:")
+		passive := d.path("isvc-passive.yaml")
+		if err := os.WriteFile(passive, []byte(isvcPassiveManifest(d.cfg.Timing)), 0o644); err != nil {
+			d.out.Say("(%s could not be written: %v)", rel(passive), err)
+		}
+		d.out.Command(fmt.Sprintf("%s apply -f %s", k, rel(passive)))
+		d.out.Command(fmt.Sprintf("curl -X PUT %s/load -d 20             # real requests a second; 0 stops them", g))
+		d.out.Command(fmt.Sprintf("curl -X PUT %s/traffic -d 503         # or 503/3: every third; 200 stops it", b))
+		d.out.Say("A lost update: stop HAProxy Ingress's controller, then gate worker-b; haproxy keeps")
+		d.out.Say("its old configuration and sends worker-b requests (TrafficApplied says StillServed):")
+		d.out.Command(fmt.Sprintf("curl -X PUT %s/controller -d stop     # start resumes it", g))
+		d.out.Command(fmt.Sprintf("curl -X PUT %s/answer -d 503", b))
+	}
 	if d.gatewayAddr != "" {
-		d.out.Say("Send a request through haproxy; the %s header names the model server that answered:", modelserver.ServedByHeader)
-		d.out.Command(fmt.Sprintf("curl -si -H 'Host: %s' http://%s%s", d.globalHost, d.gatewayAddr, modelserver.ProbePath))
+		d.out.Say("Send a request through haproxy; the %s header names the model server that answered, and", modelserver.ServedByHeader)
+		d.out.Say("%s marks it a real request (the traffic handle fails only those):", modelserver.TrafficHeader)
+		d.out.Command(fmt.Sprintf("curl -si -H 'Host: %s' -H '%s: 1' http://%s%s", d.globalHost, modelserver.TrafficHeader, d.gatewayAddr, modelserver.ProbePath))
 	}
 	if d.metricsAddr != "" {
 		d.out.Say("The manager's metrics:")

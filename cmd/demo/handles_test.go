@@ -52,7 +52,7 @@ func checkYourTurn(t *testing.T, d *Demo, transcript fmt.Stringer) {
 	}
 
 	d.printHandles(d.cfg.Kubectl)
-	for _, want := range []string{"curl -X PUT " + d.handles.URL() + "/worker-b/answer -d 503", "/metrics | grep '^ome_'", ".kubeconfig get inferenceservices -A"} {
+	for _, want := range []string{"curl -X PUT " + d.handles.URL() + "/worker-b/answer -d 503", "/metrics | grep '^ome_'", ".kubeconfig get inferenceservices -A", " ome cluster status"} {
 		if !strings.Contains(transcript.String(), want) {
 			t.Errorf("Your turn never printed %q", want)
 		}
@@ -87,7 +87,7 @@ func checkYourTurn(t *testing.T, d *Demo, transcript fmt.Stringer) {
 	if err != nil {
 		t.Fatalf("worker-b answering 503 through the handle was not gated (%v):\n%s", err, last.summary())
 	}
-	if got := get(t, d.handles.URL()+"/"); !strings.Contains(got, "worker-b answer=503 servable=1 apiserver=running") {
+	if got := get(t, d.handles.URL()+"/"); !strings.Contains(got, "worker-b answer=503 traffic=200 servable=1 apiserver=running") {
 		t.Errorf("GET / shows %q", got)
 	}
 }

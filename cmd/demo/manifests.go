@@ -74,15 +74,31 @@ func isvcManifest(t Timing, allFailedPolicy string) string {
 	return isvcManifestWithRamp(t, allFailedPolicy, 0)
 }
 
+// passiveGateField is the passive gate "Your turn" offers in isvc-passive.yaml: enforced,
+// a cluster held out once a fifth of at least 10 real requests over the signal's window
+// fail, for 30 s at first.
+var passiveGateField = samples.ProbeField{Name: "passiveGate", Value: "{mode: Enforce, failurePercent: 20, minRequests: 10, baseEjectionTime: 30s}"}
+
+// isvcPassiveManifest is isvc.yaml under PreserveTraffic with passiveGateField added.
+func isvcPassiveManifest(t Timing) string {
+	return isvcManifestWith(t, string(omev1beta1.AllFailedPreserveTraffic), 0, passiveGateField)
+}
+
 // isvcManifestWithRamp is isvcManifest with the probe's optional rampUp, when positive.
 // Both are config/samples/inferenceservice.yaml, the guide's isvc.yaml, with the demo's
 // timing: the file a user applies is the one the demo applies.
 func isvcManifestWithRamp(t Timing, allFailedPolicy string, rampUp time.Duration) string {
+	return isvcManifestWith(t, allFailedPolicy, rampUp)
+}
+
+// isvcManifestWith is isvcManifestWithRamp with further probe fields.
+func isvcManifestWith(t Timing, allFailedPolicy string, rampUp time.Duration, extra ...samples.ProbeField) string {
 	fields := []samples.ProbeField{{Name: "period", Value: t.Period.String()}, {Name: "timeout", Value: t.Timeout.String()},
 		{Name: "allFailedPolicy", Value: allFailedPolicy}}
 	if rampUp > 0 {
 		fields = append(fields, samples.ProbeField{Name: "rampUp", Value: rampUp.String()})
 	}
+	fields = append(fields, extra...)
 	manifest, err := samples.GuideInferenceServiceWith(fields...)
 	if err != nil {
 		panic(err) // the sample is compiled in: a test of this package shows it at once

@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/ome-routing/operator/internal/envfleet"
+	"github.com/ome-routing/operator/internal/haproxyingress"
 	"github.com/ome-routing/operator/internal/modelserver"
 	"github.com/ome-routing/operator/internal/traffic"
 )
@@ -50,6 +51,9 @@ type Demo struct {
 	kubectl                 *Kubectl
 	// handles switch the model servers and the workers' API servers for "Your turn".
 	handles *handles
+	// gateway is HAProxy Ingress, whose controller a handle stops and resumes; nil when
+	// the data plane cannot run here.
+	gateway *haproxyingress.HAProxyIngress
 	// signalURL is the Prometheus that scrapes haproxy's exporter, the manager's traffic
 	// signal; empty when Prometheus or the data plane cannot run here.
 	signalURL string

@@ -9,6 +9,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/ome-routing/operator/cmd/kubectl-ome/app/cluster"
 	"github.com/ome-routing/operator/cmd/kubectl-ome/app/get"
 	"github.com/ome-routing/operator/cmd/kubectl-ome/app/placement"
 	"github.com/ome-routing/operator/cmd/kubectl-ome/app/traffic"
@@ -34,6 +35,9 @@ func NewCommand(streams genericiooptions.IOStreams) *cobra.Command {
   # Hold worker-a at weight 0 for maintenance, then release it
   kubectl ome traffic drain chat -n prod --workload-cluster worker-a --id maintenance-a --reason "planned maintenance"
   kubectl ome traffic undrain chat -n prod --id maintenance-a
+
+  # The registered workload clusters: source, Ready, and whether that is current
+  kubectl ome cluster status
 
   # The plugin's version
   kubectl ome version`,
@@ -66,6 +70,7 @@ func NewCommand(streams genericiooptions.IOStreams) *cobra.Command {
 	cmd.AddCommand(traffic.NewCommand(getter, streams))
 	cmd.AddCommand(placement.NewCommand(getter, streams))
 	cmd.AddCommand(get.NewCommand(getter, streams))
+	cmd.AddCommand(cluster.NewCommand(getter, streams))
 	cmd.AddCommand(newVersionCommand(streams))
 	return cmd
 }

@@ -27,7 +27,7 @@ var _ = Describe("The samples in config/samples", func() {
 		for _, ns := range []string{"qwen3-0-6b", "ome", "ome-routing-member"} {
 			ensureNamespace(ctx, ns)
 		}
-		for _, f := range []string{"inferenceservice.yaml", "workloadcluster.yaml", "workloadcluster-clusterprofile.yaml", "member-rbac.yaml"} {
+		for _, f := range []string{"inferenceservice.yaml", "inferenceservice-failover.yaml", "workloadcluster.yaml", "workloadcluster-clusterprofile.yaml", "member-rbac.yaml"} {
 			out := mustShell(ctx, "kubectl apply --dry-run=server -f "+filepath.Join(samples, f))
 			Expect(out).To(ContainSubstring("(server dry run)"), f)
 		}

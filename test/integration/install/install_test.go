@@ -78,6 +78,7 @@ var _ = Describe("helm install, upgrade and uninstall of the chart", Ordered, fu
 			"kubectl -n " + releaseNamespace + " rollout status deployment/" + managerName,
 			"2. Routing is on.",
 			"kubectl ome placement endpoint <inferenceservice> -n <namespace>",
+			"kubectl ome cluster status",
 			"ome.multicluster.config.routing.observer.allowPrivateNetworks=true",
 			"Nothing is published yet",
 			"helm upgrade --atomic",

@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/pkg/clusterstatus"
 	pkgplacement "github.com/ome-routing/operator/pkg/placement"
 )
 
@@ -105,13 +106,6 @@ type ClusterView struct {
 	ConnectionSource string `json:"connectionSource"`
 }
 
-// knownReadyReasons are the WorkloadCluster Ready reasons this project's manager writes.
-var knownReadyReasons = []omev1beta1.WorkloadClusterConditionReason{omev1beta1.WorkloadClusterReasonReachable,
-	omev1beta1.WorkloadClusterReasonProbeFailedRetrying, omev1beta1.WorkloadClusterReasonConnectionFailed,
-	omev1beta1.WorkloadClusterReasonSecretNotFound, omev1beta1.WorkloadClusterReasonSecretNamespaceRefused,
-	omev1beta1.WorkloadClusterReasonBadKubeConfig, omev1beta1.WorkloadClusterReasonClusterProfileUnsupported,
-	omev1beta1.WorkloadClusterReasonClusterProfileNotFound, omev1beta1.WorkloadClusterReasonBadClusterProfile}
-
 // fleetView judges what readFleet returned for the service.
 func fleetView(f fleetRead, isvc *omev1beta1.InferenceService, homes []HomeView) FleetView {
 	v := FleetView{State: Observed, Returned: len(f.Items), Pages: f.Pages, Complete: f.Err == nil && !f.More, Clusters: []ClusterView{}}
@@ -201,18 +195,20 @@ func readyOf(wc *omev1beta1.WorkloadCluster) (status, fresh, reason string, insp
 	c := ready[0]
 	insp.Kept = 1
 	reason = OtherReportedReason
-	if slices.Contains(knownReadyReasons, omev1beta1.WorkloadClusterConditionReason(c.Reason)) {
+	if slices.Contains(clusterstatus.KnownReadyReasons, omev1beta1.WorkloadClusterConditionReason(c.Reason)) {
 		reason = c.Reason
 	}
-	switch {
-	case c.Status != metav1.ConditionTrue && c.Status != metav1.ConditionFalse && c.Status != metav1.ConditionUnknown:
-		insp.State = MalformedPayload
+	// The freshness is `cluster status`'s judgement, in OME's explain words: a condition
+	// without a generation is Unverifiable here where that command says Unobserved.
+	switch clusterstatus.Freshness(c, wc.Generation) {
+	case clusterstatus.Invalid:
+		if c.Status != metav1.ConditionTrue && c.Status != metav1.ConditionFalse && c.Status != metav1.ConditionUnknown {
+			insp.State = MalformedPayload
+		}
 		return Unknown, Invalid, reason, insp
-	case c.ObservedGeneration > wc.Generation:
-		return Unknown, Invalid, reason, insp
-	case c.ObservedGeneration == 0:
+	case clusterstatus.Unobserved:
 		return Unknown, Unverifiable, reason, insp
-	case c.ObservedGeneration < wc.Generation:
+	case clusterstatus.Stale:
 		return Unknown, Stale, reason, insp
 	}
 	return string(c.Status), Current, reason, insp
