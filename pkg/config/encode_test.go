@@ -68,9 +68,9 @@ func fullDocument() obj {
 			"enabled": true,
 			"probe": with(step1Probe(), "mode", "Shadow", "rampUp", "1m",
 				"flapDamping", obj{"window": "10m", "maxFactor": 8}, "passiveGate", passive),
-			"capacity":  with(chartCapacity(), "options", obj{}), // Report takes none, but {} is kept
-			"failover":  obj{"tiers": []obj{tier}, "overprovisioningPercent": 120},
-			"observer":  with(chartObserver(), "recordInterval", "1m40s", "allowLoopback", true, "allowPrivateNetworks", true),
+			"capacity": with(chartCapacity(), "options", obj{}), // Report takes none, but {} is kept
+			"failover": obj{"tiers": []obj{tier}, "overprovisioningPercent": 120},
+			"observer": with(chartObserver(), "recordInterval", "1m40s", "allowLoopback", true, "allowPrivateNetworks", true),
 			"publisher": obj{"name": "gatewayapi", "resyncInterval": "30s", "options": obj{"a": "1"},
 				"retry": obj{"attempts": 2, "codes": []int{502, 503}, "connectionFailures": true, "backoff": "100ms",
 					"perTryTimeout": "30s", "budgetPercent": 20},
