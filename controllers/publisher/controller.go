@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -85,6 +86,8 @@ type Reconciler struct {
 	// addresses resolves the workload clusters' Gateway addresses for the EndpointSlice
 	// fallback (addresses.go); nil with the fallback off.
 	addresses *addressResolver
+	// routeRetryDropped says the API server dropped a route's retry (retry.go).
+	routeRetryDropped atomic.Bool
 }
 
 // +kubebuilder:rbac:groups=ome.io,resources=trafficmaps,verbs=get;list;watch;patch
@@ -182,6 +185,7 @@ func (r *Reconciler) publish(ctx context.Context, tm *omev1beta1.TrafficMap, pla
 	if err != nil {
 		return r.fail(ctx, tm, omev1beta1.TrafficMapReasonApplyFailed, err, true)
 	}
+	r.noticeDroppedRetry(ctx, tm, plan, standing[len(standing)-1])
 	if err := r.drainStale(ctx, tm, publish.RouteClaim(client.ObjectKeyFromObject(plan.Route))); err != nil {
 		return r.fail(ctx, tm, omev1beta1.TrafficMapReasonDrainFailed, err, true)
 	}

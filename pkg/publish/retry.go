@@ -36,13 +36,20 @@ const budgetWindow = "10s"
 // timeouts, and each ExternalName backend Service the HAProxy Ingress keys that apply them
 // on haproxy. The zero policy returns the plan unchanged, so that an installation without
 // retries publishes exactly what it did before they existed.
-func (p Plan) WithRetry(pol retry.Policy) Plan {
+//
+// routeRetry false leaves the rule's retry out (the route's CRD drops it), and keeps the
+// rest.
+func (p Plan) WithRetry(pol retry.Policy, routeRetry bool) Plan {
 	if p.Withdraw || p.Route == nil || (pol.Retry == nil && pol.Request == 0) {
 		return p
 	}
 	route := p.Route.DeepCopy()
 	for i := range route.Spec.Rules {
-		route.Spec.Rules[i].Retry, route.Spec.Rules[i].Timeouts = RouteRetry(pol)
+		rule := &route.Spec.Rules[i]
+		rule.Retry, rule.Timeouts = RouteRetry(pol)
+		if !routeRetry {
+			rule.Retry = nil
+		}
 	}
 	p.Route = route
 	annotations := HAProxyAnnotations(pol)
@@ -134,7 +141,7 @@ func HAProxyAnnotations(pol retry.Policy) map[string]string {
 		lines = append(lines, "option http-buffer-request")
 	}
 	if r.BudgetPercent > 0 && status {
-		lines = append(lines, haproxyBudget(r.BudgetPercent)...)
+		lines = append(lines, haproxyBudget(r.BudgetPercent, r.Attempts)...)
 	}
 	out := map[string]string{HAProxyConfigBackend: strings.Join(lines, "\n") + "\n"}
 	perTry := r.PerTryTimeout
@@ -149,18 +156,22 @@ func HAProxyAnnotations(pol retry.Policy) map[string]string {
 
 // haproxyBudget are the lines of the retry budget: the backend tracks every request in a
 // one-entry table keyed by a constant, which counts the requests (http_req_rate) and the
-// requests that were retried (gpc0, incremented on the answer of one that was), and a
-// request may be retried on a status only while the retried ones are at most percent of
-// the requests over the window. A retry on a connection failure sent nothing to a model
+// retries (gpc0, incremented on the answer of a request once per retry it took), and a
+// request may be retried on a status only while the retries are at most percent of the
+// requests over the window. A retry on a connection failure sent nothing to a model
 // server and is not budgeted.
-func haproxyBudget(percent int32) []string {
-	return []string{
+func haproxyBudget(percent, attempts int32) []string {
+	lines := []string{
 		"stick-table type integer size 1 expire " + budgetWindow + " store http_req_rate(" + budgetWindow + "),gpc0_rate(" + budgetWindow + ")",
 		"http-request track-sc2 int(0)",
 		fmt.Sprintf("http-request set-var(txn.ome_retry_budget) sc2_http_req_rate,mul(%d),div(100)", percent),
 		"http-request disable-l7-retry if { sc2_gpc0_rate,sub(txn.ome_retry_budget) gt 0 }",
-		"http-response sc-inc-gpc0(2) if { retries gt 0 }",
 	}
+	// One count per retry the request took: haproxy has no action that adds more than one.
+	for i := range attempts {
+		lines = append(lines, fmt.Sprintf("http-response sc-inc-gpc0(2) if { retries gt %d }", i))
+	}
+	return lines
 }
 
 // GatewayDuration writes d in the Gateway API's duration form (GEP-2257): up to four parts

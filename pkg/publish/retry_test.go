@@ -28,7 +28,7 @@ func TestWithRetryZeroPolicyChangesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	after, err := p.WithRetry(retry.Policy{}).Objects()
+	after, err := p.WithRetry(retry.Policy{}, true).Objects()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +43,7 @@ func TestWithRetryWritesTheRouteAndEveryService(t *testing.T) {
 		t.Fatal(err)
 	}
 	original := p.Route.DeepCopy()
-	q := p.WithRetry(retried())
+	q := p.WithRetry(retried(), true)
 	if !equality.Semantic.DeepEqual(p.Route, original) || p.Backends[0].Annotations != nil {
 		t.Fatal("WithRetry changed the plan it was called on")
 	}
@@ -61,7 +61,8 @@ func TestWithRetryWritesTheRouteAndEveryService(t *testing.T) {
 		"http-request track-sc2 int(0)\n" +
 		"http-request set-var(txn.ome_retry_budget) sc2_http_req_rate,mul(20),div(100)\n" +
 		"http-request disable-l7-retry if { sc2_gpc0_rate,sub(txn.ome_retry_budget) gt 0 }\n" +
-		"http-response sc-inc-gpc0(2) if { retries gt 0 }\n"
+		"http-response sc-inc-gpc0(2) if { retries gt 0 }\n" +
+		"http-response sc-inc-gpc0(2) if { retries gt 1 }\n"
 	for _, b := range q.Backends {
 		if got := b.Service().Annotations; got[HAProxyConfigBackend] != want || got[HAProxyTimeoutServer] != "60000ms" {
 			t.Errorf("backend %s annotations:\n%q\nwant config-backend\n%q", b.Name, got, want)
@@ -103,7 +104,7 @@ func TestWithRetryLeavesEnvoyBackends(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, b := range p.WithRetry(retried()).Backends {
+	for _, b := range p.WithRetry(retried(), true).Backends {
 		if b.Annotations != nil {
 			t.Errorf("Envoy Gateway Backend %s got annotations %q", b.Name, b.Annotations)
 		}
@@ -118,5 +119,18 @@ func TestGatewayDuration(t *testing.T) {
 		if got := GatewayDuration(d); got != want {
 			t.Errorf("GatewayDuration(%v) = %q, want %q", d, got, want)
 		}
+	}
+}
+
+// A CRD that drops the rule's retry gets routes without it, and the rest as before.
+func TestWithRetryWithoutTheRouteRetry(t *testing.T) {
+	p, err := Build(input(twoClusters().obj(), guideEndpoint()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := p.WithRetry(retried(), false)
+	rule := q.Route.Spec.Rules[0]
+	if rule.Retry != nil || rule.Timeouts == nil || q.Backends[0].Annotations[HAProxyConfigBackend] == "" {
+		t.Fatalf("rule %+v, annotations %q", rule, q.Backends[0].Annotations)
 	}
 }
