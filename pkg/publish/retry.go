@@ -164,8 +164,8 @@ func haproxyBudget(percent, attempts int32) []string {
 	lines := []string{
 		"stick-table type integer size 1 expire " + budgetWindow + " store http_req_rate(" + budgetWindow + "),gpc0_rate(" + budgetWindow + ")",
 		"http-request track-sc2 int(0)",
-		fmt.Sprintf("http-request set-var(txn.ome_retry_budget) sc2_http_req_rate,mul(%d),div(100)", percent),
-		"http-request disable-l7-retry if { sc2_gpc0_rate,sub(txn.ome_retry_budget) gt 0 }",
+		fmt.Sprintf("http-request set-var(txn.retry_budget) sc2_http_req_rate,mul(%d),div(100)", percent),
+		"http-request disable-l7-retry if { sc2_gpc0_rate,sub(txn.retry_budget) gt 0 }",
 	}
 	// One count per retry the request took: haproxy has no action that adds more than one.
 	for i := range attempts {

@@ -59,8 +59,8 @@ func TestWithRetryWritesTheRouteAndEveryService(t *testing.T) {
 	want := "retries 2\nretry-on conn-failure 503\noption redispatch 1\noption http-buffer-request\n" +
 		"stick-table type integer size 1 expire 10s store http_req_rate(10s),gpc0_rate(10s)\n" +
 		"http-request track-sc2 int(0)\n" +
-		"http-request set-var(txn.ome_retry_budget) sc2_http_req_rate,mul(20),div(100)\n" +
-		"http-request disable-l7-retry if { sc2_gpc0_rate,sub(txn.ome_retry_budget) gt 0 }\n" +
+		"http-request set-var(txn.retry_budget) sc2_http_req_rate,mul(20),div(100)\n" +
+		"http-request disable-l7-retry if { sc2_gpc0_rate,sub(txn.retry_budget) gt 0 }\n" +
 		"http-response sc-inc-gpc0(2) if { retries gt 0 }\n" +
 		"http-response sc-inc-gpc0(2) if { retries gt 1 }\n"
 	for _, b := range q.Backends {
