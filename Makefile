@@ -339,7 +339,7 @@ bench-publish: envtest ## TrafficMap write to HTTPRoute update: median and max o
 		$(GO) test -count=1 -v -run '^TestPublishLatency$$' -timeout $(BENCH_TIMEOUT) ./test/bench/ \
 		| $(call BENCH_FIGURES,publish)
 
-bench-failover: envtest helm haproxy-ingress haproxy prometheus ## Failover through haproxy at 100 requests/s: detection, operator, publish and gateway times, requests failed, over 8 flips; then outages with a 10s x 3 probe alone and with the passive gate, side by side (about 7 minutes).
+bench-failover: envtest helm haproxy-ingress haproxy prometheus ## Failover through haproxy at 100 requests/s: detection, operator, publish and gateway times, requests failed, over 8 flips; then outages with a 10s x 3 probe alone, with the passive gate, and with the passive gate and a retry on the route, side by side (about 9 minutes).
 	@mkdir -p $(BENCH_OUT); $(call BENCH_LOAD,failover)
 	@OME_BENCH=1 KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" HELM="$(HELM)" HAPROXY_INGRESS="$(HAPROXY_INGRESS)" OME_BENCH_DIR=$(BENCH_OUT)/failover \
 		$(GO) test -count=1 -v -run '^(TestFailover|TestPassiveGateOutage)$$' -timeout $(BENCH_TIMEOUT) ./test/bench/failover/ \

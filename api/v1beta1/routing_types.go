@@ -75,8 +75,20 @@ type Routing struct {
 
 // RoutingPublisherSpec is a service's publisher settings. The built-in publisher
 // (gatewayapi) accepts no options: a service that sets any is Published False,
-// InvalidOptions, and keeps the route it had.
+// InvalidOptions, and keeps the route it had. retry and timeouts each replace the
+// installation's routing.publisher block of the same name as a whole.
+//
+// +kubebuilder:validation:XValidation:rule="!has(self.retry) || !has(self.retry.perTryTimeout) || !has(self.timeouts) || !has(self.timeouts.request) || duration(self.retry.perTryTimeout) <= duration(self.timeouts.request)",message="retry.perTryTimeout must not be longer than timeouts.request"
 type RoutingPublisherSpec struct {
+	// retry is the service's retry on the global route (docs/concepts/retries.md);
+	// `disabled: true` turns the installation's off for this service.
+	// +optional
+	Retry *PublisherRetry `json:"retry,omitempty"`
+
+	// timeouts bounds the service's requests on the global route.
+	// +optional
+	Timeouts *PublisherTimeouts `json:"timeouts,omitempty"`
+
 	// options are publisher-specific options, at most 32, each key 1 to 128 characters and
 	// each value 1 to 4096.
 	// +optional

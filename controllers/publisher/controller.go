@@ -3,6 +3,7 @@ package publisher
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -83,6 +84,8 @@ type Reconciler struct {
 	// addresses resolves the workload clusters' Gateway addresses for the EndpointSlice
 	// fallback (addresses.go); nil with the fallback off.
 	addresses *addressResolver
+	// routeRetryDropped says the API server dropped a route's retry (retry.go).
+	routeRetryDropped atomic.Bool
 }
 
 // +kubebuilder:rbac:groups=ome.io,resources=trafficmaps,verbs=get;list;watch;patch

@@ -153,7 +153,7 @@ func (r *Reconciler) planRoute(ctx context.Context, s *publishScope) phase.Outco
 	if err != nil {
 		return phase.Finish(r.fail(ctx, s.tm, omev1beta1.TrafficMapReasonInvalidPlan, err, false))
 	}
-	s.plan = plan
+	s.plan = r.withRetry(plan, s.isvc)
 	return phase.Proceed
 }
 

@@ -89,6 +89,7 @@ func (r *Reconciler) applyObjects(ctx context.Context, s *publishScope) phase.Ou
 		return phase.Finish(r.fail(ctx, s.tm, omev1beta1.TrafficMapReasonApplyFailed, err, true))
 	}
 	s.standing = standing
+	r.noticeDroppedRetry(ctx, s.tm, s.plan, standing[len(standing)-1])
 	return phase.Proceed
 }
 

@@ -106,14 +106,16 @@ func (r *Reconciler) read(ctx context.Context, s *routingScope) phase.Outcome {
 	return phase.Proceed
 }
 
-// resolve checks the service's probe, capacity poll, drains and failover. A refused setting freezes
+// resolve checks the service's probe, capacity poll, drains, failover and retry. A refused setting freezes
 // the service's map as it is.
 func (r *Reconciler) resolve(ctx context.Context, s *routingScope) phase.Outcome {
 	var err error
 	if s.policy, s.factors, err = r.routingPolicy(s.isvc); err == nil {
 		if s.polls, err = capacity.Resolve(r.Capacity, serviceCapacity(s.isvc), r.CapacityLimits); err == nil {
 			if s.overrides, err = parseDrains(s.isvc); err == nil {
-				s.failover, s.tiersPath, err = r.failoverSetting(s.isvc)
+				if s.failover, s.tiersPath, err = r.failoverSetting(s.isvc); err == nil {
+					err = checkRetry(s.isvc)
+				}
 			}
 		}
 	}

@@ -36,6 +36,11 @@ type EnvoyView struct {
 	// Envoy sends and the CAs it checks the certificate against ("worker-a.example.test
 	// system CAs"), sorted; empty when Envoy speaks plain HTTP to the backends.
 	TLS []string
+	// RetryPolicy is the rule's Envoy retry policy as the translator printed it (its JSON
+	// keys: retryOn, numRetries, retriableStatusCodes, perTryTimeout, retryHostPredicate,
+	// retryBackOff, ...), nil without one; Timeout the route's own timeout, "" without.
+	RetryPolicy map[string]any
+	Timeout     string
 	// Input is the file of objects the translator read, and Output what it printed.
 	Input, Output []byte
 }
@@ -89,6 +94,8 @@ func Translate(ctx context.Context, egctl string, objs []client.Object, route ty
 		return view, nil
 	}
 	action, _ := envoyRoute["route"].(map[string]any)
+	view.RetryPolicy, _ = action["retryPolicy"].(map[string]any)
+	view.Timeout, _ = action["timeout"].(string)
 	// One cluster for the rule, its backends as weighted localities; or, when backendRefs
 	// carry their own filters (rewriteHostname), one cluster per backend, weighted in the
 	// route.

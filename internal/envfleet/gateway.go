@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -38,8 +40,11 @@ func ModuleDir(dir, path string) (string, error) {
 }
 
 // GatewayCRDPaths are the Gateway API standard-channel CRDs of sigs.k8s.io/gateway-api,
-// at the version the operator's go.mod requires, and Envoy Gateway's Backend CRD, from
-// the github.com/envoyproxy/gateway version hack/egctl pins.
+// at the version the operator's go.mod requires, but for HTTPRoute's, which is the same
+// version's experimental-channel CRD: at v1.6 a route rule's retry is experimental, and the
+// standard CRD drops it, which would leave nothing of a published retry to check. With
+// them comes Envoy Gateway's Backend CRD, from the github.com/envoyproxy/gateway version
+// hack/egctl pins.
 func GatewayCRDPaths() ([]string, error) {
 	gw, err := ModuleDir(".", "sigs.k8s.io/gateway-api")
 	if err != nil {
@@ -49,11 +54,25 @@ func GatewayCRDPaths() ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	return []string{
-		filepath.Join(gw, "config", "crd", "standard"),
+	standard := filepath.Join(gw, "config", "crd", "standard")
+	entries, err := os.ReadDir(standard)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".yaml") && e.Name() != httpRouteCRDFile {
+			out = append(out, filepath.Join(standard, e.Name()))
+		}
+	}
+	return append(out,
+		filepath.Join(gw, "config", "crd", "experimental", httpRouteCRDFile),
 		filepath.Join(eg, "charts", "gateway-helm", "charts", "crds", "crds", "generated", "gateway.envoyproxy.io_backends.yaml"),
-	}, nil
+	), nil
 }
+
+// httpRouteCRDFile is the HTTPRoute CRD's file in either channel's directory.
+const httpRouteCRDFile = "gateway.networking.k8s.io_httproutes.yaml"
 
 // InstallGatewayCRDs installs GatewayCRDPaths into the cluster and waits until they are
 // served.

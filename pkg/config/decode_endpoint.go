@@ -7,6 +7,8 @@ type rawPublisher struct {
 	name           *string
 	resyncInterval json.RawMessage
 	options        *map[string]string
+	retry          rawRetry
+	timeouts       rawTimeouts
 }
 
 // rawEndpoint is the endpoint block as decoded: where the publisher writes the routes.
@@ -25,11 +27,13 @@ type rawEndpoint struct {
 }
 
 func (d *decoder) publisher(raw json.RawMessage, path string) rawPublisher {
-	fields := d.object(raw, path, "name", "resyncInterval", "options")
+	fields := d.object(raw, path, "name", "resyncInterval", "options", "retry", "timeouts")
 	return rawPublisher{
 		name:           decodeValue[string](d, fields["name"], path+".name", "a string"),
 		resyncInterval: fields["resyncInterval"],
 		options:        decodeValue[map[string]string](d, fields["options"], path+".options", "a map of strings"),
+		retry:          d.retry(fields["retry"], path+".retry"),
+		timeouts:       d.timeouts(fields["timeouts"], path+".timeouts"),
 	}
 }
 

@@ -38,7 +38,8 @@ func Marshal(c *Config) ([]byte, error) {
 		Routing: routingDoc{
 			Enabled: r.Enabled, Probe: probeOf(r.Probe), Capacity: capacityOf(r.Capacity),
 			Failover: failoverOf(r.Failover), Observer: observerOf(r.Observer),
-			Publisher: publisherDoc{Name: r.Publisher.Name, ResyncInterval: duration(r.Publisher.ResyncInterval), Options: r.Publisher.Options},
+			Publisher: publisherDoc{Name: r.Publisher.Name, ResyncInterval: duration(r.Publisher.ResyncInterval), Options: r.Publisher.Options,
+				Retry: r.Publisher.Retry, Timeouts: r.Publisher.Timeouts},
 		},
 		Placement: placementDoc{ObservationGrace: duration(c.Placement.ObservationGrace)},
 		Endpoint:  endpointOf(c.Endpoint),
@@ -98,6 +99,9 @@ type (
 		Name           string            `json:"name,omitzero"`
 		ResyncInterval duration          `json:"resyncInterval,omitzero"`
 		Options        map[string]string `json:"options,omitempty"` // Parse keeps no empty map
+		// The API's types, whose durations marshal in a form Parse reads.
+		Retry    *omev1beta1.PublisherRetry    `json:"retry,omitempty"`
+		Timeouts *omev1beta1.PublisherTimeouts `json:"timeouts,omitempty"`
 	}
 	endpointDoc struct {
 		GlobalGateway        string            `json:"globalGateway,omitzero"`

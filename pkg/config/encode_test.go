@@ -68,10 +68,13 @@ func fullDocument() obj {
 			"enabled": true,
 			"probe": with(step1Probe(), "mode", "Shadow", "rampUp", "1m",
 				"flapDamping", obj{"window": "10m", "maxFactor": 8}, "passiveGate", passive),
-			"capacity":  with(chartCapacity(), "options", obj{}), // Report takes none, but {} is kept
-			"failover":  obj{"tiers": []obj{tier}, "overprovisioningPercent": 120},
-			"observer":  with(chartObserver(), "recordInterval", "1m40s", "allowLoopback", true, "allowPrivateNetworks", true),
-			"publisher": obj{"name": "gatewayapi", "resyncInterval": "30s", "options": obj{"a": "1"}},
+			"capacity": with(chartCapacity(), "options", obj{}), // Report takes none, but {} is kept
+			"failover": obj{"tiers": []obj{tier}, "overprovisioningPercent": 120},
+			"observer": with(chartObserver(), "recordInterval", "1m40s", "allowLoopback", true, "allowPrivateNetworks", true),
+			"publisher": obj{"name": "gatewayapi", "resyncInterval": "30s", "options": obj{"a": "1"},
+				"retry": obj{"attempts": 2, "codes": []int{502, 503}, "connectionFailures": true, "backoff": "100ms",
+					"perTryTimeout": "30s", "budgetPercent": 20},
+				"timeouts": obj{"request": "5m0s"}},
 			"trafficSignal": with(signalBlock(), "prometheus",
 				obj{"url": "http://127.0.0.1:9090", "timeout": "1s", "bearerTokenFile": "/var/run/token"}),
 		},
@@ -134,8 +137,8 @@ func TestMarshalWritesEveryKey(t *testing.T) {
 	fieldsSet(reflect.ValueOf(*cfg), "Config", set, seen)
 	var unset []string
 	for path := range seen {
-		// disabled is a service's word: the installation's failover refuses it.
-		if !set[path] && path != "Config.Routing.Failover.Disabled" {
+		// disabled is a service's word: the installation's failover and retry refuse it.
+		if !set[path] && path != "Config.Routing.Failover.Disabled" && path != "Config.Routing.Publisher.Retry.Disabled" {
 			unset = append(unset, path)
 		}
 	}

@@ -3,6 +3,8 @@ package config
 import (
 	"maps"
 	"time"
+
+	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 )
 
 // DefaultResyncInterval is how often the publisher looks at every TrafficMap again when
@@ -41,6 +43,11 @@ type Publisher struct {
 	// Options are the publisher's global options. The built-in publisher accepts none and
 	// marks every map InvalidOptions while any is set.
 	Options map[string]string
+	// Retry and Timeouts are the installation's retry and timeouts on every route
+	// (docs/concepts/retries.md), which a service's spec.routing.publisher blocks replace;
+	// nil for none, which publishes routes as they were before retries existed.
+	Retry    *omev1beta1.PublisherRetry
+	Timeouts *omev1beta1.PublisherTimeouts
 }
 
 // Resync is the effective resync interval.

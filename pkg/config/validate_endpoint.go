@@ -24,6 +24,7 @@ func (v *validator) publisher(raw rawPublisher, path string, routingEnabled bool
 	default:
 		p.ResyncInterval = *resync
 	}
+	p.Retry, p.Timeouts = v.retryAndTimeouts(raw.retry, raw.timeouts, path)
 	return p
 }
 

@@ -83,6 +83,9 @@ type Backend struct {
 	Port   int32
 	Weight int32
 	Labels map[string]string
+	// Annotations are the gateway's keys on a backend Service (the retry's, retry.go);
+	// nil without any.
+	Annotations map[string]string
 }
 
 // Build plans the publication of in.Map. A map that cannot be published for lack of

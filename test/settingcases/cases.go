@@ -77,7 +77,7 @@ func capacity() map[string]any {
 }
 
 // Cases is the shared table.
-var Cases = slices.Concat(durationCases(), integerCases(), trafficSignalCases())
+var Cases = slices.Concat(durationCases(), integerCases(), trafficSignalCases(), retryCases())
 
 // durationCases are durations at and past the largest time.Duration, and in and out of the
 // grammar the two share.

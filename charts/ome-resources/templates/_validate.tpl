@@ -128,6 +128,41 @@ limit that is not a duration is none. */ -}}
 {{- $p = append $p (include "ome-resources.notDuration" (list "routing.publisher.resyncInterval" $pub.resyncInterval)) -}}
 {{- end -}}
 
+{{- /* routing.publisher.retry and timeouts, checked with routing off too: the rules the schema
+cannot state (a zero duration, a retry of nothing, a per-try timeout past the request's), in
+pkg/retry's order and words; a duration that is not one is left out of them, as the manager
+leaves it. */ -}}
+{{- $rt := $pub.retry -}}
+{{- $to := $pub.timeouts -}}
+{{- $rd := dict -}}
+{{- range $field := list (list "backoff" "retry.backoff" (and (kindIs "map" $rt) $rt.backoff)) (list "perTryTimeout" "retry.perTryTimeout" (and (kindIs "map" $rt) $rt.perTryTimeout)) (list "request" "timeouts.request" (and (kindIs "map" $to) $to.request)) -}}
+{{- $v := index $field 2 -}}
+{{- if $v -}}
+{{- $ns := include "ome-resources.durationNs" $v -}}
+{{- if eq $ns "invalid" -}}
+{{- $p = append $p (include "ome-resources.notDuration" (list (printf "routing.publisher.%s" (index $field 1)) $v)) -}}
+{{- else -}}
+{{- $_ := set $rd (index $field 0) ($ns | int64) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- if kindIs "map" $rt -}}
+{{- if and (hasKey $rt "connectionFailures") (not $rt.connectionFailures) (not $rt.codes) -}}
+{{- $p = append $p (printf "%srouting.publisher.retry: an enabled retry must retry connectionFailures, codes, or both" $pre) -}}
+{{- end -}}
+{{- range $field := list (list "backoff" "backoff must be positive") (list "perTryTimeout" "perTryTimeout must be positive") -}}
+{{- if and (hasKey $rd (index $field 0)) (le (get $rd (index $field 0)) 0) -}}
+{{- $p = append $p (printf "%srouting.publisher.retry.%s: %s, got 0s" $pre (index $field 0) (index $field 1)) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- if and (kindIs "map" $to) (hasKey $rd "request") (le (get $rd "request") 0) -}}
+{{- $p = append $p (printf "%srouting.publisher.timeouts.request: request must be positive, got 0s" $pre) -}}
+{{- end -}}
+{{- if and (hasKey $rd "perTryTimeout") (hasKey $rd "request") (gt (get $rd "request") 0) (gt (get $rd "perTryTimeout") (get $rd "request")) -}}
+{{- $p = append $p (printf "%srouting.publisher: retry.perTryTimeout must not be longer than timeouts.request (%s over %s)" $pre (include "ome-resources.formatDuration" (get $rd "perTryTimeout")) (include "ome-resources.formatDuration" (get $rd "request"))) -}}
+{{- end -}}
+
 {{- /* routing.capacity, checked only with routing on: a poll staged while it is off is inert. */ -}}
 {{- $cap := $r.capacity -}}
 {{- if and $r.enabled (kindIs "map" $cap) $cap -}}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/internal/haproxyingress"
 	"github.com/ome-routing/operator/internal/modelserver"
+	"github.com/ome-routing/operator/internal/traffic"
 	"github.com/ome-routing/operator/test/dataplane"
 	"github.com/ome-routing/operator/test/framework"
 	"github.com/ome-routing/operator/test/framework/stats"
@@ -26,7 +28,8 @@ import (
 const comparisonFlips = 3
 
 // TestPassiveGateOutage measures, side by side in one run, the requests that fail during
-// an outage with the probe alone and with the passive gate on: the service's probe is
+// an outage with the probe alone, with the passive gate on, and with the passive gate and
+// a retry on the route: the service's probe is
 // 10 s x 3 (the chart's example), the traffic signal reads haproxy's counters from a real
 // Prometheus over a 5 s window every second. Each outage makes worker-b's model server
 // fail everything (its probes too) under 100 requests per second, until the gateway has
@@ -35,8 +38,11 @@ const comparisonFlips = 3
 //	failover figure=outage_failed mode=probe flips=3 median=… max=… min=…
 //
 // for the requests sent during the outage that failed (through the gateway or as
-// worker-b's own 503s), and figure=outage_decision_to_traffic_moved for the map's weight 0
-// to the last request that reached worker-b. It runs only with OME_BENCH=1.
+// worker-b's own 503s), figure=outage_decision_to_traffic_moved for the map's weight 0
+// to the last request that reached worker-b, and figure=outage_retried_share for the
+// requests the model servers received beyond those sent, as a share of those sent: the
+// gateway's retries. The third mode, passive_retry, adds a retry on the route
+// (docs/concepts/retries.md). It runs only with OME_BENCH=1.
 func TestPassiveGateOutage(t *testing.T) {
 	if os.Getenv("OME_BENCH") == "" {
 		t.Skip("failover benchmark: set OME_BENCH=1 (with KUBEBUILDER_ASSETS, HELM and HAPROXY_INGRESS) to run it; `make bench-failover` does")
@@ -57,20 +63,27 @@ func TestPassiveGateOutage(t *testing.T) {
 	env := b.env
 	load := env.Traffic.StartLoad(ctx, rate, rate*600*n)
 
+	passive := &omev1beta1.ProbePassiveGate{
+		Mode: omev1beta1.ProbeModeEnforce, FailurePercent: ptr.To[int32](10), MinRequests: ptr.To[int32](20),
+		MaxEjectionPercent: ptr.To[int32](50),
+		BaseEjectionTime:   &metav1.Duration{Duration: 5 * time.Second}, MaxEjectionTime: &metav1.Duration{Duration: 10 * time.Second},
+	}
 	modes := []struct {
 		name  string
 		probe *omev1beta1.RoutingProbe
+		retry *omev1beta1.PublisherRetry
 	}{
-		{"probe", outageProbe(nil)},
-		{"passive", outageProbe(&omev1beta1.ProbePassiveGate{
-			Mode: omev1beta1.ProbeModeEnforce, FailurePercent: ptr.To[int32](10), MinRequests: ptr.To[int32](20),
-			MaxEjectionPercent: ptr.To[int32](50),
-			BaseEjectionTime:   &metav1.Duration{Duration: 5 * time.Second}, MaxEjectionTime: &metav1.Duration{Duration: 10 * time.Second},
-		})},
+		{"probe", outageProbe(nil), nil},
+		{"passive", outageProbe(passive), nil},
+		// One retry on 503 and on a refused connection, to the other cluster, within a 20%
+		// budget: what the retries concept page suggests.
+		{"passive_retry", outageProbe(passive), &omev1beta1.PublisherRetry{Attempts: ptr.To[int32](1),
+			Codes: []omev1beta1.HTTPStatus{503}, BudgetPercent: ptr.To[int32](20)}},
 	}
 	outages := map[string][]run{}
 	for _, m := range modes {
 		b.setProbe(m.probe)
+		b.setRetry(m.retry)
 		for i := range n {
 			outages[m.name] = append(outages[m.name], b.outage(fmt.Sprintf("%s outage %d", m.name, i+1)))
 		}
@@ -80,15 +93,71 @@ func TestPassiveGateOutage(t *testing.T) {
 		phases(outages[m.name], results)
 		counts := make([]int, 0, n)
 		moved := make([]time.Duration, 0, n)
+		retried := make([]time.Duration, 0, n)
 		for _, r := range outages[m.name] {
 			counts = append(counts, r.failed+r.refused)
 			moved = append(moved, r.lastToB.Sub(r.mapZero))
+			retried = append(retried, time.Duration(b.rec.extraPermille(r.flip, r.recover, results)))
 		}
 		fmt.Printf("failover figure=outage_failed mode=%s flips=%d load_rps=%d median=%d max=%d min=%d\n", m.name, n, rate,
 			stats.Median(counts), slices.Max(counts), slices.Min(counts))
 		fmt.Printf("failover figure=outage_decision_to_traffic_moved mode=%s flips=%d load_rps=%d median_ms=%s max_ms=%s min_ms=%s\n",
 			m.name, n, rate, ms(stats.Median(moved)), ms(slices.Max(moved)), ms(slices.Min(moved)))
+		fmt.Printf("failover figure=outage_retried_share mode=%s flips=%d load_rps=%d median_pct=%s max_pct=%s min_pct=%s\n",
+			m.name, n, rate, pct(stats.Median(retried)), pct(slices.Max(retried)), pct(slices.Min(retried)))
 	}
+}
+
+// setRetry gives the service the retry on its route (nil for none), and waits until haproxy
+// applies it, or no longer does.
+func (b *bench) setRetry(r *omev1beta1.PublisherRetry) {
+	cp := b.env.Fleet.ControlPlane.Client
+	b.waitFor("the service's retry", func() bool {
+		isvc := &omev1beta1.InferenceService{}
+		if err := cp.Get(b.ctx, service, isvc); err != nil {
+			return false
+		}
+		isvc.Spec.Routing.Publisher = nil
+		if r != nil {
+			isvc.Spec.Routing.Publisher = &omev1beta1.RoutingPublisherSpec{Retry: r}
+		}
+		return cp.Update(b.ctx, isvc) == nil
+	}, nil)
+	b.waitFor("haproxy's configuration to carry the retry", func() bool {
+		cfg, err := b.env.Gateway.Config()
+		return err == nil && strings.Contains(string(cfg), "option redispatch 1\n") == (r != nil)
+	}, nil)
+}
+
+// pct writes a share kept in permille as a percentage with one decimal.
+func pct(permille time.Duration) string { return fmt.Sprintf("%.1f", float64(permille)/10) }
+
+// extraPermille is the share, in permille of the requests sent from since to until, of
+// the requests the model servers received beyond them in that time: the gateway's retries.
+func (r *recorder) extraPermille(since, until time.Time, results []traffic.Result) int {
+	sent := 0
+	for _, res := range results {
+		if !res.Sent.Before(since) && res.Sent.Before(until) {
+			sent++
+		}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	arrived := 0
+	for _, a := range r.traffic {
+		if !a.at.Before(since) && a.at.Before(until) {
+			arrived++
+		}
+	}
+	for _, at := range r.others {
+		if !at.Before(since) && at.Before(until) {
+			arrived++
+		}
+	}
+	if sent == 0 || arrived <= sent {
+		return 0
+	}
+	return (arrived - sent) * 1000 / sent
 }
 
 // outageProbe is the service's 10 s x 3 probe, with a passive gate when one is given.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -78,6 +79,39 @@ var _ = Describe("Envoy Gateway's view of a published map", func() {
 		Eventually(envoy).WithTimeout(timeout).WithPolling(interval).Should(Equal(map[string]uint32{"worker-a": 1, "worker-b": 1}))
 		s.set("worker-b", modelserver.Unavailable)
 		Eventually(envoy).WithTimeout(timeout).WithPolling(interval).Should(Equal(map[string]uint32{"worker-a": 1}))
+	})
+})
+
+// The route's retry and timeouts reach Envoy: a retry policy that avoids the hosts
+// already tried, with the per-try timeout, the codes and the backoff.
+var _ = Describe("Envoy Gateway's view of a published retry", func() {
+	It("gives the route a retry policy with the previous-hosts predicate, the attempts, codes, backoff and per-try timeout", func(ctx context.Context) {
+		egctl := os.Getenv("EGCTL")
+		if egctl == "" {
+			Skip("EGCTL is not set (make test builds bin/egctl-<version> and sets it)")
+		}
+		ensureEnvoyGateway(ctx)
+		useManager(envoyEndpoint(false), config.Publisher{})
+		s := newService(ctx, "retry-envoy", &omev1beta1.Routing{Publisher: &omev1beta1.RoutingPublisherSpec{
+			Retry: &omev1beta1.PublisherRetry{Attempts: ptr.To[int32](2), Codes: []omev1beta1.HTTPStatus{502, 503},
+				Backoff: &metav1.Duration{Duration: 100 * time.Millisecond}, PerTryTimeout: &metav1.Duration{Duration: 10 * time.Second}},
+			Timeouts: &omev1beta1.PublisherTimeouts{Request: &metav1.Duration{Duration: time.Minute}},
+		}}, nil)
+		Eventually(s.condition).WithArguments("Published").WithTimeout(timeout).WithPolling(interval).Should(Equal(publishedTrue))
+		var view egtranslate.EnvoyView
+		Eventually(func(g Gomega) {
+			view = envoyView(ctx, g, egctl, s)
+			g.Expect(view.RetryPolicy).NotTo(BeNil(), "the translator's output:\n%s", view.Output)
+		}).WithTimeout(timeout).WithPolling(interval).Should(Succeed())
+		rp := view.RetryPolicy
+		AddReportEntry("Envoy retry policy", fmt.Sprintf("%v, route timeout %q", rp, view.Timeout))
+		Expect(rp).To(HaveKeyWithValue("numRetries", BeNumerically("==", 2)))
+		Expect(rp).To(HaveKeyWithValue("retriableStatusCodes", ConsistOf(BeNumerically("==", 502), BeNumerically("==", 503))))
+		Expect(rp).To(HaveKeyWithValue("perTryTimeout", "10s"))
+		Expect(rp).To(HaveKeyWithValue("retryOn", ContainSubstring("connect-failure")))
+		Expect(rp).To(HaveKeyWithValue("retryHostPredicate", ContainElement(HaveKeyWithValue("name", "envoy.retry_host_predicates.previous_hosts"))))
+		Expect(rp).To(HaveKeyWithValue("retryBackOff", HaveKeyWithValue("baseInterval", "0.100s")))
+		Expect(view.Timeout).To(Equal("60s"))
 	})
 })
 
