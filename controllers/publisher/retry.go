@@ -12,7 +12,7 @@ import (
 	"github.com/ome-routing/operator/pkg/retry"
 )
 
-// EventRouteRetryDropped: the API server dropped the retry of a route the publisher
+// EventRouteRetryDropped is sent when the API server dropped the retry of a route the publisher
 // wrote, because its HTTPRoute CRD is Gateway API's standard channel, which has no retry
 // before v1.7. The gateway keys on the backend Services still apply it on HAProxy
 // Ingress; gateways that read only the route retry nothing.

@@ -1,8 +1,6 @@
 package config
 
 import (
-	"time"
-
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
@@ -59,5 +57,5 @@ func (v *validator) apiDuration(raw []byte, path string) (*metav1.Duration, bool
 	if !ok || d == nil {
 		return nil, ok
 	}
-	return &metav1.Duration{Duration: time.Duration(*d)}, true
+	return &metav1.Duration{Duration: *d}, true
 }

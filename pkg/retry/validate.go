@@ -2,7 +2,6 @@ package retry
 
 import (
 	"fmt"
-	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -99,6 +98,6 @@ func Validate(r *omev1beta1.PublisherRetry, t *omev1beta1.PublisherTimeouts, pat
 // its last segment, as the CEL rule on the block does, after the full path.
 func positive(add func(string, ...any), d *metav1.Duration, path, msg string) {
 	if d != nil && d.Duration <= 0 {
-		add("%s: %s, got %s", path, msg, time.Duration(d.Duration))
+		add("%s: %s, got %s", path, msg, d.Duration)
 	}
 }

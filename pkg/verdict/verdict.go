@@ -11,12 +11,12 @@ import (
 type Counters int
 
 const (
-	// CountersUnconfirmed: nothing confirms yet that the gateway stopped sending the home
+	// CountersUnconfirmed means nothing confirms yet that the gateway stopped sending the home
 	// requests (no traffic signal, a reading pending or unknown, or a home not at 0).
 	CountersUnconfirmed Counters = iota
-	// CountersMoved: a whole window after the route carried the 0 shows no request.
+	// CountersMoved means a whole window after the route carried the 0 shows no request.
 	CountersMoved
-	// CountersStillServed: the gateway still sends the home requests an interval after the
+	// CountersStillServed means the gateway still sends the home requests an interval after the
 	// route carried its 0.
 	CountersStillServed
 )

@@ -66,9 +66,10 @@ func TestSampleSignalValues(t *testing.T) {
 		t.Error("the guide's probe is gone once the signal's values are added")
 	}
 
-	alone := render(t, string(values), "-f", prometheus)
-	if _, err := config.Parse([]byte(alone.multiclusterJSON(t))); err == nil || !strings.Contains(err.Error(), "routing.trafficSignal.queries.requests is required") {
-		t.Errorf("without the queries: %v, want the missing requests query named", err)
+	// Without the gateway's queries the chart itself refuses the values, naming what is
+	// missing, before the manager ever reads them.
+	if msg := renderError(t, string(values), "-f", prometheus); !strings.Contains(msg, "routing/trafficSignal") || !strings.Contains(msg, "queries") {
+		t.Errorf("without the queries: %q, want the missing queries named", msg)
 	}
 }
 

@@ -88,7 +88,7 @@ func startBinary(cp *envfleet.Cluster, settings config.Config, o managerOptions,
 		err := m.Process.Stop()
 		if err == nil {
 			if werr := m.Process.Wait(); werr != nil || exitedBefore {
-				err = fmt.Errorf("the manager exited (%v) before it was stopped", werr)
+				err = fmt.Errorf("the manager exited (%w) before it was stopped", werr)
 				if !exitedBefore {
 					err = fmt.Errorf("the manager exited with %w after SIGTERM", werr)
 				}

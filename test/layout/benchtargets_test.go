@@ -66,7 +66,11 @@ func benchRuns(t *testing.T, makefile string) []benchRun {
 		if m := benchFlag.FindStringSubmatch(cmd); m != nil {
 			r.bench = strings.ReplaceAll(m[1], "$$", "$")
 		}
-		for _, m := range pkgArg.FindAllStringSubmatch(cmd[strings.Index(cmd, "$(GO) test"):], -1) {
+		goTest := strings.Index(cmd, "$(GO) test")
+		if goTest < 0 {
+			t.Fatalf("make %s runs no $(GO) test", target)
+		}
+		for _, m := range pkgArg.FindAllStringSubmatch(cmd[goTest:], -1) {
 			r.pkgs = append(r.pkgs, strings.TrimSuffix(m[1], "/"))
 		}
 		runs = append(runs, r)

@@ -147,14 +147,14 @@ var _ = Describe("The routing health probe guide, run with kubectl", Ordered, Co
 			))
 		})
 
-		It("adds homes, gated, would-be gated, ramping and warned homes, the last probe's age, the Routable message and the clusters without traffic with -o wide", func(ctx context.Context) {
+		It("adds targets, serving homes, gated, would-be gated, ramping and warned homes, the last probe's age, the Routable message and the clusters without traffic with -o wide", func(ctx context.Context) {
 			out := mustShell(ctx, "kubectl get trafficmap -n qwen3-0-6b -o wide")
 			Expect(fields(out)[0]).To(Equal([]string{"NAME", "MODE", "PUBLISHED", "ROUTABLE", "OVERRIDE", "REASON", "AGE",
-				"HOMES", "GATED", "REFUSED", "WOULD-GATE", "RAMPING", "WARNINGS", "PROBED", "MESSAGE", "FROZEN", "TIERS", "NO-TRAFFIC"}))
+				"TARGETS", "SERVING", "GATED", "REFUSED", "WOULD-GATE", "RAMPING", "WARNINGS", "PROBED", "VERDICT", "STATES", "MESSAGE", "FROZEN", "TIERS", "NO-TRAFFIC"}))
 			Expect(table(out)).To(ConsistOf(And(
 				HaveKeyWithValue("NAME", "qwen3-0-6b"),
 				HaveKeyWithValue("REASON", "AllHomesProbeFailed"),
-				HaveKeyWithValue("HOMES", "2"),
+				HaveKeyWithValue("TARGETS", "2"),
 				HaveKeyWithValue("GATED", "1"),
 				HaveKeyWithValue("WOULD-GATE", "0"),
 				HaveKeyWithValue("RAMPING", "1"),

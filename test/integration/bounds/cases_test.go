@@ -29,6 +29,7 @@ import (
 	"github.com/ome-routing/operator/pkg/text"
 	"github.com/ome-routing/operator/pkg/trafficmap"
 	"github.com/ome-routing/operator/pkg/trafficsignal"
+	"github.com/ome-routing/operator/pkg/verdict"
 )
 
 // A driver computes, from extreme inputs, the values a group of fields is written with,
@@ -140,6 +141,9 @@ var table = map[string]string{
 	"TrafficMap.status.excludedClusters[].message":      "routing status",
 	"TrafficMap.status.excludedClusters[].reason":       "routing status",
 	"TrafficMap.status.homes":                           "routing status",
+	"TrafficMap.status.servingHomes":                    "routing status",
+	"TrafficMap.status.homeStates":                      "routing status",
+	"TrafficMap.spec.entries[].serving":                 "entries",
 	"TrafficMap.status.gatedHomes":                      "routing status",
 	"TrafficMap.status.refusedHomes":                    "routing status",
 	"TrafficMap.status.wouldGateHomes":                  "routing status",
@@ -445,6 +449,16 @@ func driveEntries(_ context.Context, now time.Time) ([]client.Object, error) {
 		Failover: tiers, Drained: drained})
 	result = trafficmap.Explain(drain.Apply(result, overrides), omev1beta1.AllFailedPreserveTraffic)
 	result.Entries = trafficmap.WithPortWarnings(result.Entries, true, 443)
+	// Every serving state, judged by the one function the routing reconciler writes with.
+	for i := range result.Entries {
+		e := &result.Entries[i]
+		h := verdict.Home{Weight: e.Weight, WeightReason: e.WeightReason, Published: i%7 != 6, Unobserved: i%5 == 4,
+			Counters: verdict.Counters(i % 3)}
+		if i%4 == 3 {
+			h.LeftOut = &omev1beta1.LeftOutCluster{Cluster: e.Cluster, Reason: leftOutReason}
+		}
+		e.Serving = verdict.Judge(h).State
+	}
 	tm := mapObject(strings.Repeat("s", 253))
 	tm.Spec = omev1beta1.TrafficMapSpec{Service: tm.Name, PlacementPlanID: trafficmap.PlanID(result.Entries), Mode: omev1beta1.PlacementModeSplit,
 		ObservedISVCGeneration: math.MaxInt64, AllFailedPolicy: omev1beta1.AllFailedPreserveTraffic, Failover: result.Failover, Entries: result.Entries}
@@ -493,6 +507,8 @@ func driveRoutingStatus(ctx context.Context, now time.Time) ([]client.Object, er
 		ProbePeriod:         &metav1.Duration{Duration: math.MaxInt64},
 		ProbeRecordInterval: &metav1.Duration{Duration: math.MinInt64},
 		RouteGeneration:     math.MaxInt64,
+		ServingHomes:        ptr.To(int32(verdict.Summarize(entries, leftOutReasons(entries)).Serving)),
+		HomeStates:          verdict.Summarize(entries, leftOutReasons(entries)).HomeStates,
 		ExcludedClusters:    excluded,
 		NoTraffic:           noTraffic,
 		Conditions: []metav1.Condition{
@@ -586,4 +602,19 @@ func drivePlacement(_ context.Context, _ time.Time) ([]client.Object, error) {
 		out = append(out, isvc)
 	}
 	return out, nil
+}
+
+// leftOutReason is the reason the entries case's left-out homes carry.
+const leftOutReason = omev1beta1.LeftOutHostRefused
+
+// leftOutReasons is the reason the route leaves each home out, for every entry judged
+// LeftOutOfRoute, as the routing reconciler reads it from the publisher's status.
+func leftOutReasons(entries []omev1beta1.TrafficMapEntry) map[string]omev1beta1.LeftOutReason {
+	out := map[string]omev1beta1.LeftOutReason{}
+	for _, e := range entries {
+		if e.Serving == omev1beta1.ServingStateLeftOutOfRoute {
+			out[e.Cluster] = leftOutReason
+		}
+	}
+	return out
 }

@@ -83,7 +83,7 @@ func printTable(w io.Writer, r *StatusReport, wide bool) error {
 }
 
 // cells are one cluster's cells; an empty value prints as "-", as kubectl prints an unset one.
-func cells(c ClusterView, now metav1.Time) []any {
+func cells(c View, now metav1.Time) []any {
 	since := "-"
 	if c.LastTransitionTime != nil {
 		since = duration.HumanDuration(now.Sub(c.LastTransitionTime.Time))

@@ -22,7 +22,7 @@ type StatusReport struct {
 	Observation     ObservationView `json:"observation"`
 	Summary         Summary         `json:"summary"`
 	// Clusters are sorted by name; at most Budget.
-	Clusters []ClusterView `json:"clusters"`
+	Clusters []View `json:"clusters"`
 	// Warnings is always empty: what the read could not see is in observation.
 	Warnings []string `json:"warnings"`
 }
@@ -50,8 +50,8 @@ type Summary struct {
 	Sources   map[string]int `json:"sources"`
 }
 
-// ClusterView is one WorkloadCluster, as clusterstatus.Judge reads it.
-type ClusterView struct {
+// View is one WorkloadCluster, as clusterstatus.Judge reads it.
+type View struct {
 	Name string `json:"name"`
 	// Source is KubeConfigSecret, ClusterProfile or Invalid; SourceRef what the spec names
 	// ("secret ome/worker-a-kubeconfig", "clusterprofile worker-a").
@@ -82,7 +82,7 @@ func (r *StatusReport) DeepCopyObject() runtime.Object {
 // buildReport judges what readClusters returned.
 func buildReport(rd read, now time.Time) *StatusReport {
 	obs := clusterstatus.Observe(len(rd.Items), rd.Pages, rd.More, rd.Failure)
-	r := &StatusReport{CollectedAt: metav1.NewTime(now.UTC().Truncate(time.Second)), Warnings: []string{}, Clusters: []ClusterView{},
+	r := &StatusReport{CollectedAt: metav1.NewTime(now.UTC().Truncate(time.Second)), Warnings: []string{}, Clusters: []View{},
 		Observation: ObservationView{State: obs.State, Reason: obs.Reason, Returned: len(rd.Items), Pages: rd.Pages, Budget: Budget, Truncated: obs.Truncated},
 		Summary: Summary{
 			Freshness: map[string]int{clusterstatus.Current: 0, clusterstatus.Stale: 0, clusterstatus.Unobserved: 0, clusterstatus.Invalid: 0},
@@ -92,7 +92,7 @@ func buildReport(rd read, now time.Time) *StatusReport {
 	for i := range rd.Items {
 		wc := &rd.Items[i]
 		j := clusterstatus.Judge(wc)
-		v := ClusterView{Name: wc.Name, Source: j.Source, SourceRef: j.SourceRef, Ready: j.Ready, Freshness: j.Freshness, Reason: j.Reason,
+		v := View{Name: wc.Name, Source: j.Source, SourceRef: j.SourceRef, Ready: j.Ready, Freshness: j.Freshness, Reason: j.Reason,
 			Message: j.Message, Generation: wc.Generation, ObservedGeneration: j.ObservedGeneration, Conditions: j.Conditions}
 		if !j.Since.IsZero() {
 			since := j.Since
@@ -105,6 +105,6 @@ func buildReport(rd read, now time.Time) *StatusReport {
 			r.Summary.Ready++
 		}
 	}
-	slices.SortFunc(r.Clusters, func(a, b ClusterView) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(r.Clusters, func(a, b View) int { return strings.Compare(a.Name, b.Name) })
 	return r
 }
