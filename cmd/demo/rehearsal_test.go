@@ -91,7 +91,9 @@ func checkRehearsal(t *testing.T, d *Demo) {
 	}
 	waitMap(t, d, "both clusters passing at equal weights", bothServing)
 	mustPut(t, url+"/gateway/load", "20", "load=20/s")
-	t.Cleanup(func() { put(t, url+"/gateway/load", "0") })
+	// Deferred, not a Cleanup: the test's context, which the request uses, is cancelled
+	// before the cleanups run.
+	defer put(t, url+"/gateway/load", "0")
 	before := d.servers.Received()
 	mustPut(t, url+"/"+b+"/traffic", "503", "traffic=503")
 	var last View
