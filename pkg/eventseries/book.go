@@ -1,6 +1,7 @@
 package eventseries
 
 import (
+	"math"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -132,7 +133,11 @@ func (b *Book) Observe(ev *eventsv1.Event) (Key, Decision) {
 		b.series[k] = &Series{Event: ev.DeepCopy(), Count: 1, Last: now, tried: now}
 		return k, Create
 	}
-	s.Count++
+	if s.Count < math.MaxInt32 {
+		// The Event's series count is an int32: it stops at its largest value rather than
+		// wrap to a negative count the API server refuses.
+		s.Count++
+	}
 	if now.After(s.Last) {
 		s.Last = now
 	}

@@ -2,6 +2,7 @@ package eventseries
 
 import (
 	"fmt"
+	"math"
 	"testing"
 	"time"
 
@@ -175,5 +176,24 @@ func TestFailedWritesGiveUp(t *testing.T) {
 	k, _ = b.Observe(gate("chat", "worker-c", "refused by the API server", t0))
 	if !b.Failed(k, t0, false) || b.Series(k) != nil {
 		t.Fatal("not given up on a failure a retry cannot fix")
+	}
+}
+
+// A series at the largest int32 count stays there: a wrapped, negative count is one the API
+// server refuses, and the whole series would stop being written.
+func TestCountSaturates(t *testing.T) {
+	b := NewBook(testLimits)
+	ev := gate("chat", "worker-a", "HTTP 503", t0)
+	k, d := b.Observe(ev)
+	if d != Create {
+		t.Fatalf("first: %v, want Create", d)
+	}
+	b.Wrote(k, "event-1", 1)
+	b.Series(k).Count = math.MaxInt32 - 1
+	for i := 1; i <= 3; i++ {
+		b.Observe(gate("chat", "worker-a", "HTTP 503", t0.Add(time.Duration(i)*time.Second)))
+	}
+	if got := b.Series(k).Count; got != math.MaxInt32 {
+		t.Fatalf("count %d, want %d", got, int32(math.MaxInt32))
 	}
 }
