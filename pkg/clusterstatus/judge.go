@@ -90,16 +90,24 @@ type Judgement struct {
 	Conditions, Kept int
 }
 
-// Judge reads one WorkloadCluster's spec and Ready condition.
-func Judge(wc *omev1beta1.WorkloadCluster) Judgement {
-	j := Judgement{Conditions: len(wc.Status.Conditions), Ready: Unknown, Reason: NotRecorded}
-	j.Source, j.SourceRef = source(wc.Spec.ClusterSource)
+// ReadyConditions is every Ready condition the cluster's status holds: one when the
+// status is well formed, none before the manager wrote it, several when something else
+// wrote a duplicate (which the judgements read as Invalid).
+func ReadyConditions(wc *omev1beta1.WorkloadCluster) []metav1.Condition {
 	var ready []metav1.Condition
 	for _, c := range wc.Status.Conditions {
 		if c.Type == omev1beta1.WorkloadClusterReady {
 			ready = append(ready, c)
 		}
 	}
+	return ready
+}
+
+// Judge reads one WorkloadCluster's spec and Ready condition.
+func Judge(wc *omev1beta1.WorkloadCluster) Judgement {
+	j := Judgement{Conditions: len(wc.Status.Conditions), Ready: Unknown, Reason: NotRecorded}
+	j.Source, j.SourceRef = source(wc.Spec.ClusterSource)
+	ready := ReadyConditions(wc)
 	switch {
 	case len(ready) == 0:
 		j.Freshness = Unobserved

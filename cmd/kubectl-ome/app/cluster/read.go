@@ -2,7 +2,6 @@ package cluster
 
 import (
 	"context"
-	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -12,17 +11,9 @@ import (
 	"github.com/ome-routing/operator/cmd/kubectl-ome/app/util"
 )
 
-// The clusters are read in at most pages pages of pageSize: past Budget (64) the report is
-// Partial, so that a large fleet cannot make the command slow or its table endless (the
-// same bound as `placement explain`'s fleet rows).
-const (
-	pageSize = 32
-	pages    = 2
-	// Budget is the most clusters one report shows.
-	Budget = pageSize * pages
-	// requestBudget bounds each list request.
-	requestBudget = 10 * time.Second
-)
+// Budget is the most clusters one report shows: past it the report is Partial (the
+// plugin's one page budget for WorkloadClusters, as for `placement explain`'s fleet rows).
+const Budget = util.FleetBudget
 
 // read is what listing the WorkloadClusters returned: the clusters of the pages that came
 // back, how many pages, whether more were left, and why a request failed ("" when none
@@ -37,26 +28,11 @@ type read struct {
 // readClusters lists the WorkloadClusters within the page budget. A failed request is
 // part of the report, never the command's failure.
 func readClusters(ctx context.Context, c client.Client) read {
-	ctx = contextOf(ctx)
-	var out read
-	cont := ""
-	for out.Pages < pages {
-		var list omev1beta1.WorkloadClusterList
-		rctx, cancel := context.WithTimeout(ctx, requestBudget)
-		err := c.List(rctx, &list, client.Limit(pageSize), client.Continue(cont))
-		cancel()
-		if err != nil {
-			out.Failure = failure(err)
-			return out
-		}
-		out.Pages++
-		out.Items = append(out.Items, list.Items...)
-		cont = list.Continue
-		if cont == "" {
-			return out
-		}
+	l := util.ListFleet(contextOf(ctx), c)
+	out := read{Items: l.Items, Pages: l.Pages, More: l.More}
+	if l.Err != nil {
+		out.Failure = failure(l.Err)
 	}
-	out.More = true
 	return out
 }
 

@@ -12,17 +12,16 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/cmd/kubectl-ome/app/util"
 	"github.com/ome-routing/operator/pkg/clusterstatus"
 	pkgplacement "github.com/ome-routing/operator/pkg/placement"
 )
 
-// The fleet is read in at most fleetPages pages of fleetPageSize WorkloadClusters: past
-// fleetBudget (64) clusters the view is Partial, so that a large fleet cannot make one
-// explain slow or its table endless.
+// The fleet is read within the plugin's one page budget for WorkloadClusters
+// (util.FleetBudget, 64): past it the view is Partial.
 const (
-	fleetPageSize = 32
-	fleetPages    = 2
-	fleetBudget   = fleetPageSize * fleetPages
+	fleetPages  = util.FleetPages
+	fleetBudget = util.FleetBudget
 )
 
 // The states and reasons of the fleet read.
@@ -32,38 +31,13 @@ const (
 	UnsupportedAPI     = "UnsupportedAPI"
 )
 
-// fleetRead is what listing the WorkloadClusters returned: the clusters of the pages that
-// came back, how many pages, whether more were left, and the error that stopped it.
-type fleetRead struct {
-	Items []omev1beta1.WorkloadCluster
-	Pages int
-	More  bool
-	Err   error
-}
+// fleetRead is what listing the WorkloadClusters returned.
+type fleetRead = util.FleetList
 
 // readFleet lists the WorkloadClusters within the page budget. An error is part of the
 // view, never the command's failure.
 func readFleet(ctx context.Context, c client.Client) fleetRead {
-	var out fleetRead
-	cont := ""
-	for out.Pages < fleetPages {
-		var list omev1beta1.WorkloadClusterList
-		rctx, cancel := context.WithTimeout(ctx, requestBudget)
-		err := c.List(rctx, &list, client.Limit(fleetPageSize), client.Continue(cont))
-		cancel()
-		if err != nil {
-			out.Err = err
-			return out
-		}
-		out.Pages++
-		out.Items = append(out.Items, list.Items...)
-		cont = list.Continue
-		if cont == "" {
-			return out
-		}
-	}
-	out.More = true
-	return out
+	return util.ListFleet(ctx, c)
 }
 
 // FleetView is the registered workload clusters as the explain report sees them.
@@ -178,12 +152,7 @@ func selectorCompatible(wc *omev1beta1.WorkloadCluster, p *omev1beta1.Placement)
 // cluster's generation, its reason, and how much of the conditions it inspected.
 func readyOf(wc *omev1beta1.WorkloadCluster) (status, fresh, reason string, insp Inspection) {
 	insp = Inspection{State: Validated, Total: len(wc.Status.Conditions)}
-	var ready []metav1.Condition
-	for _, c := range wc.Status.Conditions {
-		if c.Type == omev1beta1.WorkloadClusterReady {
-			ready = append(ready, c)
-		}
-	}
+	ready := clusterstatus.ReadyConditions(wc)
 	switch {
 	case len(ready) == 0:
 		insp.State = NotRecorded
