@@ -97,19 +97,25 @@ func TestProberProbesWhereTheEndpointAndPathSay(t *testing.T) {
 	srv := newCountingServer(t)
 	f := startFakeProber(t, 4)
 	policy := testPolicy(10*time.Second, time.Second)
-	probeAt := func(p probe.Policy, endpoint string, want int32) {
+	// A home that starts over (new, a new endpoint, a new policy) is probed at once; the
+	// clock moves only for the next probe of a home that keeps its URL. Moving it for one
+	// that starts over could make its second probe due the moment the first is recorded,
+	// and that probe would reach the server before the next Sync.
+	probeAt := func(p probe.Policy, endpoint string, want int32, step bool) {
 		t.Helper()
 		f.Sync(testKey, testUID, p, probe.Digest(p), []ProbeTarget{{Cluster: "worker-a", Endpoint: endpoint}})
-		f.stepTo(f.nextDue())
+		if step {
+			f.stepTo(f.nextDue())
+		}
 		eventually(t, "the home is probed", func() bool { return srv.total.Load() == want })
 		eventually(t, "the probe is recorded", f.idle)
 	}
-	probeAt(policy, srv.URL+"/a", 1)
-	probeAt(policy, srv.URL+"/a", 2)
-	probeAt(policy, srv.URL+"/b/", 3)
+	probeAt(policy, srv.URL+"/a", 1, false)
+	probeAt(policy, srv.URL+"/a", 2, true)
+	probeAt(policy, srv.URL+"/b/", 3, false)
 	health := policy
 	health.Path = "/healthz"
-	probeAt(health, srv.URL+"/b/", 4)
+	probeAt(health, srv.URL+"/b/", 4, false)
 	want := []string{"GET /a/v1/models", "GET /a/v1/models", "GET /b/v1/models", "GET /b/healthz"}
 	if got := srv.requests(); !slices.Equal(got, want) {
 		t.Errorf("requests = %q, want %q", got, want)
