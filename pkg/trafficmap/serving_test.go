@@ -25,6 +25,12 @@ func TestCountServingCountsHomesThatServe(t *testing.T) {
 	if got := CountServing(routable, unjudged); got != routable {
 		t.Errorf("entries without a state: %+v", got)
 	}
+	// No publisher has said a route carries the map: the weights' count stands.
+	unpublished := []omev1beta1.TrafficMapEntry{{Cluster: "a", Weight: 1, Serving: omev1beta1.ServingStateUnknown},
+		{Cluster: "b", Serving: omev1beta1.ServingStateHeldOutUnconfirmed}}
+	if got := CountServing(one, unpublished); got != one {
+		t.Errorf("homes in state Unknown: %+v", got)
+	}
 	drained := Condition{metav1.ConditionFalse, omev1beta1.TrafficMapReasonTrafficDrain, "manual traffic-drain overrides set all 2 route arm(s) to zero"}
 	if got := CountServing(drained, leftOut); got != drained {
 		t.Errorf("another condition: %+v", got)

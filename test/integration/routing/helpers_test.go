@@ -32,17 +32,34 @@ type probedService struct {
 // with the given routing settings, an endpoint per worker, and a ready copy on each worker
 // with the given ready replicas.
 func newProbedService(ctx context.Context, name string, routing *omev1beta1.Routing, ready map[string]int32) *probedService {
+	return startProbedService(ctx, name, readyHomes(ready), routing)
+}
+
+// newProbedServiceIn is newProbedService with the namespace and name of key, in a
+// namespace that exists already.
+func newProbedServiceIn(ctx context.Context, key client.ObjectKey, ready map[string]int32) *probedService {
+	return startProbedServiceAt(ctx, key, readyHomes(ready), nil)
+}
+
+// readyHomes are homes on the workers named, with their allocated and ready replicas.
+func readyHomes(ready map[string]int32) map[string]framework.Home {
 	homes := map[string]framework.Home{}
 	for w, n := range ready {
 		homes[w] = framework.Home{On: fleet.Workers[w].Client, Allocated: n, Ready: n}
 	}
-	return startProbedService(ctx, name, homes, routing)
+	return homes
 }
 
 // startProbedService creates a namespace and a source service on the homes given
 // (framework.StartRoutedService), closing their endpoints when the spec ends.
 func startProbedService(ctx context.Context, name string, homes map[string]framework.Home, routing *omev1beta1.Routing) *probedService {
-	rs, err := framework.StartRoutedService(ctx, fleet.ControlPlane.Client, client.ObjectKey{Name: name}, homes, routing, nil)
+	return startProbedServiceAt(ctx, client.ObjectKey{Name: name}, homes, routing)
+}
+
+// startProbedServiceAt is startProbedService at key; an empty key.Namespace gets a
+// namespace of its own.
+func startProbedServiceAt(ctx context.Context, key client.ObjectKey, homes map[string]framework.Home, routing *omev1beta1.Routing) *probedService {
+	rs, err := framework.StartRoutedService(ctx, fleet.ControlPlane.Client, key, homes, routing, nil)
 	Expect(err).NotTo(HaveOccurred())
 	for _, ep := range rs.Endpoints {
 		DeferCleanup(ep.Close)

@@ -18,6 +18,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/cluster-inventory-api/pkg/access"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/controllers"
@@ -143,6 +144,13 @@ type managerSetup struct {
 	elect bool
 	// endpoint is the installation's endpoint block (none: nothing is published).
 	endpoint config.Endpoint
+	// namespace, when set, is the one namespace whose services and maps the manager reads
+	// and writes: a spec's managers with field managers of their own then leave the other
+	// specs' maps with one status writer, as a real installation has.
+	namespace string
+	// allowErrors are reconciler errors of a defect that the spec causes on purpose
+	// (framework.AllowReconcilerErrors).
+	allowErrors []string
 }
 
 // launchManager is startManager with the differences in setup.
@@ -162,6 +170,7 @@ func launchManager(installation *probe.Policy, maxRequests int64, setup managerS
 			o.Exec = execPolicy()
 		}),
 		framework.WithLog(GinkgoWriter, managerLog),
+		framework.AllowReconcilerErrors(setup.allowErrors...),
 		framework.WithManager(func(opts *ctrl.Options) {
 			if setup.elect {
 				opts.LeaderElection = true
@@ -172,6 +181,9 @@ func launchManager(installation *probe.Policy, maxRequests int64, setup managerS
 				opts.RetryPeriod = ptr.To(500 * time.Millisecond)
 				opts.LeaderElectionReleaseOnCancel = true
 			}
+			if setup.namespace != "" {
+				opts.Cache.DefaultNamespaces = map[string]cache.Config{setup.namespace: {}}
+			}
 		}),
 	)
 	Expect(err).NotTo(HaveOccurred())
@@ -180,6 +192,8 @@ func launchManager(installation *probe.Policy, maxRequests int64, setup managerS
 
 // restartManager replaces the running manager with one built from the arguments.
 func restartManager(installation *probe.Policy, maxRequests int64) {
+	// The new manager starts even when the old one's stop fails its log check, so that
+	// one spec's failure is not every later spec's.
+	defer func() { stopManager = startManager(installation, maxRequests) }()
 	stopManager()
-	stopManager = startManager(installation, maxRequests)
 }
