@@ -33,8 +33,10 @@ func withHostileFactors(isvc *omev1beta1.InferenceService) *unstructured.Unstruc
 // minutes.
 const reflectorBackoffCap = 30 * time.Second
 
-// hostileRefusal is the reconciler's error for the hostile factors: the field, the rule, the value.
-const hostileRefusal = `validate routing policy: spec.routing.capacityFactors["worker-a"] must be a number of at most 32 characters such as "2", "1.5" or "500m" (an exponent has at most two digits), got "1e1.5"` + "\n" +
+// hostileRefusal is the reconciler's error for the hostile factors, as its event's note
+// says it: the field, the rule, the value, with the newline between the two errors escaped
+// as the note escapes every control character.
+const hostileRefusal = `validate routing policy: spec.routing.capacityFactors["worker-a"] must be a number of at most 32 characters such as "2", "1.5" or "500m" (an exponent has at most two digits), got "1e1.5"` + `\x0a` +
 	`validate routing policy: spec.routing.capacityFactors["worker-b"] must be a number of at most 32 characters such as "2", "1.5" or "500m" (an exponent has at most two digits), got "1e999999999999"`
 
 // storeHostileService stores a source service with the hostile factors beside the others and
