@@ -227,6 +227,13 @@ var reservedVariables = []string{
 // macOS) and the Python and Node runtimes' tuning variables.
 var reservedPrefixes = []string{"LD_", "DYLD_", "PYTHON", "NODE_"}
 
+// ReservedVariables are the names, and the prefixes of names, that only the manager sets for
+// a plugin, compared without case: copies, for the chart's tests, which hold the chart's own
+// list (values.schema.json, _helpers.tpl) to these.
+func ReservedVariables() (names, prefixes []string) {
+	return slices.Clone(reservedVariables), slices.Clone(reservedPrefixes)
+}
+
 // reservedVariable says whether name is one only the manager sets for a plugin.
 func reservedVariable(name string) bool {
 	upper := strings.ToUpper(name)
