@@ -140,7 +140,10 @@ func profileConfig(cp *v1alpha1.ClusterProfile, profiles ClusterProfiles, policy
 func providerEnv(profiles ClusterProfiles, cp *v1alpha1.ClusterProfile) []clientcmdapi.ExecEnvVar {
 	offered := offeredProviders(cp)
 	for _, pr := range profiles.Providers {
-		if slices.Contains(offered, pr.Name) && pr.ExecConfig != nil {
+		if slices.Contains(offered, pr.Name) {
+			if pr.ExecConfig == nil {
+				return nil
+			}
 			return pr.ExecConfig.Env
 		}
 	}
