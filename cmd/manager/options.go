@@ -49,9 +49,12 @@ type options struct {
 	// showVersion prints the build and exits (--version).
 	showVersion bool
 	// allowExec and execCommands let member kubeconfigs run the exec credential plugins
-	// named (--allow-exec-credentials, --exec-credential-allowed-commands).
-	allowExec    bool
-	execCommands string
+	// named (--allow-exec-credentials, --exec-credential-allowed-commands); execVariables
+	// are the variables a kubeconfig or a ClusterProfile may set for them
+	// (--exec-credential-allowed-variables).
+	allowExec     bool
+	execCommands  string
+	execVariables string
 	// profileNamespace and profileProviderFile let WorkloadClusters connect through
 	// ClusterProfiles (--clusterprofile-namespace, --clusterprofile-provider-file);
 	// loadSettings reads the file into profiles.
@@ -97,6 +100,9 @@ func parseOptions(fs *flag.FlagSet, args []string) (*options, error) {
 			"The plugin must be in the manager's image.")
 	fs.StringVar(&o.execCommands, "exec-credential-allowed-commands", defaultExecCommands,
 		"Comma-separated exec credential plugins a kubeconfig may run: a bare name is looked up in PATH, an absolute path allows only that file.")
+	fs.StringVar(&o.execVariables, "exec-credential-allowed-variables", "",
+		"Comma-separated variables, by exact name, that a kubeconfig's exec config or a ClusterProfile's additional variables may set for a plugin; "+
+			"empty allows none. The access providers' own execConfig.env need not be listed. PATH, HOME, LD_* and the other reserved names are refused.")
 	fs.StringVar(&o.profileNamespace, "clusterprofile-namespace", "",
 		"The namespace WorkloadClusters' ClusterProfiles (multicluster.x-k8s.io) are read from, the fleet manager's inventory. "+
 			"Empty reads none: a WorkloadCluster with a clusterProfileRef is ClusterProfileUnsupported.")
@@ -126,6 +132,9 @@ func parseOptions(fs *flag.FlagSet, args []string) (*options, error) {
 			return nil, fmt.Errorf("--exec-credential-allowed-commands: %q is neither a bare name nor an absolute path", c)
 		}
 	}
+	if err := o.execPolicy().Validate(); err != nil {
+		return nil, err
+	}
 	if o.multiclusterRole != "" && o.multiclusterRole != roleControlPlane {
 		// Prefixed like the settings file's problems: the chart sets the role from the
 		// same values, and users look for both with the same grep.
@@ -145,6 +154,11 @@ func (o *options) execPolicy() workloadcluster.ExecPolicy {
 	for c := range strings.SplitSeq(o.execCommands, ",") {
 		if c = strings.TrimSpace(c); c != "" {
 			p.AllowedCommands = append(p.AllowedCommands, c)
+		}
+	}
+	for v := range strings.SplitSeq(o.execVariables, ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			p.AllowedVariables = append(p.AllowedVariables, v)
 		}
 	}
 	return p

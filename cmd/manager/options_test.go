@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -199,5 +200,30 @@ func TestMulticlusterConfigHelpMatchesBehaviour(t *testing.T) {
 		"Unset leaves routing off; a path that cannot be read is an error."
 	if got := fs.Lookup("multicluster-config").Usage; got != want {
 		t.Errorf("--multicluster-config help = %q, want %q", got, want)
+	}
+}
+
+// --exec-credential-allowed-variables is read like the commands' list, and a reserved name
+// in it stops the manager with the setting, the name and the rule.
+func TestExecCredentialAllowedVariables(t *testing.T) {
+	o, err := parse(t)
+	if err != nil || o.execPolicy().AllowedVariables != nil {
+		t.Fatalf("default: %v, %v; want no variables allowed", o.execPolicy().AllowedVariables, err)
+	}
+	o, err = parse(t, "--allow-exec-credentials", "--exec-credential-allowed-variables=MEMBER_REGION, AWS_PROFILE,,")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := o.execPolicy().AllowedVariables; !slices.Equal(got, []string{"MEMBER_REGION", "AWS_PROFILE"}) {
+		t.Fatalf("AllowedVariables = %q, want [MEMBER_REGION AWS_PROFILE]", got)
+	}
+	for _, reserved := range []string{"PATH", "LD_PRELOAD", "https_proxy", "PYTHONPATH"} {
+		_, err := parse(t, "--exec-credential-allowed-variables=MEMBER_REGION,"+reserved)
+		want := `ome.multicluster.execCredentials.allowedVariables (--exec-credential-allowed-variables) lists "` + reserved +
+			`", a variable only the manager sets for a plugin (PATH, HOME, KUBERNETES_EXEC_INFO, loader variables LD_* and DYLD_*, ` +
+			`interpreter and shell start-up paths, proxies and TLS trust stores)`
+		if err == nil || err.Error() != want {
+			t.Errorf("%s: error = %v\nwant %s", reserved, err, want)
+		}
 	}
 }

@@ -24,8 +24,9 @@ import (
 // The settings that let a kubeconfig run an exec credential plugin, as messages name them:
 // the chart value first, then the manager flag it renders.
 const (
-	execEnabledSetting  = "ome.multicluster.execCredentials.enabled (--allow-exec-credentials)"
-	execCommandsSetting = "ome.multicluster.execCredentials.allowedCommands (--exec-credential-allowed-commands)"
+	execEnabledSetting   = "ome.multicluster.execCredentials.enabled (--allow-exec-credentials)"
+	execCommandsSetting  = "ome.multicluster.execCredentials.allowedCommands (--exec-credential-allowed-commands)"
+	execVariablesSetting = "ome.multicluster.execCredentials.allowedVariables (--exec-credential-allowed-variables)"
 )
 
 // DefaultExecTimeout bounds one run of an exec credential plugin when ExecPolicy sets none:
@@ -45,12 +46,33 @@ type ExecPolicy struct {
 	// AllowedCommands are the commands that may run: a bare name is looked up in the
 	// manager's PATH, an absolute path allows only that file.
 	AllowedCommands []string
+	// AllowedVariables are the only variables, by exact name, that a kubeconfig's exec
+	// config or a ClusterProfile's additional variables may set for a plugin. The
+	// variables of the installation's own access provider (its provider file) need not be
+	// listed: the installer wrote them. A reserved name is refused even if listed.
+	AllowedVariables []string
 	// Timeout bounds one run; zero means DefaultExecTimeout.
 	Timeout time.Duration
 }
 
-// check refuses a plugin the policy does not allow, naming the setting to change.
-func (p ExecPolicy) check(e *clientcmdapi.ExecConfig) error {
+// Validate refuses an allow-list of variables that names one only the manager sets: the
+// manager checks it when it starts, and the chart with the same words.
+func (p ExecPolicy) Validate() error {
+	var errs []error
+	for _, name := range p.AllowedVariables {
+		if reservedVariable(name) {
+			errs = append(errs, fmt.Errorf("%s lists %q, a variable only the manager sets for a plugin (%s)",
+				execVariablesSetting, name, reservedVariablesRule))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// check refuses a plugin the policy does not allow, naming the setting to change. own are
+// the variables the installation itself gives the plugin (its access provider's execConfig.env),
+// which need not be on the allow-list; nil for a kubeconfig, whose variables all come from
+// its Secret's writer.
+func (p ExecPolicy) check(e *clientcmdapi.ExecConfig, own []clientcmdapi.ExecEnvVar) error {
 	if !p.Enabled {
 		return fmt.Errorf("exec credential plugins are refused: %s is false", execEnabledSetting)
 	}
@@ -67,6 +89,14 @@ func (p ExecPolicy) check(e *clientcmdapi.ExecConfig) error {
 	for _, v := range e.Env {
 		if reservedVariable(v.Name) {
 			return fmt.Errorf("exec credential plugin %q is refused: its variable %q is one only the manager sets (%s)", cmd, v.Name, reservedVariablesRule)
+		}
+	}
+	for _, v := range e.Env {
+		// A variable of the provider's, name and value both, passes; one the profile gave
+		// a new value under Replace is the profile's.
+		if !slices.Contains(own, v) && !slices.Contains(p.AllowedVariables, v.Name) {
+			return fmt.Errorf("exec credential plugin %q is refused: its variable %q is not in %s, the only variables a kubeconfig or a ClusterProfile may set",
+				cmd, v.Name, execVariablesSetting)
 		}
 	}
 	if e.InteractiveMode == clientcmdapi.AlwaysExecInteractiveMode {
@@ -196,6 +226,13 @@ var reservedVariables = []string{
 // reservedPrefixes start names reserved as a family: the dynamic loaders' (glibc, musl,
 // macOS) and the Python and Node runtimes' tuning variables.
 var reservedPrefixes = []string{"LD_", "DYLD_", "PYTHON", "NODE_"}
+
+// ReservedVariables are the names, and the prefixes of names, that only the manager sets for
+// a plugin, compared without case: copies, for the chart's tests, which hold the chart's own
+// list (values.schema.json, _helpers.tpl) to these.
+func ReservedVariables() (names, prefixes []string) {
+	return slices.Clone(reservedVariables), slices.Clone(reservedPrefixes)
+}
 
 // reservedVariable says whether name is one only the manager sets for a plugin.
 func reservedVariable(name string) bool {

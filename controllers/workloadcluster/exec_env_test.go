@@ -55,7 +55,8 @@ func TestProfileVariablesCannotChooseThePluginsCode(t *testing.T) {
 				p.Providers[0].ProfileSourcedEnvVarsPolicy = policy
 				cp := profile(srv, "ocm", clientcmdv1.NamedExtension{Name: "clusterprofiles.multicluster.x-k8s.io/exec/additional-envs",
 					Extension: runtime.RawExtension{Raw: []byte(`{"` + hostile + `": "/tmp/evil", "REGION": "eu"}`)}})
-				err := profileVersion(t, cp, p, ExecPolicy{Enabled: true, AllowedCommands: []string{path}})
+				// Even on the allow-list, a reserved name is refused.
+				err := profileVersion(t, cp, p, ExecPolicy{Enabled: true, AllowedCommands: []string{path}, AllowedVariables: []string{hostile, "REGION"}})
 				if err == nil || !strings.Contains(err.Error(), `its variable "`+hostile+`" is one only the manager sets`) {
 					t.Fatalf("profile with %s = %v, want it refused naming the variable", hostile, err)
 				}
@@ -74,7 +75,7 @@ func TestProfileVariablesCannotChooseThePluginsCode(t *testing.T) {
 			p.Providers[0].ProfileSourcedEnvVarsPolicy = policy
 			cp := profile(srv, "ocm", clientcmdv1.NamedExtension{Name: "clusterprofiles.multicluster.x-k8s.io/exec/additional-envs",
 				Extension: runtime.RawExtension{Raw: []byte(`{"REGION": "eu"}`)}})
-			if err := profileVersion(t, cp, p, ExecPolicy{Enabled: true, AllowedCommands: []string{path}}); err != nil {
+			if err := profileVersion(t, cp, p, ExecPolicy{Enabled: true, AllowedCommands: []string{path}, AllowedVariables: []string{"REGION"}}); err != nil {
 				t.Fatal(err)
 			}
 			env := recordedEnv(t, record)

@@ -106,7 +106,7 @@ func TestExecPluginOnTheAllowListAuthenticates(t *testing.T) {
 	// kubeconfig's: the first must be empty, the second set.
 	path := plugin(t, dir, "token-plugin", credential("tok-${OME_MANAGER_SECRET}-${FROM_KUBECONFIG}", ""))
 	data := execKubeconfig(t, srv, path, clientcmdapi.ExecEnvVar{Name: "FROM_KUBECONFIG", Value: "kc"})
-	if err := serverVersion(t, data, ExecPolicy{Enabled: true, AllowedCommands: []string{path}}); err != nil {
+	if err := serverVersion(t, data, ExecPolicy{Enabled: true, AllowedCommands: []string{path}, AllowedVariables: []string{"FROM_KUBECONFIG"}}); err != nil {
 		t.Fatalf("/version with the plugin's token: %v", err)
 	}
 	if got := srv.seen(); len(got) != 1 || got[0] != "tok--kc" {

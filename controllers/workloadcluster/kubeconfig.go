@@ -93,7 +93,7 @@ func checkCluster(c *clientcmdapi.Cluster) error {
 func checkAuth(a *clientcmdapi.AuthInfo, policy ExecPolicy) error {
 	var errs []error
 	if a.Exec != nil {
-		if err := policy.check(a.Exec); err != nil {
+		if err := policy.check(a.Exec, nil); err != nil {
 			errs = append(errs, err)
 		}
 		if a.Token != "" || len(a.ClientCertificateData) > 0 || len(a.ClientKeyData) > 0 {

@@ -116,7 +116,10 @@ func profileConfig(cp *v1alpha1.ClusterProfile, profiles ClusterProfiles, policy
 			cluster.ProxyURL = u.String()
 		}
 	}
-	if err := errors.Join(checkCluster(&cluster), policy.check(cfg.ExecProvider)); err != nil {
+	// BuildConfigFromCP merges a profile's variables through a map: in name order, the
+	// identity below is the same from one reconcile to the next, and the connection stays.
+	slices.SortStableFunc(cfg.ExecProvider.Env, func(a, b clientcmdapi.ExecEnvVar) int { return strings.Compare(a.Name, b.Name) })
+	if err := errors.Join(checkCluster(&cluster), policy.check(cfg.ExecProvider, providerEnv(profiles, cp))); err != nil {
 		return nil, nil, fmt.Errorf("ClusterProfile %s/%s: %w", cp.Namespace, cp.Name, err)
 	}
 	cfg.Proxy = nil
@@ -130,6 +133,21 @@ func profileConfig(cp *v1alpha1.ClusterProfile, profiles ClusterProfiles, policy
 	}
 	policy.useExecPlugin(cfg, cfg.ExecProvider)
 	return cfg, identity, nil
+}
+
+// providerEnv are the variables the installation's provider that BuildConfigFromCP
+// chose for cp sets itself: the first provider of the installation's that cp offers.
+func providerEnv(profiles ClusterProfiles, cp *v1alpha1.ClusterProfile) []clientcmdapi.ExecEnvVar {
+	offered := offeredProviders(cp)
+	for _, pr := range profiles.Providers {
+		if slices.Contains(offered, pr.Name) {
+			if pr.ExecConfig == nil {
+				return nil
+			}
+			return pr.ExecConfig.Env
+		}
+	}
+	return nil
 }
 
 // offeredProviders are the names of the access providers a profile offers, in its own

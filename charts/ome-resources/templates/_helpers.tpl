@@ -27,6 +27,32 @@ as the manager would, a namespace without providers and providers without a name
 {{- end -}}
 {{- end }}
 
+{{/*
+ome-resources.execVariables is ome.multicluster.execCredentials.allowedVariables as the
+manager's comma-separated flag, after refusing, in the manager's words (ExecPolicy.Validate
+in controllers/workloadcluster), a name only the manager may set for a plugin: the same
+names (compared without case) and prefixes as its reservedVariables and reservedPrefixes.
+*/}}
+{{- define "ome-resources.execVariables" -}}
+{{- $names := list "PATH" "HOME" "KUBERNETES_EXEC_INFO" "SHELL" "ENV" "BASH_ENV" "IFS" "CDPATH" "TMPDIR" "PYTHONPATH" "PYTHONHOME" "PYTHONSTARTUP" "PYTHONUSERBASE" "PYTHONINSPECT" "NODE_OPTIONS" "NODE_PATH" "PERL5LIB" "PERLLIB" "PERL5OPT" "RUBYLIB" "RUBYOPT" "GEM_PATH" "GEM_HOME" "JAVA_TOOL_OPTIONS" "_JAVA_OPTIONS" "JDK_JAVA_OPTIONS" "CLASSPATH" "GCONV_PATH" "LOCPATH" "NLSPATH" "GOFLAGS" "GODEBUG" "XDG_CONFIG_HOME" "XDG_DATA_HOME" "XDG_CACHE_HOME" "HTTP_PROXY" "HTTPS_PROXY" "ALL_PROXY" "NO_PROXY" "SSL_CERT_FILE" "SSL_CERT_DIR" "REQUESTS_CA_BUNDLE" "CURL_CA_BUNDLE" "NODE_EXTRA_CA_CERTS" "AWS_CA_BUNDLE" -}}
+{{- $prefixes := list "LD_" "DYLD_" "PYTHON" "NODE_" -}}
+{{- $rule := "PATH, HOME, KUBERNETES_EXEC_INFO, loader variables LD_* and DYLD_*, interpreter and shell start-up paths, proxies and TLS trust stores" -}}
+{{- $allowed := .Values.ome.multicluster.execCredentials.allowedVariables | default list -}}
+{{- $p := list -}}
+{{- range $v := $allowed -}}
+{{- $u := upper $v -}}
+{{- $reserved := has $u $names -}}
+{{- range $prefixes -}}{{- if hasPrefix . $u -}}{{- $reserved = true -}}{{- end -}}{{- end -}}
+{{- if $reserved -}}
+{{- $p = append $p (printf "ome.multicluster.execCredentials.allowedVariables (--exec-credential-allowed-variables) lists %q, a variable only the manager sets for a plugin (%s)" $v $rule) -}}
+{{- end -}}
+{{- end -}}
+{{- with $p -}}
+{{- fail (printf "the manager would refuse ome.multicluster.execCredentials and crash-loop:\n%s" (join "\n" .)) -}}
+{{- end -}}
+{{- join "," $allowed -}}
+{{- end }}
+
 {{/* ome-resources.labels: the labels on every object of the release. */}}
 {{- define "ome-resources.labels" -}}
 helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}

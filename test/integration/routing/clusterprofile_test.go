@@ -10,6 +10,7 @@ import (
 	. "github.com/onsi/gomega"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdv1 "k8s.io/client-go/tools/clientcmd/api/v1"
 	"sigs.k8s.io/cluster-inventory-api/apis/v1alpha1"
@@ -46,6 +47,8 @@ var _ = Describe("A WorkloadCluster from a ClusterProfile", func() {
 			"profile-token": `printf '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"` + token + `"}}'`,
 			"hanging":       "exec sleep 600",
 			"off-the-list":  "exec " + filepath.Join(pluginDir, "profile-token"),
+			// The token only when the profile's MEMBER_REGION and the provider's OCM_HUB reach it.
+			"profile-region-token": `[ "$MEMBER_REGION" = eu ] && [ "$OCM_HUB" = hub-1 ] || exit 3` + "\nexec " + filepath.Join(pluginDir, "profile-token"),
 		} {
 			Expect(os.WriteFile(filepath.Join(pluginDir, name), []byte("#!/bin/sh\n"+body+"\n"), 0o755)).To(Succeed())
 		}
@@ -61,18 +64,20 @@ var _ = Describe("A WorkloadCluster from a ClusterProfile", func() {
 			return string(c.Status) + " " + c.Reason + ": " + c.Message
 		}
 	}
-	// register publishes a ClusterProfile offering provider and a WorkloadCluster of the
-	// same name that names it.
-	register := func(ctx context.Context, name, provider string) *v1alpha1.ClusterProfile {
+	// register publishes a ClusterProfile offering provider, with the cluster extensions
+	// given, and a WorkloadCluster of the same name that names it.
+	register := func(ctx context.Context, name, provider string, extensions ...clientcmdv1.NamedExtension) *v1alpha1.ClusterProfile {
 		cp := &v1alpha1.ClusterProfile{
 			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: profileNamespace},
 			Spec:       v1alpha1.ClusterProfileSpec{DisplayName: name, ClusterManager: v1alpha1.ClusterManager{Name: "test-fleet"}},
 		}
 		Expect(fleet.ControlPlane.Client.Create(ctx, cp)).To(Succeed())
+		cluster := *access.DeepCopy()
+		cluster.Extensions = extensions
 		cp.Status = v1alpha1.ClusterProfileStatus{
 			Conditions: []metav1.Condition{{Type: v1alpha1.ClusterConditionControlPlaneHealthy, Status: metav1.ConditionTrue,
 				Reason: "Healthy", Message: "the fleet manager reaches the cluster", LastTransitionTime: metav1.Now()}},
-			AccessProviders: []v1alpha1.AccessProvider{{Name: provider, Cluster: access}},
+			AccessProviders: []v1alpha1.AccessProvider{{Name: provider, Cluster: cluster}},
 		}
 		Expect(fleet.ControlPlane.Client.Status().Update(ctx, cp)).To(Succeed())
 		wc := &omev1beta1.WorkloadCluster{
@@ -161,6 +166,25 @@ var _ = Describe("A WorkloadCluster from a ClusterProfile", func() {
 		}).WithTimeout(timeout).WithPolling(interval).Should(And(HaveLen(left+1), ContainElement(HavePrefix(
 			"Cluster profile-b left the map and takes no traffic: ClusterNotReady: WorkloadCluster Ready is False (ClusterProfileNotFound): "))))
 	}, SpecTimeout(4*time.Minute))
+
+	It("passes a profile's variable on the allow-list to the plugin with the provider's own, and refuses one off it", func(ctx context.Context) {
+		mintAccess(ctx)
+		variables := func(vars string) clientcmdv1.NamedExtension {
+			return clientcmdv1.NamedExtension{Name: "clusterprofiles.multicluster.x-k8s.io/exec/additional-envs",
+				Extension: runtime.RawExtension{Raw: []byte(vars)}}
+		}
+		// The plugin prints the token only when it sees MEMBER_REGION, on the suite's
+		// allowedVariables, and the provider's OCM_HUB, which is not and needs not be.
+		register(ctx, "profile-region", "region", variables(`{"MEMBER_REGION": "eu"}`))
+		register(ctx, "profile-variable-refused", "region", variables(`{"MEMBER_REGION": "eu", "MEMBER_ZONE": "b"}`))
+		Eventually(profileReady("profile-region")).WithTimeout(timeout).WithPolling(interval).
+			Should(HavePrefix("True " + string(omev1beta1.WorkloadClusterReasonReachable) + ": "))
+		Eventually(profileReady("profile-variable-refused")).WithTimeout(timeout).WithPolling(interval).Should(Equal(
+			"False " + string(omev1beta1.WorkloadClusterReasonBadClusterProfile) + ": ClusterProfile " + profileNamespace +
+				`/profile-variable-refused: exec credential plugin "` + filepath.Join(pluginDir, "profile-region-token") +
+				`" is refused: its variable "MEMBER_ZONE" is not in ome.multicluster.execCredentials.allowedVariables ` +
+				`(--exec-credential-allowed-variables), the only variables a kubeconfig or a ClusterProfile may set`))
+	}, SpecTimeout(2*time.Minute))
 })
 
 // newProbedServiceOn creates a namespace and a source service placed on the clusters named

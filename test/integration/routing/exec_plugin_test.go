@@ -25,7 +25,8 @@ import (
 // files execPlugins names in pluginDir), here a script that prints the token the quickstart
 // recipe minted for worker-b's ServiceAccount.
 var _ = Describe("A member kubeconfig with an exec credential plugin", func() {
-	It("connects through a plugin on the allow-list, refuses one off it, and a hanging one delays no other member", func(ctx context.Context) {
+	It("connects through a plugin on the allow-list, refuses one off it, passes only allowed variables, "+
+		"and a hanging one delays no other member", func(ctx context.Context) {
 		member := fleet.Workers["worker-b"]
 		recipe, _ := runMemberRecipe(ctx, member, "exec")
 		minted, err := clientcmd.LoadFromFile(recipe)
@@ -45,13 +46,15 @@ var _ = Describe("A member kubeconfig with an exec credential plugin", func() {
 		hanging := writePlugin("hanging", "exec sleep 600")
 		// Off the list: the same script under a name the managers do not allow.
 		off := writePlugin("off-the-list", "exec "+good)
+		// The same token, only when the kubeconfig's MEMBER_REGION reaches the plugin.
+		region := writePlugin("region-token", `[ "$MEMBER_REGION" = eu-west ] || exit 3`+"\nexec "+good)
 
-		register := func(name, command string) {
+		register := func(name, command string, env ...clientcmdapi.ExecEnvVar) {
 			kc := *minted.DeepCopy()
 			for _, a := range kc.AuthInfos {
 				a.Token = ""
 				a.Exec = &clientcmdapi.ExecConfig{Command: command, APIVersion: "client.authentication.k8s.io/v1",
-					InteractiveMode: clientcmdapi.NeverExecInteractiveMode}
+					InteractiveMode: clientcmdapi.NeverExecInteractiveMode, Env: env}
 			}
 			data, err := clientcmd.Write(kc)
 			Expect(err).NotTo(HaveOccurred())
@@ -86,11 +89,22 @@ var _ = Describe("A member kubeconfig with an exec credential plugin", func() {
 		register("exec-hanging", hanging)
 		register("exec-plugin", good)
 		register("exec-refused", off)
+		// A variable on the suite's allowedVariables reaches the plugin; one off it is refused
+		// before the plugin runs.
+		register("exec-region", region, clientcmdapi.ExecEnvVar{Name: "MEMBER_REGION", Value: "eu-west"})
+		register("exec-variable-refused", region, clientcmdapi.ExecEnvVar{Name: "MEMBER_REGION", Value: "eu-west"},
+			clientcmdapi.ExecEnvVar{Name: "MEMBER_ZONE", Value: "b"})
 		Eventually(ready("exec-plugin")).WithTimeout(timeout).WithPolling(interval).
 			Should(HavePrefix("True " + string(omev1beta1.WorkloadClusterReasonReachable) + ": "))
 		Eventually(ready("exec-refused")).WithTimeout(timeout).WithPolling(interval).Should(Equal(
 			"False " + string(omev1beta1.WorkloadClusterReasonBadKubeConfig) + `: exec credential plugin "` + off +
 				`" is refused: it is not in ome.multicluster.execCredentials.allowedCommands (--exec-credential-allowed-commands)`))
+		Eventually(ready("exec-region")).WithTimeout(timeout).WithPolling(interval).
+			Should(HavePrefix("True " + string(omev1beta1.WorkloadClusterReasonReachable) + ": "))
+		Eventually(ready("exec-variable-refused")).WithTimeout(timeout).WithPolling(interval).Should(Equal(
+			"False " + string(omev1beta1.WorkloadClusterReasonBadKubeConfig) + `: exec credential plugin "` + region +
+				`" is refused: its variable "MEMBER_ZONE" is not in ome.multicluster.execCredentials.allowedVariables ` +
+				`(--exec-credential-allowed-variables), the only variables a kubeconfig or a ClusterProfile may set`))
 		// The hanging one is cut off (the suite's plugins have one second, its members two
 		// for /version) and reported as a member that does not answer.
 		Eventually(ready("exec-hanging")).WithTimeout(timeout).WithPolling(interval).Should(

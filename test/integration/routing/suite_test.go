@@ -62,26 +62,34 @@ var (
 )
 
 // execPlugins are the plugin files, in pluginDir, on the managers' allow-list.
-var execPlugins = []string{"member-token", "hanging", "profile-token"}
+var execPlugins = []string{"member-token", "hanging", "profile-token", "region-token", "profile-region-token"}
+
+// execVariables are the variables a kubeconfig or a ClusterProfile may set for the suite's
+// plugins (ome.multicluster.execCredentials.allowedVariables).
+var execVariables = []string{"MEMBER_REGION"}
 
 // profileNamespace is where the suite's managers read ClusterProfiles from.
 const profileNamespace = "fleet-inventory"
 
 // profileProviders are the managers' ClusterProfile access providers: "token" runs a
 // plugin on the allow-list, "hanging" one that never answers, "off-list" one that is not
-// on it (see clusterprofile_test.go).
+// on it, "region" one that takes a profile's variables and sets OCM_HUB itself, a variable
+// off execVariables that passes as the installation's own (see clusterprofile_test.go).
 func profileProviders() []access.Provider {
 	provider := func(name, file string) access.Provider {
 		return access.Provider{Name: name, ExecConfig: &clientcmdapi.ExecConfig{
 			APIVersion: "client.authentication.k8s.io/v1", Command: filepath.Join(pluginDir, file)}}
 	}
-	return []access.Provider{provider("token", "profile-token"), provider("hanging", "hanging"), provider("off-list", "off-the-list")}
+	region := provider("region", "profile-region-token")
+	region.ExecConfig.Env = []clientcmdapi.ExecEnvVar{{Name: "OCM_HUB", Value: "hub-1"}}
+	region.ProfileSourcedEnvVarsPolicy = access.ProfileSourcedEnvVarsPolicyAppendIfNotExists
+	return []access.Provider{provider("token", "profile-token"), provider("hanging", "hanging"), provider("off-list", "off-the-list"), region}
 }
 
 // execPolicy is the managers' exec credential policy: the plugins above, each run cut
 // off after a second, inside the members' two-second timeout.
 func execPolicy() workloadcluster.ExecPolicy {
-	p := workloadcluster.ExecPolicy{Enabled: true, Timeout: time.Second}
+	p := workloadcluster.ExecPolicy{Enabled: true, Timeout: time.Second, AllowedVariables: execVariables}
 	for _, name := range execPlugins {
 		p.AllowedCommands = append(p.AllowedCommands, filepath.Join(pluginDir, name))
 	}
@@ -107,8 +115,15 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	Expect(fleet.ControlPlane.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: profileNamespace}})).To(Succeed())
 	var values []map[string]any
 	for _, p := range profileProviders() {
-		values = append(values, map[string]any{"name": p.Name,
-			"execConfig": map[string]any{"apiVersion": p.ExecConfig.APIVersion, "command": p.ExecConfig.Command}})
+		execConfig := map[string]any{"apiVersion": p.ExecConfig.APIVersion, "command": p.ExecConfig.Command}
+		if len(p.ExecConfig.Env) > 0 {
+			execConfig["env"] = p.ExecConfig.Env
+		}
+		v := map[string]any{"name": p.Name, "execConfig": execConfig}
+		if p.ProfileSourcedEnvVarsPolicy != "" {
+			v["profileSourcedEnvVarsPolicy"] = p.ProfileSourcedEnvVarsPolicy
+		}
+		values = append(values, v)
 	}
 	providers, err := json.Marshal(values)
 	Expect(err).NotTo(HaveOccurred())
