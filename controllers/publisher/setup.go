@@ -183,9 +183,10 @@ func register(mgr ctrl.Manager, opts Options) error {
 }
 
 // optionalCache is a cache of the publisher's own objects of a kind the control plane
-// may not serve (Envoy Gateway Backends and BackendTrafficPolicies, BackendTLSPolicies), added to the manager, or nil
-// when the kind is not served. Such kinds get a cache of their own because the manager's
-// cannot name a kind that may not exist; one installed later is seen after a restart.
+// may not serve (Envoy Gateway Backends and BackendTrafficPolicies, BackendTLSPolicies),
+// added to the manager, or nil when the kind is not served. Such kinds get a cache of
+// their own because the manager's cannot name a kind that may not exist; one installed
+// later is seen after a restart.
 func optionalCache(mgr ctrl.Manager, gvk schema.GroupVersionKind) (cache.Cache, error) {
 	if _, err := mgr.GetRESTMapper().RESTMapping(gvk.GroupKind(), gvk.Version); err != nil {
 		if meta.IsNoMatchError(err) {
