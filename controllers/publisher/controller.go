@@ -59,6 +59,10 @@ type Reconciler struct {
 	// Policies reads BackendTLSPolicies, the publisher's own, from a cache of their own;
 	// nil when the control plane does not serve them.
 	Policies client.Reader
+	// TrafficPolicies reads Envoy Gateway BackendTrafficPolicies, the publisher's own, from
+	// a cache of their own; nil when the control plane does not serve them, and then no
+	// route gets one.
+	TrafficPolicies client.Reader
 	// Reader reads around the cache, where a decision must see the live object: before a
 	// name the cache does not hold is claimed (a foreign object at that name, or one of
 	// ours the cache has not caught up with), and when a deleted map's objects are removed.
@@ -95,6 +99,7 @@ type Reconciler struct {
 // +kubebuilder:rbac:groups="",resources=services,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups=gateway.envoyproxy.io,resources=backends,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups=gateway.networking.k8s.io,resources=backendtlspolicies,verbs=get;list;watch;create;patch;delete
+// +kubebuilder:rbac:groups=gateway.envoyproxy.io,resources=backendtrafficpolicies,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups=discovery.k8s.io,resources=endpointslices,verbs=get;list;watch;create;patch;delete
 
 // unpublish removes everything published for the map and records reason (Unpublished or

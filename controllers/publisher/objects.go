@@ -47,19 +47,24 @@ var httpRouteGVK = schema.GroupVersionKind{Group: gatewayv1.GroupName, Version: 
 // the publisher writes under endpoint.gatewayBackend.tls.
 var tlsPolicyGVK = schema.GroupVersionKind{Group: gatewayv1.GroupName, Version: gatewayv1.GroupVersion.Version, Kind: publish.KindTLSPolicy}
 
+// trafficPolicyGVK is Envoy Gateway's BackendTrafficPolicy, which the publisher writes
+// for a route's retry budget on Envoy Gateway Backends.
+var trafficPolicyGVK = schema.GroupVersionKind{Group: publish.EnvoyGatewayGroup, Version: publish.EnvoyGatewayVersion, Kind: publish.KindTrafficPolicy}
+
 // publishedReaders are where the publisher reads the objects it writes, by kind: the
 // manager's cache (or the API server, around it), and for the kinds a control plane may
-// not serve (optional backend kinds, BackendTLSPolicies), their own caches (or the API
-// server); none for a kind that is not served.
+// not serve (optional backend kinds, BackendTLSPolicies, BackendTrafficPolicies), their
+// own caches (or the API server); none for a kind that is not served.
 type publishedReaders struct {
-	objects  client.Reader
-	backends map[schema.GroupKind]client.Reader // the optional backend kinds served
-	policies client.Reader
+	objects         client.Reader
+	backends        map[schema.GroupKind]client.Reader // the optional backend kinds served
+	policies        client.Reader
+	trafficPolicies client.Reader
 }
 
 // cached reads the published objects from the caches.
 func (r *Reconciler) cached() publishedReaders {
-	return publishedReaders{objects: r.Client, backends: r.Backends, policies: r.Policies}
+	return publishedReaders{objects: r.Client, backends: r.Backends, policies: r.Policies, trafficPolicies: r.TrafficPolicies}
 }
 
 // live reads the published objects from the API server.
@@ -70,6 +75,9 @@ func (r *Reconciler) live() publishedReaders {
 	}
 	if r.Policies != nil {
 		out.policies = r.Reader
+	}
+	if r.TrafficPolicies != nil {
+		out.trafficPolicies = r.Reader
 	}
 	return out
 }
@@ -157,6 +165,10 @@ func (r *Reconciler) read(ctx context.Context, readers publishedReaders, gvk sch
 				return nil, errTLSPolicyNotServed
 			}
 			obj, reader = &gatewayv1.BackendTLSPolicy{}, readers.policies
+		case trafficPolicyGVK:
+			// Only a plan made while the kind is served has one, so a nil reader (not
+			// served) reads as nothing there.
+			obj, reader = unstructuredOf(trafficPolicyGVK), readers.trafficPolicies
 		default:
 			return nil, fmt.Errorf("the publisher writes no %s", gvk.GroupKind())
 		}
@@ -291,8 +303,9 @@ func (r *Reconciler) removeAll(ctx context.Context, readers publishedReaders, ke
 }
 
 // listPublished lists the objects published for the map at key, as readers have them:
-// routes first, then BackendTLSPolicies, EndpointSlices, and the backends of every kind,
-// so that removeAll deletes what names a backend before the backend.
+// routes first, then BackendTrafficPolicies, BackendTLSPolicies, EndpointSlices, and the
+// backends of every kind, so that removeAll deletes what names a backend before the
+// backend.
 func listPublished(ctx context.Context, readers publishedReaders, key types.NamespacedName) ([]client.Object, error) {
 	selector := client.MatchingLabels(publish.Labels(key.Namespace, key.Name))
 	type kindList struct {
@@ -302,6 +315,7 @@ func listPublished(ctx context.Context, readers publishedReaders, key types.Name
 	}
 	lists := []kindList{
 		{readers.objects, &gatewayv1.HTTPRouteList{}, httpRouteGVK},
+		{readers.trafficPolicies, unstructuredListOf(trafficPolicyGVK), trafficPolicyGVK},
 		{readers.policies, &gatewayv1.BackendTLSPolicyList{}, tlsPolicyGVK},
 		{readers.objects, &discoveryv1.EndpointSliceList{}, endpointSliceGVK},
 	}
@@ -408,4 +422,19 @@ func listObjects(list client.ObjectList, kind schema.GroupVersionKind) ([]client
 		out = append(out, obj)
 	}
 	return out, nil
+}
+
+// unstructuredOf is an empty object of kind gvk, for the kinds the operator has no Go
+// type of.
+func unstructuredOf(gvk schema.GroupVersionKind) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(gvk)
+	return u
+}
+
+// unstructuredListOf is an empty list of objects of kind gvk.
+func unstructuredListOf(gvk schema.GroupVersionKind) *unstructured.UnstructuredList {
+	l := &unstructured.UnstructuredList{}
+	l.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
+	return l
 }

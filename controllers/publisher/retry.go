@@ -30,9 +30,13 @@ func (r *Reconciler) retryPolicy(isvc *omev1beta1.InferenceService) retry.Policy
 // withRetry writes the service's retry into the plan. Once the API server has been seen
 // to drop a route's retry, routes are written without it until the manager restarts
 // (after the CRD is upgraded): a field the server drops would make every published route
-// differ from its plan, and be written again every round.
+// differ from its plan, and be written again every round. A budget reaches Envoy Gateway
+// only where the control plane serves BackendTrafficPolicy.
 func (r *Reconciler) withRetry(plan publish.Plan, isvc *omev1beta1.InferenceService) publish.Plan {
-	return plan.WithRetry(r.retryPolicy(isvc), !r.routeRetryDropped.Load())
+	return plan.WithRetry(r.retryPolicy(isvc), publish.RetryAPIs{
+		RouteRetry:    !r.routeRetryDropped.Load(),
+		TrafficPolicy: r.TrafficPolicies != nil,
+	})
 }
 
 // noticeDroppedRetry compares the route as the API server stored it with the plan's: a

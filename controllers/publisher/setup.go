@@ -139,9 +139,14 @@ func register(mgr ctrl.Manager, opts Options) error {
 	if err != nil {
 		return err
 	}
+	trafficPolicies, err := optionalCache(mgr, trafficPolicyGVK)
+	if err != nil {
+		return err
+	}
 	log.Info("Setting up the TrafficMap publisher", "publisher", "gatewayapi", "globalGateway", opts.Endpoint.GlobalGateway,
 		"backendKind", opts.Endpoint.Backend(), "backendTLS", opts.Endpoint.BackendTLS, "resyncInterval", opts.Publisher.Resync().String(),
 		"backendKindsServed", served, "backendTLSPoliciesServed", policies != nil,
+		"backendTrafficPoliciesServed", trafficPolicies != nil,
 		"endpointSlices", opts.Endpoint.EndpointSlices)
 	// The operator's recorder, not the manager's: each refusal, failure and withdrawal
 	// is its own Event with its own cause (see controllers/recorder).
@@ -171,13 +176,17 @@ func register(mgr ctrl.Manager, opts Options) error {
 	if policies != nil {
 		r.Policies = policies
 	}
-	return r.watch(mgr, backends, policies)
+	if trafficPolicies != nil {
+		r.TrafficPolicies = trafficPolicies
+	}
+	return r.watch(mgr, backends, policies, trafficPolicies)
 }
 
 // optionalCache is a cache of the publisher's own objects of a kind the control plane
-// may not serve (Envoy Gateway Backends, BackendTLSPolicies), added to the manager, or nil
-// when the kind is not served. Such kinds get a cache of their own because the manager's
-// cannot name a kind that may not exist; one installed later is seen after a restart.
+// may not serve (Envoy Gateway Backends and BackendTrafficPolicies, BackendTLSPolicies),
+// added to the manager, or nil when the kind is not served. Such kinds get a cache of
+// their own because the manager's cannot name a kind that may not exist; one installed
+// later is seen after a restart.
 func optionalCache(mgr ctrl.Manager, gvk schema.GroupVersionKind) (cache.Cache, error) {
 	if _, err := mgr.GetRESTMapper().RESTMapping(gvk.GroupKind(), gvk.Version); err != nil {
 		if meta.IsNoMatchError(err) {
@@ -227,8 +236,9 @@ var RefreshWorkers = priority.RefreshWorkers(Workers)
 // watch adds the publisher to mgr: Workers workers, leader only (controller-runtime's
 // default for controllers), watching the maps, their services and what it wrote. backends
 // are the caches of the optional backend kinds served, policies the cache of
-// BackendTLSPolicies, nil when they are not served.
-func (r *Reconciler) watch(mgr ctrl.Manager, backends map[schema.GroupKind]cache.Cache, policies cache.Cache) error {
+// BackendTLSPolicies and trafficPolicies that of BackendTrafficPolicies, nil when they
+// are not served.
+func (r *Reconciler) watch(mgr ctrl.Manager, backends map[schema.GroupKind]cache.Cache, policies, trafficPolicies cache.Cache) error {
 	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &gatewayv1.HTTPRoute{}, routeHostnameIndex, routeHostnames); err != nil {
 		return fmt.Errorf("index HTTPRoutes by hostname: %w", err)
 	}
@@ -266,6 +276,9 @@ func (r *Reconciler) watch(mgr ctrl.Manager, backends map[schema.GroupKind]cache
 	}
 	if policies != nil {
 		b = b.WatchesRawSource(source.Kind[client.Object](policies, &gatewayv1.BackendTLSPolicy{}, handler.EnqueueRequestsFromMapFunc(mapOfPublished)))
+	}
+	if trafficPolicies != nil {
+		b = b.WatchesRawSource(source.Kind[client.Object](trafficPolicies, unstructuredOf(trafficPolicyGVK), handler.EnqueueRequestsFromMapFunc(mapOfPublished)))
 	}
 	return b.Complete(r)
 }

@@ -41,6 +41,10 @@ type EnvoyView struct {
 	// retryBackOff, ...), nil without one; Timeout the route's own timeout, "" without.
 	RetryPolicy map[string]any
 	Timeout     string
+	// RetryBudgets are the retry budgets of the circuit breakers of the rule's clusters
+	// as the translator printed them (budgetPercent, minRetryConcurrency when not Envoy's
+	// default), one per threshold that has one; empty without.
+	RetryBudgets []map[string]any
 	// Input is the file of objects the translator read, and Output what it printed.
 	Input, Output []byte
 }
@@ -101,6 +105,7 @@ func Translate(ctx context.Context, egctl string, objs []client.Object, route ty
 	// route.
 	if cluster, ok := action["cluster"].(string); ok {
 		view.TLS = upstreamTLS(doc, cluster)
+		view.RetryBudgets = retryBudgets(doc, cluster)
 		return view, addLocalities(doc, cluster, 1, view.Weights)
 	}
 	weighted, _ := action["weightedClusters"].(map[string]any)
@@ -113,6 +118,7 @@ func Translate(ctx context.Context, egctl string, objs []client.Object, route ty
 			return view, err
 		}
 		view.TLS = append(view.TLS, upstreamTLS(doc, name)...)
+		view.RetryBudgets = append(view.RetryBudgets, retryBudgets(doc, name)...)
 	}
 	slices.Sort(view.TLS)
 	return view, nil
@@ -141,6 +147,24 @@ func upstreamTLS(doc any, cluster string) []string {
 			ca = "system CAs"
 		}
 		out = append(out, sni+" "+ca)
+	}
+	return out
+}
+
+// retryBudgets reads the retry budgets of a cluster's circuit breaker thresholds.
+func retryBudgets(doc any, cluster string) []map[string]any {
+	def := findObject(doc, func(m map[string]any) bool {
+		_, ok := m["connectTimeout"]
+		return m["name"] == cluster && ok
+	})
+	breakers, _ := def["circuitBreakers"].(map[string]any)
+	thresholds, _ := breakers["thresholds"].([]any)
+	var out []map[string]any
+	for _, t := range thresholds {
+		threshold, _ := t.(map[string]any)
+		if budget, ok := threshold["retryBudget"].(map[string]any); ok {
+			out = append(out, budget)
+		}
 	}
 	return out
 }

@@ -43,8 +43,8 @@ func ModuleDir(dir, path string) (string, error) {
 // at the version the operator's go.mod requires, but for HTTPRoute's, which is the same
 // version's experimental-channel CRD: at v1.6 a route rule's retry is experimental, and the
 // standard CRD drops it, which would leave nothing of a published retry to check. With
-// them comes Envoy Gateway's Backend CRD, from the github.com/envoyproxy/gateway version
-// hack/egctl pins.
+// them come Envoy Gateway's Backend and BackendTrafficPolicy CRDs, from the
+// github.com/envoyproxy/gateway version hack/egctl pins.
 func GatewayCRDPaths() ([]string, error) {
 	gw, err := ModuleDir(".", "sigs.k8s.io/gateway-api")
 	if err != nil {
@@ -68,6 +68,7 @@ func GatewayCRDPaths() ([]string, error) {
 	return append(out,
 		filepath.Join(gw, "config", "crd", "experimental", httpRouteCRDFile),
 		filepath.Join(eg, "charts", "gateway-helm", "charts", "crds", "crds", "generated", "gateway.envoyproxy.io_backends.yaml"),
+		filepath.Join(eg, "charts", "gateway-helm", "charts", "crds", "crds", "generated", "gateway.envoyproxy.io_backendtrafficpolicies.yaml"),
 	), nil
 }
 

@@ -33,9 +33,10 @@ type Object struct {
 
 // Objects are the plan's objects in the order they are applied: the backends in name
 // order, their EndpointSlices (under EndpointSlices, IPv4 before IPv6), their
-// BackendTLSPolicies (under TLS), then the route, so that a backend, its addresses and
-// its policy exist before the route names it: a gateway never sends plain HTTP to a
-// backend that is meant to get TLS. The route is always last.
+// BackendTLSPolicies (under TLS), the route's BackendTrafficPolicy (under a retry budget
+// on Envoy Gateway), then the route, so that a backend, its addresses and its policy
+// exist before the route names it: a gateway never sends plain HTTP to a backend that is
+// meant to get TLS, nor retries without the budget. The route is always last.
 func (p Plan) Objects() ([]Object, error) {
 	backends := slices.Clone(p.Backends)
 	slices.SortFunc(backends, func(a, b Backend) int { return strings.Compare(a.Name, b.Name) })
@@ -71,6 +72,13 @@ func (p Plan) Objects() ([]Object, error) {
 			}
 			out = append(out, Object{Kind: KindTLSPolicy, Object: u})
 		}
+	}
+	if policy := p.TrafficPolicy(); policy != nil {
+		u, err := applied(policy)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Object{Kind: KindTrafficPolicy, Object: u})
 	}
 	u, err := applied(p.Route)
 	if err != nil {

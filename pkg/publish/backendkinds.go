@@ -29,6 +29,10 @@ type BackendKindSpec struct {
 	// Optional says a control plane may not serve the kind (a CRD): the publisher reads it
 	// through a cache of its own, made only when the kind is served.
 	Optional bool
+	// RetryBudgetPolicy says the gateway that reads the kind (Envoy Gateway) takes a
+	// route's retry budget from a BackendTrafficPolicy targeting the route, which the plan
+	// then has (see Plan.RetryBudget).
+	RetryBudgetPolicy bool
 	// New is an empty object of the kind, to read into and to watch; NewList an empty list
 	// of it. Kinds the manager's scheme knows are typed, so that the manager's cache
 	// (which keeps typed and unstructured objects apart) serves them.
@@ -58,12 +62,13 @@ var BackendKinds = []BackendKindSpec{
 		Build:          func(b Backend) runtime.Object { return b.Service() },
 	},
 	{
-		Setting:  config.BackendEnvoyGateway,
-		GVK:      schema.GroupVersionKind{Group: EnvoyGatewayGroup, Version: EnvoyGatewayVersion, Kind: "Backend"},
-		Noun:     "Envoy Gateway Backend",
-		NameRule: dns1123Subdomain,
-		Optional: true,
-		New:      func() runtime.Object { return unstructuredOf(EnvoyGatewayGroup, EnvoyGatewayVersion, "Backend") },
+		Setting:           config.BackendEnvoyGateway,
+		GVK:               schema.GroupVersionKind{Group: EnvoyGatewayGroup, Version: EnvoyGatewayVersion, Kind: "Backend"},
+		Noun:              "Envoy Gateway Backend",
+		NameRule:          dns1123Subdomain,
+		Optional:          true,
+		RetryBudgetPolicy: true,
+		New:               func() runtime.Object { return unstructuredOf(EnvoyGatewayGroup, EnvoyGatewayVersion, "Backend") },
 		NewList: func() ObjectList {
 			return unstructuredListOf(EnvoyGatewayGroup, EnvoyGatewayVersion, "BackendList")
 		},

@@ -19,9 +19,10 @@ const MaxEntries = 16
 // Group and kinds the plan refers to.
 const (
 	GatewayGroup = gatewayv1.GroupName
-	// EnvoyGatewayGroup is the API group of Envoy Gateway's Backend.
+	// EnvoyGatewayGroup is the API group of Envoy Gateway's Backend and
+	// BackendTrafficPolicy.
 	EnvoyGatewayGroup = "gateway.envoyproxy.io"
-	// EnvoyGatewayVersion is the version of Envoy Gateway's Backend the plan writes.
+	// EnvoyGatewayVersion is the version of Envoy Gateway's kinds the plan writes.
 	EnvoyGatewayVersion = "v1alpha1"
 )
 
@@ -70,6 +71,9 @@ type Plan struct {
 	// cluster, filled in by the publisher before the plan's objects are made.
 	EndpointSlices bool
 	Addresses      map[string]BackendAddresses
+	// RetryBudget is the percent of the retry budget in the route's BackendTrafficPolicy
+	// (trafficpolicy.go), 0 for no policy; WithRetry sets it.
+	RetryBudget int32
 }
 
 // Backend is one workload cluster's backend: the object the route's backendRef names.

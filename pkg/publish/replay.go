@@ -28,8 +28,9 @@ func Replay(p Plan, last *omev1beta1.TrafficMapPublisherLastPositive, serviceNam
 	out := p
 	out.Backends = nil
 	// Only the route is written back: the backends, their addresses and policies stand
-	// (a backend that does not leaves Replay failing above).
-	out.EndpointSlices, out.TLS = false, false
+	// (a backend that does not leaves Replay failing above). A retry budget's
+	// BackendTrafficPolicy gone with the route comes back with the next publication.
+	out.EndpointSlices, out.TLS, out.RetryBudget = false, false, 0
 	for _, t := range last.Targets {
 		cluster, ok := strings.CutPrefix(t.Target, clusterTargetPrefix)
 		if !ok {

@@ -32,14 +32,27 @@ var haproxyCodes = []int32{500, 501, 502, 503, 504}
 // budgetWindow is the window haproxy's retry budget counts requests and retries over.
 const budgetWindow = "10s"
 
+// RetryAPIs say which of the APIs that carry a retry the control plane takes.
+type RetryAPIs struct {
+	// RouteRetry says the HTTPRoute CRD keeps a rule's retry (false once the API server
+	// has been seen to drop it: Gateway API's standard channel before v1.7).
+	RouteRetry bool
+	// TrafficPolicy says the control plane serves Envoy Gateway's BackendTrafficPolicy,
+	// which carries the retry budget to gateways run by Envoy Gateway.
+	TrafficPolicy bool
+}
+
 // WithRetry writes the policy into the plan: the route's rule gets the standard retry and
-// timeouts, and each ExternalName backend Service the HAProxy Ingress keys that apply them
-// on haproxy. The zero policy returns the plan unchanged, so that an installation without
-// retries publishes exactly what it did before they existed.
+// timeouts, each ExternalName backend Service the HAProxy Ingress keys that apply them
+// on haproxy, and, under a budget with Envoy Gateway Backends, the route gets a
+// BackendTrafficPolicy with the budget (trafficpolicy.go). The zero policy returns the
+// plan unchanged, so that an installation without retries publishes exactly what it did
+// before they existed.
 //
-// routeRetry false leaves the rule's retry out (the route's CRD drops it), and keeps the
-// rest.
-func (p Plan) WithRetry(pol retry.Policy, routeRetry bool) Plan {
+// apis.RouteRetry false leaves the rule's retry out (the route's CRD drops it), and keeps
+// the rest; apis.TrafficPolicy false writes no BackendTrafficPolicy (its CRD is not
+// installed), and Envoy Gateway then retries without a budget.
+func (p Plan) WithRetry(pol retry.Policy, apis RetryAPIs) Plan {
 	if p.Withdraw || p.Route == nil || (pol.Retry == nil && pol.Request == 0) {
 		return p
 	}
@@ -47,11 +60,14 @@ func (p Plan) WithRetry(pol retry.Policy, routeRetry bool) Plan {
 	for i := range route.Spec.Rules {
 		rule := &route.Spec.Rules[i]
 		rule.Retry, rule.Timeouts = RouteRetry(pol)
-		if !routeRetry {
+		if !apis.RouteRetry {
 			rule.Retry = nil
 		}
 	}
 	p.Route = route
+	if r := pol.Retry; r != nil && r.BudgetPercent > 0 && apis.TrafficPolicy && BackendKindOf(p.BackendKind).RetryBudgetPolicy {
+		p.RetryBudget = r.BudgetPercent
+	}
 	annotations := HAProxyAnnotations(pol)
 	if len(annotations) == 0 {
 		return p

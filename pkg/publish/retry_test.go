@@ -28,7 +28,7 @@ func TestWithRetryZeroPolicyChangesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	after, err := p.WithRetry(retry.Policy{}, true).Objects()
+	after, err := p.WithRetry(retry.Policy{}, RetryAPIs{RouteRetry: true, TrafficPolicy: true}).Objects()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +43,7 @@ func TestWithRetryWritesTheRouteAndEveryService(t *testing.T) {
 		t.Fatal(err)
 	}
 	original := p.Route.DeepCopy()
-	q := p.WithRetry(retried(), true)
+	q := p.WithRetry(retried(), RetryAPIs{RouteRetry: true})
 	if !equality.Semantic.DeepEqual(p.Route, original) || p.Backends[0].Annotations != nil {
 		t.Fatal("WithRetry changed the plan it was called on")
 	}
@@ -104,7 +104,7 @@ func TestWithRetryLeavesEnvoyBackends(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, b := range p.WithRetry(retried(), true).Backends {
+	for _, b := range p.WithRetry(retried(), RetryAPIs{RouteRetry: true}).Backends {
 		if b.Annotations != nil {
 			t.Errorf("Envoy Gateway Backend %s got annotations %q", b.Name, b.Annotations)
 		}
@@ -128,7 +128,7 @@ func TestWithRetryWithoutTheRouteRetry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	q := p.WithRetry(retried(), false)
+	q := p.WithRetry(retried(), RetryAPIs{})
 	rule := q.Route.Spec.Rules[0]
 	if rule.Retry != nil || rule.Timeouts == nil || q.Backends[0].Annotations[HAProxyConfigBackend] == "" {
 		t.Fatalf("rule %+v, annotations %q", rule, q.Backends[0].Annotations)

@@ -21,7 +21,7 @@ import (
 )
 
 // publishedKinds are the resources the publisher writes for a map.
-var publishedKinds = []string{"httproutes", "services", "backends", "backendtlspolicies"}
+var publishedKinds = []string{"httproutes", "services", "backends", "backendtlspolicies", "backendtrafficpolicies"}
 
 // toPublished says whether a recorded request went to one of the objects the publisher
 // writes in namespace, with any verb but a watch.

@@ -204,6 +204,12 @@ func envoyView(ctx context.Context, g Gomega, egctl string, s *service) egtransl
 	for i := range policies.Items {
 		objs = append(objs, &policies.Items[i])
 	}
+	trafficPolicies := &unstructured.UnstructuredList{}
+	trafficPolicies.SetGroupVersionKind(trafficPolicyListGVK)
+	g.Expect(c.List(ctx, trafficPolicies, client.MatchingLabels(publish.Labels(s.key.Namespace, s.key.Name)))).To(Succeed())
+	for i := range trafficPolicies.Items {
+		objs = append(objs, &trafficPolicies.Items[i])
+	}
 	view, err := egtranslate.Translate(ctx, egctl, objs, client.ObjectKeyFromObject(route))
 	g.Expect(err).NotTo(HaveOccurred(), fmt.Sprintf("input:\n%s", view.Input))
 	return view

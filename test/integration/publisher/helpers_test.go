@@ -114,8 +114,9 @@ func (s *service) update(ctx context.Context, mutate func(*omev1beta1.InferenceS
 	}, timeout, interval).Should(Succeed())
 }
 
-// publishedObjects are the names of the Services, Envoy Gateway Backends and HTTPRoutes
-// labelled as the service's, in any namespace, as "Kind namespace/name".
+// publishedObjects are the names of the Services, Envoy Gateway Backends, HTTPRoutes and
+// Envoy Gateway BackendTrafficPolicies labelled as the service's, in any namespace, as
+// "Kind namespace/name".
 func (s *service) publishedObjects(g Gomega) []string {
 	selector := client.MatchingLabels(publish.Labels(s.key.Namespace, s.key.Name))
 	var out []string
@@ -132,6 +133,12 @@ func (s *service) publishedObjects(g Gomega) []string {
 	g.Expect(fleet.ControlPlane.Client.List(context.Background(), routes, selector)).To(Succeed())
 	for _, o := range routes.Items {
 		out = append(out, "HTTPRoute "+o.Namespace+"/"+o.Name)
+	}
+	policies := &unstructured.UnstructuredList{}
+	policies.SetGroupVersionKind(trafficPolicyListGVK)
+	g.Expect(fleet.ControlPlane.Client.List(context.Background(), policies, selector)).To(Succeed())
+	for _, o := range policies.Items {
+		out = append(out, "BackendTrafficPolicy "+o.GetNamespace()+"/"+o.GetName())
 	}
 	return out
 }
