@@ -10,7 +10,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/duration"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/pkg/trafficmap"
@@ -136,16 +135,6 @@ func gateway(tm *omev1beta1.TrafficMap) string {
 }
 
 // age is how long ago the map was created, as kubectl prints an AGE.
-func age(created metav1.Time, now time.Time) string {
-	if created.IsZero() {
-		return unset
-	}
-	return duration.HumanDuration(now.Sub(created.Time))
-}
+func age(created metav1.Time, now time.Time) string { return ageOr(created, now, unset) }
 
-func text(s string) string {
-	if s == "" {
-		return unset
-	}
-	return s
-}
+func text(s string) string { return textOr(s, unset) }

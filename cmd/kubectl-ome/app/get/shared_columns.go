@@ -60,17 +60,29 @@ func integer(n *int32) string {
 	return strconv.Itoa(int(*n))
 }
 
-// since is a time's age as kubectl prints a date column.
+// since is a time's age as kubectl prints a date column, <none> without one.
 func since(t *metav1.Time, now time.Time) string {
 	if t == nil {
 		return none
 	}
+	return ageOr(*t, now, none)
+}
+
+func cell(s string) string { return textOr(s, none) }
+
+// ageOr is how long before now t was, as kubectl prints an age, or placeholder for a zero
+// time: the plugin's own columns print "-" where kubectl's print <none>.
+func ageOr(t metav1.Time, now time.Time, placeholder string) string {
+	if t.IsZero() {
+		return placeholder
+	}
 	return duration.HumanDuration(now.Sub(t.Time))
 }
 
-func cell(s string) string {
+// textOr is s, or placeholder when s is empty.
+func textOr(s, placeholder string) string {
 	if s == "" {
-		return none
+		return placeholder
 	}
 	return s
 }
