@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"sync"
@@ -86,15 +87,7 @@ func TestFailover(t *testing.T) {
 	// The bench's own clients log through controller-runtime; the figures are the output.
 	ctrl.SetLogger(logr.Discard())
 	ctx := t.Context()
-	dir := t.TempDir()
-	if keep := os.Getenv("OME_BENCH_DIR"); keep != "" {
-		// Keeps the manager's and HAProxy Ingress's logs.
-		if err := os.MkdirAll(keep, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		dir = keep
-	}
-	b := startBench(t, dataplane.Options{Dir: dir})
+	b := startBench(t, dataplane.Options{Dir: benchDir(t, "")})
 	env := b.env
 	load := env.Traffic.StartLoad(ctx, rate, rate*int(stepTimeout.Seconds())*2*n)
 	var runs []run
@@ -459,4 +452,19 @@ func (r *recorder) summary() string {
 	}
 	return fmt.Sprintf("worker-b: %d requests, %d probes answered; its last map weight %s, route weight %s; worker-a: %d requests",
 		len(r.traffic), len(r.probes), last(r.maps), last(r.routes), len(r.others))
+}
+
+// benchDir is where a bench keeps the manager's and HAProxy Ingress's logs: sub under
+// OME_BENCH_DIR when that is set, so that a failed run can be read afterwards, else a
+// directory removed with the test.
+func benchDir(t *testing.T, sub string) string {
+	keep := os.Getenv("OME_BENCH_DIR")
+	if keep == "" {
+		return t.TempDir()
+	}
+	dir := filepath.Join(keep, sub)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }

@@ -59,7 +59,7 @@ func TestPassiveGateOutage(t *testing.T) {
 	}
 	ctrl.SetLogger(logr.Discard())
 	ctx := t.Context()
-	b := startBench(t, dataplane.Options{Dir: t.TempDir(), TrafficSignal: true, Probe: outageProbe(nil)})
+	b := startBench(t, dataplane.Options{Dir: benchDir(t, "passive"), TrafficSignal: true, Probe: outageProbe(nil)})
 	env := b.env
 	load := env.Traffic.StartLoad(ctx, rate, rate*600*n)
 
