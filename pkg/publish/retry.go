@@ -29,9 +29,6 @@ const (
 // applied only by gateways that read the route's retry.
 var haproxyCodes = []int32{500, 501, 502, 503, 504}
 
-// budgetWindow is the window haproxy's retry budget counts requests and retries over.
-const budgetWindow = "10s"
-
 // RetryAPIs say which of the APIs that carry a retry the control plane takes.
 type RetryAPIs struct {
 	// RouteRetry says the HTTPRoute CRD keeps a rule's retry (false once the API server
@@ -123,9 +120,11 @@ func RouteRetry(pol retry.Policy) (*gatewayv1.HTTPRouteRetry, *gatewayv1.HTTPRou
 //   - "option redispatch 1" sends every retry to another server, that is, another cluster;
 //   - "option http-buffer-request" waits for the whole request body before the first try,
 //     since haproxy retries on a status only a request it holds whole;
-//   - under a budget, a stick-table counts the backend's requests and the requests that
-//     were retried over budgetWindow, and turns status retries off for a request while the
-//     retried ones are over the budget's share (docs/concepts/retries.md).
+//   - under a budget, the status codes are left out: haproxy 2.6 has no sample fetch for a
+//     request's retry count, so it cannot count retries against a share of the requests,
+//     and a configuration that asks it to is refused at reload, which leaves haproxy on its
+//     previous configuration for every route (docs/concepts/retries.md). A retry on a
+//     connection failure sent nothing to a model server and is kept.
 //
 // The per-try timeout is timeout-server, haproxy's inactivity timeout of one try.
 func HAProxyAnnotations(pol retry.Policy) map[string]string {
@@ -139,7 +138,7 @@ func HAProxyAnnotations(pol retry.Policy) map[string]string {
 	}
 	status := false
 	for _, c := range r.Codes {
-		if slices.Contains(haproxyCodes, c) {
+		if slices.Contains(haproxyCodes, c) && r.BudgetPercent == 0 {
 			on = append(on, strconv.Itoa(int(c)))
 			status = true
 		}
@@ -156,9 +155,6 @@ func HAProxyAnnotations(pol retry.Policy) map[string]string {
 	if status {
 		lines = append(lines, "option http-buffer-request")
 	}
-	if r.BudgetPercent > 0 && status {
-		lines = append(lines, haproxyBudget(r.BudgetPercent, r.Attempts)...)
-	}
 	out := map[string]string{HAProxyConfigBackend: strings.Join(lines, "\n") + "\n"}
 	perTry := r.PerTryTimeout
 	if pol.Request > 0 && perTry > pol.Request {
@@ -168,26 +164,6 @@ func HAProxyAnnotations(pol retry.Policy) map[string]string {
 		out[HAProxyTimeoutServer] = haproxyDuration(perTry)
 	}
 	return out
-}
-
-// haproxyBudget are the lines of the retry budget: the backend tracks every request in a
-// one-entry table keyed by a constant, which counts the requests (http_req_rate) and the
-// retries (gpc0, incremented on the answer of a request once per retry it took), and a
-// request may be retried on a status only while the retries are at most percent of the
-// requests over the window. A retry on a connection failure sent nothing to a model
-// server and is not budgeted.
-func haproxyBudget(percent, attempts int32) []string {
-	lines := []string{
-		"stick-table type integer size 1 expire " + budgetWindow + " store http_req_rate(" + budgetWindow + "),gpc0_rate(" + budgetWindow + ")",
-		"http-request track-sc2 int(0)",
-		fmt.Sprintf("http-request set-var(txn.retry_budget) sc2_http_req_rate,mul(%d),div(100)", percent),
-		"http-request disable-l7-retry if { sc2_gpc0_rate,sub(txn.retry_budget) gt 0 }",
-	}
-	// One count per retry the request took: haproxy has no action that adds more than one.
-	for i := range attempts {
-		lines = append(lines, fmt.Sprintf("http-response sc-inc-gpc0(2) if { retries gt %d }", i))
-	}
-	return lines
 }
 
 // GatewayDuration writes d in the Gateway API's duration form (GEP-2257): up to four parts

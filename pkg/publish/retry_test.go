@@ -56,13 +56,9 @@ func TestWithRetryWritesTheRouteAndEveryService(t *testing.T) {
 	if rule.Timeouts == nil || *rule.Timeouts.Request != "1m" || *rule.Timeouts.BackendRequest != "1m" {
 		t.Errorf("rule timeouts = %+v", rule.Timeouts)
 	}
-	want := "retries 2\nretry-on conn-failure 503\noption redispatch 1\noption http-buffer-request\n" +
-		"stick-table type integer size 1 expire 10s store http_req_rate(10s),gpc0_rate(10s)\n" +
-		"http-request track-sc2 int(0)\n" +
-		"http-request set-var(txn.retry_budget) sc2_http_req_rate,mul(20),div(100)\n" +
-		"http-request disable-l7-retry if { sc2_gpc0_rate,sub(txn.retry_budget) gt 0 }\n" +
-		"http-response sc-inc-gpc0(2) if { retries gt 0 }\n" +
-		"http-response sc-inc-gpc0(2) if { retries gt 1 }\n"
+	// Under a budget haproxy cannot count retries: the status codes are left out, the
+	// retry on a connection failure is kept.
+	want := "retries 2\nretry-on conn-failure\noption redispatch 1\n"
 	for _, b := range q.Backends {
 		if got := b.Service().Annotations; got[HAProxyConfigBackend] != want || got[HAProxyTimeoutServer] != "60000ms" {
 			t.Errorf("backend %s annotations:\n%q\nwant config-backend\n%q", b.Name, got, want)
@@ -82,6 +78,8 @@ func TestHAProxyAnnotations(t *testing.T) {
 			"retries 3\nretry-on 500 502\noption redispatch 1\noption http-buffer-request\n"},
 		{"only codes haproxy lacks", retry.Retry{Attempts: 1, Codes: []int32{507}},
 			"retries 1\nretry-on none\noption redispatch 1\n"},
+		{"statuses under a budget: none, since haproxy cannot count retries", retry.Retry{Attempts: 2, Codes: []int32{503}, BudgetPercent: 20},
+			"retries 2\nretry-on none\noption redispatch 1\n"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
