@@ -178,13 +178,16 @@ var _ = Describe("The probe's optional settings", func() {
 		Eventually(func() int { return len(ep.Seen()) }).WithTimeout(timeout).WithPolling(5 * time.Millisecond).Should(BeNumerically(">", seen))
 		s.set("worker-b", modelserver.Unavailable)
 		passAt := time.Now()
-		// Two failures after the pass, counted from 0: the pass was counted (without it the
-		// count would have gone on from the gate's), and failureThreshold (2) failures would
-		// have closed a lifted gate again by now.
+		// Failures after the pass, counted from 0: the pass was counted. Without it the count
+		// would have gone on from the gate's, so a failing record after the pass with at most
+		// the gate's count shows the reset (on a loaded machine one write may carry two
+		// results, so a given count can be skipped). A lift by the single pass would show
+		// as an open gate in the versions checked below.
 		Eventually(func(g Gomega) {
 			g.Expect(versions()[from:]).To(ContainElement(WithTransform(func(v mapVersion) bool {
 				rec := probeOf(v)
-				return rec.Result == omev1beta1.ProbeFailing && rec.ConsecutiveFailures == 2 && rec.LastProbeTime.After(passAt)
+				return rec.Result == omev1beta1.ProbeFailing && rec.ConsecutiveFailures >= 1 &&
+					rec.ConsecutiveFailures <= second.ConsecutiveFailures && rec.LastProbeTime.After(passAt)
 			}, BeTrue())))
 		}, timeout, interval).Should(Succeed())
 		// No version shows the gate open, and none a new lift: a lift and the gate after it
