@@ -94,6 +94,13 @@ func checkRehearsal(t *testing.T, d *Demo) {
 	// Deferred, not a Cleanup: the test's context, which the request uses, is cancelled
 	// before the cleanups run.
 	defer put(t, url+"/gateway/load", "0")
+	// The lost update above had worker-b fail real requests: wait until the signal's window
+	// holds only successful ones, so that the gate below comes from this scene's failures.
+	waitMap(t, d, "worker-b taking real requests without a failure", func(v View) bool {
+		g := v.Entries[b].PassiveGate
+		return bothServing(v) && g != nil && g.Signal == omev1beta1.TrafficSignalKnown &&
+			g.Requests != nil && *g.Requests > 0 && g.Failures != nil && *g.Failures == 0
+	})
 	before := d.servers.Received()
 	mustPut(t, url+"/"+b+"/traffic", "503", "traffic=503")
 	var last View
