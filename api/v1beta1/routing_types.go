@@ -67,6 +67,12 @@ type Routing struct {
 	// +optional
 	Failover *RoutingFailover `json:"failover,omitempty"`
 
+	// loadBalancing lets the model servers' load move the service's weights. It replaces
+	// the installation's routing.loadBalancing as a whole; `disabled: true` turns it off
+	// for this service.
+	// +optional
+	LoadBalancing *RoutingLoadBalancing `json:"loadBalancing,omitempty"`
+
 	// publisher holds the service's own options for the publisher, merged over the
 	// installation's routing.publisher.options.
 	// +optional

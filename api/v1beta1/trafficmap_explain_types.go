@@ -3,13 +3,17 @@ package v1beta1
 // WeightReason says why a TrafficMap entry's weight is what it is: the first cause that
 // holds, in the order of the constants below for a weight of 0 (see pkg/trafficmap's
 // Explain). An alert can match it; the entry's weightMessage gives the whole cause.
-// +kubebuilder:validation:Enum=Routed;Spilled;PreservedTraffic;RampingUp;ShadowGated;PassiveShadowGated;PassiveGateCapped;Unobserved;CapacityCapped;Drained;Refused;ProbeNotSent;NoReadyReplicas;NoCapacity;Gated;PassiveGated;Standby
+// +kubebuilder:validation:Enum=Routed;LoadShifted;Spilled;PreservedTraffic;RampingUp;ShadowGated;PassiveShadowGated;PassiveGateCapped;Unobserved;CapacityCapped;Drained;Refused;ProbeNotSent;NoReadyReplicas;NoCapacity;Gated;PassiveGated;Standby
 type WeightReason string
 
 // The weight reasons of a positive weight.
 const (
 	// WeightRouted: the cluster takes traffic in proportion to its servable replicas.
 	WeightRouted WeightReason = "Routed"
+	// WeightLoadShifted: the cluster takes traffic in proportion to its servable replicas
+	// times the share its model servers' load gives it (spec.routing.loadBalancing in
+	// Enforce mode): below 100% while it is, or was, saturated (see the entry's load).
+	WeightLoadShifted WeightReason = "LoadShifted"
 	// WeightSpilled: the cluster is in a failover tier after the first, and takes the share
 	// of traffic that the tiers before it have no healthy capacity for.
 	WeightSpilled WeightReason = "Spilled"

@@ -442,6 +442,11 @@ type TrafficMapEntry struct {
 	// +optional
 	PassiveGate *TrafficMapPassiveGate `json:"passiveGate,omitempty"`
 
+	// load is the load record (spec.routing.loadBalancing), present while the service
+	// balances by load and the cluster takes part.
+	// +optional
+	Load *TrafficMapLoad `json:"load,omitempty"`
+
 	// refused says why the operator itself sends this cluster no traffic: its endpoint is
 	// outside the WorkloadCluster's allowedEndpointDomains, or the operator will not send
 	// the probe there (the network guard refuses every address, or the URL or scheme is

@@ -1,0 +1,161 @@
+package loadbalance
+
+import (
+	"fmt"
+	"math"
+	"time"
+)
+
+// MaxPressurePercent bounds a recorded pressure (the CRD's maximum): a queue a thousand
+// times its target is saturated all the same.
+const MaxPressurePercent = 100000
+
+// Home is one cluster as the decision sees it.
+type Home struct {
+	Cluster string
+	// Replicas is the cluster's ready replicas, which waitingPerReplica divides by.
+	Replicas int32
+	// Eligible is true when the cluster takes traffic before load has its say: not gated,
+	// drained or refused, and with servable capacity. Load divides only what is left, so
+	// the share of a home that is not eligible holds as it was.
+	Eligible bool
+	Reading  Reading
+	State    State
+}
+
+// State is what a cluster's record keeps between decisions.
+type State struct {
+	// SharePercent is the share of its capacity weight the cluster keeps, from the floor
+	// to 100; 0 is a cluster never decided, which keeps all of it.
+	SharePercent int32
+	// LastChange is when the share last moved, or a draining queue last held it.
+	LastChange time.Time
+	// ChangePressure is the pressure when the share last fell or held: while the pressure
+	// is lower, that change is still taking effect.
+	ChangePressure int32
+}
+
+// Share is the share in percent, 100 for a cluster never decided.
+func (s State) Share() int32 {
+	if s.SharePercent <= 0 {
+		return 100
+	}
+	return min(s.SharePercent, 100)
+}
+
+// Decision is one cluster's outcome.
+type Decision struct {
+	State State
+	// Pressure is the reading against the target in percent, valid when Known.
+	Pressure int32
+	Known    bool
+	// Moved says whether the share changed in this decision.
+	Moved bool
+	// Message says why the share moved or holds, or why the reading is Unknown.
+	Message string
+}
+
+// Decide takes every cluster's decision at now. Each decision looks at the others, as a
+// share given up goes to the clusters with headroom: a saturated cluster (pressure past the
+// target plus the band) gives up a step, down to the floor, only while another eligible
+// cluster has headroom (pressure below the target less the band); a cluster with headroom
+// takes a step back, up to 100, only while no eligible cluster is saturated. A share moves
+// at most once per MinInterval, and after it falls it holds while the pressure keeps
+// falling: a queue drains slower than the traffic leaves. A cluster whose reading is
+// Unknown keeps its share and counts as neither saturated nor with headroom.
+func Decide(p Policy, homes []Home, now time.Time) []Decision {
+	out := make([]Decision, len(homes))
+	for i, h := range homes {
+		out[i] = Decision{State: h.State}
+		if !h.Eligible {
+			continue
+		}
+		out[i].Pressure, out[i].Message = pressure(p, h)
+		out[i].Known = out[i].Message == ""
+	}
+	saturated := func(d Decision) bool { return d.Known && d.Pressure > 100+p.HysteresisPercent }
+	headroom := func(d Decision) bool { return d.Known && d.Pressure < 100-p.HysteresisPercent }
+	anySaturated := false
+	for _, d := range out {
+		anySaturated = anySaturated || saturated(d)
+	}
+	for i, h := range homes {
+		d := &out[i]
+		if !d.Known {
+			continue
+		}
+		otherHeadroom := false
+		for j, o := range out {
+			otherHeadroom = otherHeadroom || (j != i && headroom(o))
+		}
+		share := h.State.Share()
+		due := h.State.LastChange.IsZero() || !now.Before(h.State.LastChange.Add(p.MinInterval))
+		at := reading(p, h, d.Pressure)
+		switch {
+		case saturated(*d) && !otherHeadroom:
+			d.Message = fmt.Sprintf("saturated (%s), but no other cluster has headroom: share holds at %d%%", at, share)
+		case saturated(*d) && share <= p.FloorPercent:
+			d.Message = fmt.Sprintf("saturated (%s): share holds at the floor, %d%%", at, share)
+		case saturated(*d) && !due:
+			d.Message = fmt.Sprintf("saturated (%s): share holds at %d%% until minInterval has passed since its last change", at, share)
+		case saturated(*d) && d.Pressure < h.State.ChangePressure:
+			d.State.LastChange, d.State.ChangePressure = now, d.Pressure
+			d.Message = fmt.Sprintf("saturated (%s), but falling since the last change: share holds at %d%%", at, share)
+		case saturated(*d):
+			next := max(share-p.MaxStepPercent, p.FloorPercent)
+			d.State = State{SharePercent: next, LastChange: now, ChangePressure: d.Pressure}
+			d.Moved = true
+			d.Message = fmt.Sprintf("saturated (%s): share %d%% -> %d%%", at, share, next)
+		case headroom(*d) && share < 100 && anySaturated:
+			d.Message = fmt.Sprintf("has headroom (%s), but another cluster is saturated: share holds at %d%%", at, share)
+		case headroom(*d) && share < 100 && !due:
+			d.Message = fmt.Sprintf("has headroom (%s): share holds at %d%% until minInterval has passed since its last change", at, share)
+		case headroom(*d) && share < 100:
+			next := min(share+p.MaxStepPercent, 100)
+			d.State = State{SharePercent: next, LastChange: now}
+			d.Moved = true
+			d.Message = fmt.Sprintf("has headroom (%s): share %d%% -> %d%%", at, share, next)
+		default:
+			d.Message = fmt.Sprintf("within its target (%s): share holds at %d%%", at, share)
+		}
+	}
+	return out
+}
+
+// pressure is how far the reading is toward the policy's targets, in percent (the higher
+// of the two), or why it cannot be told.
+func pressure(p Policy, h Home) (int32, string) {
+	r := h.Reading
+	if !r.Known {
+		return 0, r.Reason
+	}
+	var worst float64
+	if p.WaitingPerReplica > 0 {
+		if r.Waiting == nil {
+			return 0, "routing.trafficSignal.queries.waiting is not set: waitingPerReplica has nothing to read"
+		}
+		worst = max(worst, 100**r.Waiting/float64(max(h.Replicas, 1))/float64(p.WaitingPerReplica))
+	}
+	if p.CacheUsePercent > 0 {
+		if r.CacheUse == nil {
+			return 0, "routing.trafficSignal.queries.cacheUse is not set: cacheUsePercent has nothing to read"
+		}
+		worst = max(worst, 100*100**r.CacheUse/float64(p.CacheUsePercent))
+	}
+	return int32(math.Round(min(max(worst, 0), MaxPressurePercent))), ""
+}
+
+// reading is the words for a cluster's reading against the targets.
+func reading(p Policy, h Home, pressure int32) string {
+	s := ""
+	if p.WaitingPerReplica > 0 {
+		s = fmt.Sprintf("%.1f waiting per replica, target %d", *h.Reading.Waiting/float64(max(h.Replicas, 1)), p.WaitingPerReplica)
+	}
+	if p.CacheUsePercent > 0 {
+		if s != "" {
+			s += ", "
+		}
+		s += fmt.Sprintf("cache use %.0f%%, target %d%%", 100**h.Reading.CacheUse, p.CacheUsePercent)
+	}
+	return fmt.Sprintf("%s: pressure %d%%", s, pressure)
+}

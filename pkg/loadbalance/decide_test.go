@@ -1,0 +1,153 @@
+package loadbalance
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/utils/ptr"
+)
+
+var t0 = time.Date(2026, 12, 6, 8, 0, 0, 0, time.UTC)
+
+func cachePolicy() Policy {
+	return Policy{Mode: "Enforce", CacheUsePercent: 80, MinInterval: 10 * time.Second,
+		MaxStepPercent: DefaultMaxStepPercent, HysteresisPercent: 10, FloorPercent: DefaultFloorPercent}
+}
+
+func cacheHome(name string, use float64, st State) Home {
+	return Home{Cluster: name, Replicas: 1, Eligible: true, State: st,
+		Reading: Reading{Known: true, CacheUse: ptr.To(use), At: t0}}
+}
+
+func TestDecideMovesAShareOnlyWhereTheRulesSay(t *testing.T) {
+	p := cachePolicy()
+	longAgo := State{SharePercent: 75, LastChange: t0.Add(-time.Minute)}
+	cases := []struct {
+		name     string
+		homes    []Home
+		share    []int32
+		moved    []bool
+		message0 string
+	}{
+		{"a saturated cluster gives a step to one with headroom",
+			[]Home{cacheHome("a", 1, State{}), cacheHome("b", 0.3, State{})},
+			[]int32{75, 100}, []bool{true, false},
+			"saturated (cache use 100%, target 80%: pressure 125%): share 100% -> 75%"},
+		{"no other cluster has headroom: the share holds",
+			[]Home{cacheHome("a", 1, State{}), cacheHome("b", 0.8, State{})},
+			[]int32{100, 100}, []bool{false, false},
+			"saturated (cache use 100%, target 80%: pressure 125%), but no other cluster has headroom: share holds at 100%"},
+		{"within minInterval of the last change the share holds",
+			[]Home{cacheHome("a", 1, State{SharePercent: 75, LastChange: t0.Add(-5 * time.Second)}), cacheHome("b", 0.3, State{})},
+			[]int32{75, 100}, []bool{false, false},
+			"saturated (cache use 100%, target 80%: pressure 125%): share holds at 75% until minInterval has passed since its last change"},
+		{"the floor holds",
+			[]Home{cacheHome("a", 1, State{SharePercent: 10, LastChange: t0.Add(-time.Minute)}), cacheHome("b", 0.3, State{})},
+			[]int32{10, 100}, []bool{false, false},
+			"saturated (cache use 100%, target 80%: pressure 125%): share holds at the floor, 10%"},
+		{"a step never goes below the floor",
+			[]Home{cacheHome("a", 1, State{SharePercent: 20, LastChange: t0.Add(-time.Minute)}), cacheHome("b", 0.3, State{})},
+			[]int32{10, 100}, []bool{true, false},
+			"saturated (cache use 100%, target 80%: pressure 125%): share 20% -> 10%"},
+		{"a pressure still falling since the last change holds the share",
+			[]Home{cacheHome("a", 0.95, State{SharePercent: 75, LastChange: t0.Add(-time.Minute), ChangePressure: 125}), cacheHome("b", 0.3, State{})},
+			[]int32{75, 100}, []bool{false, false},
+			"saturated (cache use 95%, target 80%: pressure 119%), but falling since the last change: share holds at 75%"},
+		{"headroom takes a step back while nothing is saturated",
+			[]Home{cacheHome("a", 0.2, longAgo), cacheHome("b", 0.5, State{})},
+			[]int32{100, 100}, []bool{true, false},
+			"has headroom (cache use 20%, target 80%: pressure 25%): share 75% -> 100%"},
+		{"headroom holds while another cluster is saturated",
+			[]Home{cacheHome("a", 0.2, longAgo), cacheHome("b", 1, State{SharePercent: 10, LastChange: t0})},
+			[]int32{75, 10}, []bool{false, false},
+			"has headroom (cache use 20%, target 80%: pressure 25%), but another cluster is saturated: share holds at 75%"},
+		{"within the band nothing moves",
+			[]Home{cacheHome("a", 0.85, longAgo), cacheHome("b", 0.3, State{})},
+			[]int32{75, 100}, []bool{false, false},
+			"within its target (cache use 85%, target 80%: pressure 106%): share holds at 75%"},
+		{"an Unknown reading holds and is no headroom for others",
+			[]Home{cacheHome("a", 1, State{}), {Cluster: "b", Replicas: 1, Eligible: true, Reading: Reading{Reason: "the query was not answered"}}},
+			[]int32{100, 100}, []bool{false, false},
+			"saturated (cache use 100%, target 80%: pressure 125%), but no other cluster has headroom: share holds at 100%"},
+		{"a cluster that is not eligible keeps its share and is no headroom",
+			[]Home{cacheHome("a", 1, State{}), {Cluster: "b", Replicas: 1, Eligible: false, State: State{SharePercent: 50},
+				Reading: Reading{Known: true, CacheUse: ptr.To(0.0)}}},
+			[]int32{100, 50}, []bool{false, false},
+			"saturated (cache use 100%, target 80%: pressure 125%), but no other cluster has headroom: share holds at 100%"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := Decide(p, c.homes, t0)
+			for i, d := range got {
+				if d.State.Share() != c.share[i] || d.Moved != c.moved[i] {
+					t.Errorf("%s: share %d moved %v, want %d %v (%s)", c.homes[i].Cluster, d.State.Share(), d.Moved, c.share[i], c.moved[i], d.Message)
+				}
+			}
+			if got[0].Message != c.message0 {
+				t.Errorf("message\n got %q\nwant %q", got[0].Message, c.message0)
+			}
+		})
+	}
+}
+
+func TestDecideReadsWaitingPerReadyReplica(t *testing.T) {
+	p := Policy{Mode: "Enforce", WaitingPerReplica: 4, MinInterval: time.Second, MaxStepPercent: 25, HysteresisPercent: 20, FloorPercent: 10}
+	homes := []Home{
+		{Cluster: "a", Replicas: 4, Eligible: true, Reading: Reading{Known: true, Waiting: ptr.To(24.0)}},
+		{Cluster: "b", Replicas: 2, Eligible: true, Reading: Reading{Known: true, Waiting: ptr.To(2.0)}},
+	}
+	got := Decide(p, homes, t0)
+	if got[0].Pressure != 150 || got[1].Pressure != 25 {
+		t.Fatalf("pressures %d %d, want 150 (6 per replica of 4) and 25 (1 of 4)", got[0].Pressure, got[1].Pressure)
+	}
+	if want := "saturated (6.0 waiting per replica, target 4: pressure 150%): share 100% -> 75%"; got[0].Message != want {
+		t.Errorf("message %q, want %q", got[0].Message, want)
+	}
+}
+
+func TestDecideNamesAQueryTheTargetNeeds(t *testing.T) {
+	p := Policy{Mode: "Shadow", WaitingPerReplica: 4, CacheUsePercent: 80, MinInterval: time.Second, MaxStepPercent: 25, FloorPercent: 10}
+	d := Decide(p, []Home{{Cluster: "a", Replicas: 1, Eligible: true, Reading: Reading{Known: true, CacheUse: ptr.To(0.5)}}}, t0)[0]
+	if d.Known || !strings.Contains(d.Message, "routing.trafficSignal.queries.waiting is not set") {
+		t.Fatalf("got known=%v %q, want Unknown naming routing.trafficSignal.queries.waiting", d.Known, d.Message)
+	}
+}
+
+// TestDecideSettlesOnTwoClustersOfUnequalSpeed runs the decision against a model of two
+// clusters with equal replicas whose servers serve 2:1, offered 80% of their total: with
+// equal static weights the slower one is past its capacity. The shares must settle within
+// three intervals and then stay within one step.
+func TestDecideSettlesOnTwoClustersOfUnequalSpeed(t *testing.T) {
+	p := cachePolicy()
+	p.MinInterval = 5 * time.Second
+	capacity := []float64{2, 1}
+	offered := 0.8 * (capacity[0] + capacity[1])
+	states := []State{{}, {}}
+	now := t0
+	var history [][2]int32
+	for step := 0; step < 12; step++ {
+		total := float64(states[0].Share() + states[1].Share())
+		homes := make([]Home, 2)
+		for i := range homes {
+			use := min(offered*float64(states[i].Share())/total/capacity[i], 1)
+			homes[i] = cacheHome([]string{"fast", "slow"}[i], use, states[i])
+		}
+		for i, d := range Decide(p, homes, now) {
+			states[i] = d.State
+		}
+		history = append(history, [2]int32{states[0].Share(), states[1].Share()})
+		now = now.Add(p.MinInterval)
+	}
+	settled := history[2]
+	if settled != [2]int32{100, 50} {
+		t.Fatalf("after three intervals the shares are %v, want [100 50] (history %v)", settled, history)
+	}
+	for i, h := range history[3:] {
+		for j := range h {
+			if d := h[j] - settled[j]; d > p.MaxStepPercent || -d > p.MaxStepPercent {
+				t.Fatalf("interval %d: shares %v moved more than a step from %v (history %v)", i+3, h, settled, history)
+			}
+		}
+	}
+}
