@@ -7,6 +7,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/pkg/capacity"
@@ -43,6 +44,10 @@ type Home struct {
 	// PassiveGate is the home's passive-gate record, nil when the service's probe sets no
 	// passiveGate. Its Gated holds the home out as a probe gate does.
 	PassiveGate *omev1beta1.TrafficMapPassiveGate
+	// Load is the home's load record, nil when the service does not balance by load
+	// (pkg/loadbalance). Under Enforce its share scales the home's servable capacity, as a
+	// ramp does; under Shadow the entry records the weight it would set.
+	Load *omev1beta1.TrafficMapLoad
 }
 
 // Input is everything the routing table of one service is computed from.
@@ -104,13 +109,10 @@ func Build(in Input) Result {
 	}
 
 	ignoreGates := allGated(homes) && in.AllFailedPolicy == omev1beta1.AllFailedPreserveTraffic
-	servable := servableCapacity(homes, in.CapacityFactors, ignoreGates)
-	var weights []int32
-	var split *omev1beta1.TrafficMapFailover
-	if in.Failover != nil {
-		weights, split = failoverWeights(homes, admitted, servable, in)
-	} else {
-		weights = reduceWeights(servable)
+	weights, split := tableWeights(homes, admitted, in, ignoreGates, false)
+	var shadowWeights []int32
+	if shadowLoad(homes) {
+		shadowWeights, _ = tableWeights(homes, admitted, in, ignoreGates, true)
 	}
 
 	entries := make([]omev1beta1.TrafficMapEntry, len(homes))
@@ -134,8 +136,14 @@ func Build(in Input) Result {
 			// A copy, so the caller's probe state and the written entry never alias.
 			Probe:           h.Probe.DeepCopy(),
 			PassiveGate:     h.PassiveGate.DeepCopy(),
+			Load:            h.Load.DeepCopy(),
 			UnobservedSince: unobservedSince(h),
 			Tier:            tierOf(in.Failover, h.Cluster),
+		}
+	}
+	for i := range entries {
+		if l := entries[i].Load; l != nil && l.Mode == omev1beta1.LoadBalancingShadow && shadowWeights != nil {
+			l.ShadowWeight = ptr.To(shadowWeights[i])
 		}
 	}
 	return Result{
@@ -143,6 +151,27 @@ func Build(in Input) Result {
 		Routable: routableCondition(in.Candidates, in.AllFailedPolicy, entries),
 		Failover: split,
 	}
+}
+
+// tableWeights are the homes' weights, and the failover split when the service has tiers;
+// shadow applies the shares of Shadow load records too (servableCapacity).
+func tableWeights(homes []Home, admitted []int32, in Input, ignoreGates, shadow bool) ([]int32, *omev1beta1.TrafficMapFailover) {
+	servable := servableCapacity(homes, in.CapacityFactors, ignoreGates, shadow)
+	if in.Failover != nil {
+		return failoverWeights(homes, admitted, servable, in)
+	}
+	return reduceWeights(servable), nil
+}
+
+// shadowLoad says whether a home's load record is in Shadow mode: its entry then records
+// the weight the share would set.
+func shadowLoad(homes []Home) bool {
+	for _, h := range homes {
+		if h.Load != nil && h.Load.Mode == omev1beta1.LoadBalancingShadow {
+			return true
+		}
+	}
+	return false
 }
 
 // factorOf returns the cluster's factor in its canonical form, nil when none is set, so

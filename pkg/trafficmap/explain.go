@@ -33,7 +33,8 @@ const MaxWeightMessageBytes = 896
 // it after a lift (its probe's or its passive gate's), ShadowGated while a Shadow probe
 // would gate it (which moves nothing), Unobserved while the manager cannot read the home's
 // cluster (unobservedSince), then CapacityCapped when a capacity report lowered its
-// allocated replicas, and Routed otherwise. Every other reason of an unobserved home's entry says so at the end of its
+// allocated replicas, LoadShifted while an enforcing load share lowers it, and Routed otherwise (noting what
+// a Shadow load share would set). Every other reason of an unobserved home's entry says so at the end of its
 // message; its time is fixed while the home stays unobserved.
 func Explain(result Result, policy omev1beta1.AllFailedPolicy) Result {
 	out := Result{Entries: slices.Clone(result.Entries), Routable: result.Routable, Failover: result.Failover}
@@ -81,12 +82,15 @@ func explainEntry(e omev1beta1.TrafficMapEntry, everyOpenGated bool, policy omev
 				"): Shadow mode moves no traffic; " + share(e) + capNote(e) + unobservedNote(e)
 		case pg != nil && pg.Capped:
 			return omev1beta1.WeightPassiveGateCapped, pg.Message + "; " + share(e) + capNote(e) + unobservedNote(e)
+		case loadShifted(e):
+			return omev1beta1.WeightLoadShifted, fmt.Sprintf("%s, at %d%% of it by its model servers' load (see load.message)",
+				share(e), e.Load.SharePercent) + capNote(e) + unobservedNote(e)
 		case e.UnobservedSince != nil:
 			return omev1beta1.WeightUnobserved, UnobservedWording(e.UnobservedSince.Time) + "; " + share(e) + capNote(e)
 		case capped(e):
 			return omev1beta1.WeightCapacityCapped, fmt.Sprintf("capped at %d replica(s) by its capacity report; %s", e.Capacity.Allocated, share(e))
 		default:
-			return omev1beta1.WeightRouted, share(e) + fallbackNote(e) + shadowNotSentNote(e)
+			return omev1beta1.WeightRouted, share(e) + fallbackNote(e) + shadowNotSentNote(e) + shadowLoadNote(e)
 		}
 	}
 	causes := zeroCauses(e, gate, passive)
@@ -195,6 +199,21 @@ func share(e omev1beta1.TrafficMapEntry) string {
 		s += " x capacity factor " + e.Capacity.Factor.String()
 	}
 	return s
+}
+
+// loadShifted says whether an enforcing load share lowers the entry's weight.
+func loadShifted(e omev1beta1.TrafficMapEntry) bool {
+	return e.Load != nil && e.Load.Mode == omev1beta1.LoadBalancingEnforce && e.Load.SharePercent >= 1 && e.Load.SharePercent < 100
+}
+
+// shadowLoadNote says what Shadow load balancing would make of the weight, when its share
+// is below 100%.
+func shadowLoadNote(e omev1beta1.TrafficMapEntry) string {
+	l := e.Load
+	if l == nil || l.Mode != omev1beta1.LoadBalancingShadow || l.ShadowWeight == nil || l.SharePercent >= 100 {
+		return ""
+	}
+	return fmt.Sprintf("; Shadow load balancing would give it %d%% of that, weight %d, and moves nothing", l.SharePercent, *l.ShadowWeight)
 }
 
 // fallbackNote says that a configured capacity poll gives the home no ceiling.

@@ -15,9 +15,9 @@ import (
 // the map records. A home's healthy capacity is its servable capacity (0 while gated,
 // refused or drained, at its share while ramping up); its whole capacity is what it would
 // serve if nothing held it back: its allocated replicas before any capacity report lowered
-// them, times its factor, at a full ramp. So every cause that takes capacity out of a tier
-// (a gate, a drain, a replica not ready, a capacity report, a ramp) spills traffic to the
-// next.
+// them, times its factor, at a full ramp and a full load share. So every cause that takes
+// capacity out of a tier (a gate, a drain, a replica not ready, a capacity report, a ramp,
+// an enforcing load share of a saturated tier) spills traffic to the next.
 func failoverWeights(homes []Home, admitted []int32, servable []*big.Int, in Input) ([]int32, *omev1beta1.TrafficMapFailover) {
 	a := in.Failover
 	drained := make(map[string]bool, len(in.Drained))
@@ -45,14 +45,14 @@ func failoverWeights(homes []Home, admitted []int32, servable []*big.Int, in Inp
 }
 
 // wholeCapacity is a home's capacity in servableCapacity's units with nothing holding it
-// back: admitted replicas times its factor, at a ramp of 100%.
+// back: admitted replicas times its factor, at a ramp of 100% and a load share of 100%.
 func wholeCapacity(admitted int32, factors map[string]resource.Quantity, cluster string) *big.Int {
 	factor := unitFactor
 	if q, ok := factors[cluster]; ok {
 		factor = factorUnits(q)
 	}
 	v := new(big.Int).Mul(big.NewInt(int64(max(admitted, 0))), factor)
-	return v.Mul(v, big.NewInt(100))
+	return v.Mul(v, big.NewInt(100*100))
 }
 
 // percentRounded is a load in whole percent, halves rounded up.

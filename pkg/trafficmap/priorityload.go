@@ -58,7 +58,7 @@ func PriorityLoad(health []int64) []*big.Rat {
 
 // tierCapacity is what one home brings to its tier: the capacity it can serve now
 // (servableCapacity's value, 0 while gated, refused or drained) and the capacity it would
-// serve if nothing held it back (its allocated replicas times its factor, at a full ramp).
+// serve if nothing held it back (its allocated replicas times its factor, at a full ramp and a full load share).
 type tierCapacity struct {
 	tier     int
 	servable *big.Int

@@ -36,7 +36,10 @@ func pow10(n int64) *big.Int {
 // every home is gated and the policy is PreserveTraffic; a refused home has none at all.
 // Every home is scaled by a percentage, so a table without a ramp has the same ratio, and
 // the same weights, as without the scaling.
-func servableCapacity(homes []Home, factors map[string]resource.Quantity, ignoreGates bool) []*big.Int {
+//
+// Each home is also scaled by the share its load gives it (loadShare): under Enforce
+// always, under Shadow only when shadow is set, for the weights Shadow would set.
+func servableCapacity(homes []Home, factors map[string]resource.Quantity, ignoreGates, shadow bool) []*big.Int {
 	out := make([]*big.Int, len(homes))
 	for i, h := range homes {
 		out[i] = new(big.Int)
@@ -53,8 +56,19 @@ func servableCapacity(homes []Home, factors map[string]resource.Quantity, ignore
 		}
 		out[i].Mul(big.NewInt(int64(replicas)), factor)
 		out[i].Mul(out[i], big.NewInt(int64(rampPercent(h))))
+		out[i].Mul(out[i], big.NewInt(int64(loadShare(h, shadow))))
 	}
 	return out
+}
+
+// loadShare is the share of its weight, in percent, that a home's load record gives it:
+// 100 without one, and under Shadow unless shadow asks for the weights it would set.
+func loadShare(h Home, shadow bool) int32 {
+	l := h.Load
+	if l == nil || (l.Mode != omev1beta1.LoadBalancingEnforce && !shadow) || l.SharePercent < 1 || l.SharePercent > 100 {
+		return 100
+	}
+	return l.SharePercent
 }
 
 // rampPercent is the share of its weight a home gets while a ramp lowers it (rampOf).
