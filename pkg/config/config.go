@@ -9,6 +9,7 @@ import (
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/pkg/capacity"
+	"github.com/ome-routing/operator/pkg/loadbalance"
 	"github.com/ome-routing/operator/pkg/probe"
 	"github.com/ome-routing/operator/pkg/trafficsignal"
 )
@@ -85,6 +86,10 @@ type Routing struct {
 	// gate's readings); nil means no signal source. It is validated, and kept, even when
 	// Enabled is false.
 	TrafficSignal *trafficsignal.Settings
+	// LoadBalancing is the installation's load balancing, which applies to every routed
+	// service that does not set spec.routing.loadBalancing; nil means none. It needs the
+	// traffic signal, whose interval its minInterval may not undercut.
+	LoadBalancing *loadbalance.Policy
 }
 
 // Observer holds the settings under routing.observer. With routing on, the five limits are

@@ -34,6 +34,7 @@ type rawRouting struct {
 	publisher rawPublisher
 	// trafficSignal is nil without a signal source (absent, null or {}).
 	trafficSignal *rawTrafficSignal
+	loadBalancing *rawLoadBalancing // nil: no load balancing (absent, null or {})
 }
 
 type rawCapacity struct {
@@ -108,7 +109,7 @@ func decode(data []byte) (rawConfig, []error) {
 		return cfg, nil // null: as empty
 	}
 	top := d.object(doc, "", "routing", "placement", "endpoint")
-	routing := d.object(top["routing"], "routing", "enabled", "probe", "capacity", "failover", "observer", "publisher", "trafficSignal")
+	routing := d.object(top["routing"], "routing", "enabled", "probe", "capacity", "failover", "observer", "publisher", "trafficSignal", "loadBalancing")
 	cfg.routing.enabled = decodeValue[bool](d, routing["enabled"], "routing.enabled", "a boolean")
 	cfg.routing.probe = d.probe(routing["probe"], "routing.probe")
 	cfg.routing.capacity = d.capacity(routing["capacity"], "routing.capacity")
@@ -116,6 +117,7 @@ func decode(data []byte) (rawConfig, []error) {
 	cfg.routing.observer = d.observer(routing["observer"], "routing.observer")
 	cfg.routing.publisher = d.publisher(routing["publisher"], "routing.publisher")
 	cfg.routing.trafficSignal = d.trafficSignal(routing["trafficSignal"], trafficsignal.Path)
+	cfg.routing.loadBalancing = d.loadBalancing(routing["loadBalancing"], LoadBalancingPath)
 	cfg.endpoint = d.endpoint(top["endpoint"], "endpoint")
 	cfg.placement.observationGrace = d.object(top["placement"], "placement", "observationGrace")["observationGrace"]
 	return cfg, d.errs

@@ -13,6 +13,7 @@ type rawTrafficSignal struct {
 	bearerTokenSecret         *trafficsignal.SecretKey
 	timeout, interval, window json.RawMessage
 	requests, failures        *string
+	waiting, cacheUse         *string
 }
 
 // trafficSignal decodes routing.trafficSignal; nil when it is absent, null or {} (the
@@ -26,7 +27,7 @@ func (d *decoder) trafficSignal(raw json.RawMessage, path string) *rawTrafficSig
 		return nil
 	}
 	prom := d.object(fields["prometheus"], path+".prometheus", "url", "bearerTokenFile", "bearerTokenSecret", "timeout")
-	queries := d.object(fields["queries"], path+".queries", "requests", "failures")
+	queries := d.object(fields["queries"], path+".queries", "requests", "failures", "waiting", "cacheUse")
 	s := &rawTrafficSignal{
 		url:             decodeValue[string](d, prom["url"], path+".prometheus.url", "a string"),
 		bearerTokenFile: decodeValue[string](d, prom["bearerTokenFile"], path+".prometheus.bearerTokenFile", "a string"),
@@ -35,6 +36,8 @@ func (d *decoder) trafficSignal(raw json.RawMessage, path string) *rawTrafficSig
 		window:          fields["window"],
 		requests:        decodeValue[string](d, queries["requests"], path+".queries.requests", "a string"),
 		failures:        decodeValue[string](d, queries["failures"], path+".queries.failures", "a string"),
+		waiting:         decodeValue[string](d, queries["waiting"], path+".queries.waiting", "a string"),
+		cacheUse:        decodeValue[string](d, queries["cacheUse"], path+".queries.cacheUse", "a string"),
 	}
 	if raw := prom["bearerTokenSecret"]; raw != nil {
 		secret := d.object(raw, path+".prometheus.bearerTokenSecret", "name", "key")
@@ -56,7 +59,7 @@ func (v *validator) trafficSignal(raw *rawTrafficSignal, path string, minPeriod 
 		return nil
 	}
 	spec := trafficsignal.Spec{URL: raw.url, BearerTokenFile: raw.bearerTokenFile, BearerTokenSecret: raw.bearerTokenSecret,
-		Requests: raw.requests, Failures: raw.failures}
+		Requests: raw.requests, Failures: raw.failures, Waiting: raw.waiting, CacheUse: raw.cacheUse}
 	var unparsed []string
 	for _, d := range []struct {
 		dst   **time.Duration

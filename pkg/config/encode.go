@@ -51,6 +51,10 @@ func Marshal(c *Config) ([]byte, error) {
 		}
 		doc.Routing.TrafficSignal = signal
 	}
+	if p := r.LoadBalancing; p != nil {
+		doc.Routing.LoadBalancing = &loadDoc{Mode: string(p.Mode), WaitingPerReplica: p.WaitingPerReplica, CacheUsePercent: p.CacheUsePercent,
+			MinInterval: duration(p.MinInterval), MaxStepPercent: p.MaxStepPercent, HysteresisPercent: p.HysteresisPercent, FloorPercent: p.FloorPercent}
+	}
 	var out bytes.Buffer
 	enc := json.NewEncoder(&out)
 	// Templates and host templates stay readable: no \u003c for "<" or "&".
@@ -79,6 +83,16 @@ type (
 		Observer      observerDoc  `json:"observer,omitzero"`
 		Publisher     publisherDoc `json:"publisher,omitzero"`
 		TrafficSignal *signalDoc   `json:"trafficSignal,omitzero"`
+		LoadBalancing *loadDoc     `json:"loadBalancing,omitzero"`
+	}
+	loadDoc struct {
+		Mode              string   `json:"mode"`
+		WaitingPerReplica int32    `json:"waitingPerReplica,omitzero"`
+		CacheUsePercent   int32    `json:"cacheUsePercent,omitzero"`
+		MinInterval       duration `json:"minInterval"`
+		MaxStepPercent    int32    `json:"maxStepPercent"`
+		HysteresisPercent int32    `json:"hysteresisPercent"`
+		FloorPercent      int32    `json:"floorPercent"`
 	}
 	placementDoc struct {
 		ObservationGrace duration `json:"observationGrace,omitzero"`
@@ -204,6 +218,8 @@ type (
 	queriesDoc struct {
 		Requests string `json:"requests"`
 		Failures string `json:"failures"`
+		Waiting  string `json:"waiting,omitzero"`
+		CacheUse string `json:"cacheUse,omitzero"`
 	}
 )
 
@@ -303,10 +319,11 @@ func signalOf(s *trafficsignal.Settings) (*signalDoc, error) {
 	if err != nil {
 		return nil, err
 	}
+	waiting, cacheUse := s.LoadQueries()
 	return &signalDoc{
 		Prometheus: prometheusDoc{URL: s.URL, BearerTokenFile: s.TokenFile, Timeout: duration(s.Timeout)},
 		Interval:   duration(s.Interval), Window: duration(s.Window),
-		Queries: queriesDoc{Requests: requests, Failures: failures},
+		Queries: queriesDoc{Requests: requests, Failures: failures, Waiting: waiting, CacheUse: cacheUse},
 	}, nil
 }
 

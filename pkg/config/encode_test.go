@@ -76,7 +76,10 @@ func fullDocument() obj {
 					"perTryTimeout": "30s", "budgetPercent": 20},
 				"timeouts": obj{"request": "5m0s"}},
 			"trafficSignal": with(signalBlock(), "prometheus",
-				obj{"url": "http://127.0.0.1:9090", "timeout": "1s", "bearerTokenFile": "/var/run/token"}),
+				obj{"url": "http://127.0.0.1:9090", "timeout": "1s", "bearerTokenFile": "/var/run/token"},
+				"queries", pipedQueries()),
+			"loadBalancing": obj{"mode": "Shadow", "waitingPerReplica": 4, "cacheUsePercent": 80, "minInterval": "10s",
+				"maxStepPercent": 20, "hysteresisPercent": 15, "floorPercent": 5},
 		},
 		"placement": obj{"observationGrace": "90s"},
 		"endpoint": with(guideEndpoint(), "backendPort", 443, "globalHostAnnotation", "UnderNamespace",
@@ -92,6 +95,8 @@ func pipedQueries() obj {
 	return obj{
 		"requests": `sum(increase(r{ns="{{.Namespace | printf "%s"}}"}[{{.Window}}])) or vector(0)`,
 		"failures": `sum(increase(f{ns="{{.Namespace}}", c="{{.Cluster | printf "%s|x"}}"}[{{.Window}}]))`,
+		"waiting":  `sum(vllm:num_requests_waiting{c="{{.Cluster}}", m="{{.Service | printf "%s|x"}}"})`,
+		"cacheUse": `avg(vllm:gpu_cache_usage_perc{c="{{.Cluster}}"})`,
 	}
 }
 

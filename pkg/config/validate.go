@@ -48,6 +48,11 @@ func validate(raw rawConfig) (*Config, []error) {
 	}
 	cfg.Routing.Failover = v.failover(r.failover, failover.InstallationPath)
 	cfg.Routing.TrafficSignal = v.trafficSignal(r.trafficSignal, trafficsignal.Path, observer.MinPeriod)
+	var signalInterval time.Duration
+	if cfg.Routing.TrafficSignal != nil {
+		signalInterval = cfg.Routing.TrafficSignal.Interval
+	}
+	cfg.Routing.LoadBalancing = v.loadBalancing(r.loadBalancing, LoadBalancingPath, signalInterval)
 	cfg.Endpoint = v.endpoint(raw.endpoint, "endpoint")
 	cfg.Placement = v.placement(raw.placement, "placement")
 	return cfg, v.errs

@@ -36,6 +36,10 @@ type Spec struct {
 	Window            *time.Duration
 	Requests          *string
 	Failures          *string
+	// Waiting and CacheUse are the load queries (queries.waiting, queries.cacheUse),
+	// optional: loadBalancing reads the ones its targets need.
+	Waiting  *string
+	CacheUse *string
 }
 
 // SecretKey names one key of a Secret in the manager's namespace.
@@ -60,13 +64,20 @@ type Settings struct {
 	// Requests and Failures are the parsed templates.
 	Requests *template.Template
 	Failures *template.Template
+	// Waiting and CacheUse are the parsed load queries, nil when not set: a cluster's
+	// model servers' waiting requests, and their KV-cache use as a fraction from 0 to 1.
+	Waiting  *template.Template
+	CacheUse *template.Template
 	// source is the templates as written, for Digest.
-	source [2]string
+	source [4]string
 }
 
 // Queries are the requests and failures templates as they were written, for writing the
 // settings back (config.Marshal); empty for Settings not built by Validate.
 func (s *Settings) Queries() (requests, failures string) { return s.source[0], s.source[1] }
+
+// LoadQueries are the waiting and cacheUse templates as they were written, "" when not set.
+func (s *Settings) LoadQueries() (waiting, cacheUse string) { return s.source[2], s.source[3] }
 
 // Digest identifies the settings a reading was made under: a changed setting starts every
 // cluster's readings afresh.
@@ -74,7 +85,7 @@ func (s *Settings) Digest() string {
 	if s == nil {
 		return ""
 	}
-	return fmt.Sprintf("%s|%s|%s|%s|%s|%s|%s", s.URL, s.TokenFile, s.Timeout, s.Interval, s.Window, s.source[0], s.source[1])
+	return fmt.Sprintf("%s|%s|%s|%s|%s|%q", s.URL, s.TokenFile, s.Timeout, s.Interval, s.Window, s.source)
 }
 
 // Validate checks a routing.trafficSignal block and fills in its defaults. path is where
@@ -139,10 +150,23 @@ func Validate(spec Spec, path string, minPeriod time.Duration) (*Settings, []err
 	if s.Failures, err = compile(spec.Failures, path+".queries.failures"); err != nil {
 		errs = append(errs, err)
 	}
+	optional := func(text *string, field string) (*template.Template, string) {
+		if text == nil {
+			return nil, ""
+		}
+		t, err := compile(text, path+".queries."+field)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		return t, *text
+	}
+	var waiting, cacheUse string
+	s.Waiting, waiting = optional(spec.Waiting, "waiting")
+	s.CacheUse, cacheUse = optional(spec.CacheUse, "cacheUse")
 	if len(errs) > 0 {
 		return nil, errs
 	}
-	s.source = [2]string{*spec.Requests, *spec.Failures}
+	s.source = [4]string{*spec.Requests, *spec.Failures, waiting, cacheUse}
 	return s, nil
 }
 

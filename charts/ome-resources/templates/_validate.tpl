@@ -269,6 +269,33 @@ rest; where a template puts a name is the manager's to check, when it starts. */
 {{- end -}}
 {{- end -}}
 
+{{- /* routing.loadBalancing: it reads the traffic signal, and moves no faster than it (the
+manager's minInterval default is 30s, the signal's interval 5s). */ -}}
+{{- $lb := $r.loadBalancing -}}
+{{- if and (kindIs "map" $lb) $lb -}}
+{{- $tsOn := and (kindIs "map" $ts) $ts -}}
+{{- if not $tsOn -}}
+{{- $p = append $p (printf "%srouting.loadBalancing needs the installation's routing.trafficSignal, which reads the model servers' load: it is not set" $pre) -}}
+{{- else -}}
+{{- $signalInterval := 5000000000 -}}
+{{- with $ts.interval }}{{ $ns := include "ome-resources.durationNs" . }}{{ if ne $ns "invalid" }}{{ $signalInterval = $ns | int64 }}{{ end }}{{ end -}}
+{{- $minInterval := 30000000000 -}}
+{{- $minBad := false -}}
+{{- with $lb.minInterval -}}
+{{- $ns := include "ome-resources.durationNs" . -}}
+{{- if eq $ns "invalid" -}}
+{{- $p = append $p (include "ome-resources.notDuration" (list "routing.loadBalancing.minInterval" .)) -}}
+{{- $minBad = true -}}
+{{- else -}}
+{{- $minInterval = $ns | int64 -}}
+{{- end -}}
+{{- end -}}
+{{- if and (not $minBad) (lt $minInterval $signalInterval) -}}
+{{- $p = append $p (printf "%srouting.loadBalancing.minInterval (%s) must be at least routing.trafficSignal.interval (%s): a share may not move faster than the signal that moves it" $pre (include "ome-resources.formatDuration" $minInterval) (include "ome-resources.formatDuration" $signalInterval)) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
 {{- /* endpoint: a Gateway needs the port its routes send to; gateway features need a Gateway. */ -}}
 {{- $e := $cfg.endpoint | default dict -}}
 {{- $backend := $e.gatewayBackend | default dict -}}
