@@ -29,32 +29,45 @@ import (
 // keeps every passive gate and reads the signal afresh.
 //
 // It runs only on the leader.
-type SignalPoller struct {
-	source   SignalSource[passivegate.Reading]
+type SignalPoller = ReadingPoller[passivegate.Reading, passivegate.Policy, trafficKind]
+
+// ReadingPoller reads one kind of reading R of the homes of every map that asks, each
+// under the map's policy P, from a SignalSource on the installation's traffic signal
+// schedule. SignalPoller (the traffic signal of the passive gate and TrafficApplied) and
+// LoadPoller (the model servers' load, signal_load.go) are its two kinds; readingKind says
+// what sets them apart.
+type ReadingPoller[R any, P comparable, K readingKind[R, P]] struct {
+	source   SignalSource[R]
 	settings *trafficsignal.Settings
 	notify   chan event.GenericEvent
-	engine   *signalEngine
-	maps     map[types.NamespacedName]*signalGroup // guarded by the engine's lock
+	engine   *schedule.Engine[mapSignals[P], homeSignal[R], R, types.NamespacedName]
+	maps     map[types.NamespacedName]*schedule.Group[mapSignals[P], homeSignal[R]] // guarded by the engine's lock
 }
 
-type (
-	signalEngine = schedule.Engine[mapSignals, homeSignal, passivegate.Reading, types.NamespacedName]
-	signalGroup  = schedule.Group[mapSignals, homeSignal]
-	signalHome   = schedule.Home[mapSignals, homeSignal]
-)
+// readingKind is what a poller knows of its kind of reading; its zero value is ready, so
+// that a nil poller can still say why it reads nothing.
+type readingKind[R any, P comparable] interface {
+	// unknown is a reading that says why the home was not read.
+	unknown(reason string, window time.Duration) R
+	// news says whether a new reading changes what the map's policy (nil when it has
+	// none) can decide, so that the routing reconciler must run.
+	news(policy *P, before, after R) bool
+	// counted counts a reading taken, for the poller's metrics.
+	counted(r R)
+}
 
-// mapSignals is what the poller keeps of one TrafficMap read under one passive gate (nil
-// when only its homes at weight 0 are read).
-type mapSignals struct {
+// mapSignals is what the poller keeps of one TrafficMap read under one policy (nil when
+// it has none: only the traffic signal reads such maps, for their homes at weight 0).
+type mapSignals[P comparable] struct {
 	key    types.NamespacedName
-	policy *passivegate.Policy
+	policy *P
 }
 
 // homeSignal is one home's query and last reading; read is false until the first one
 // arrives.
-type homeSignal struct {
+type homeSignal[R any] struct {
 	query   SignalQuery
-	reading passivegate.Reading
+	reading R
 	read    bool
 }
 
@@ -66,23 +79,36 @@ func NewSignalPoller(obs *observer.Observer, settings *trafficsignal.Settings, m
 }
 
 func newSignalPoller(obs *observer.Observer, settings *trafficsignal.Settings, maxConcurrentRequests int, clk clock.Clock) *SignalPoller {
-	p := &SignalPoller{
+	var source SignalSource[passivegate.Reading]
+	if settings != nil {
+		source = NewPrometheusSource(obs, settings)
+	}
+	return newReadingPoller[passivegate.Reading, passivegate.Policy, trafficKind](source, settings, maxConcurrentRequests, clk)
+}
+
+func newReadingPoller[R any, P comparable, K readingKind[R, P]](source SignalSource[R], settings *trafficsignal.Settings,
+	maxConcurrentRequests int, clk clock.Clock) *ReadingPoller[R, P, K] {
+	p := &ReadingPoller[R, P, K]{
+		source:   source,
 		settings: settings,
 		notify:   make(chan event.GenericEvent, 1024),
-		maps:     map[types.NamespacedName]*signalGroup{},
+		maps:     map[types.NamespacedName]*schedule.Group[mapSignals[P], homeSignal[R]]{},
 	}
-	if settings != nil {
-		p.source = NewPrometheusSource(obs, settings)
-	}
-	p.engine = schedule.New(signalPolicy{p}, schedule.Options{MaxInFlight: max(maxConcurrentRequests/4, 1), Clock: clk})
+	p.engine = schedule.New(signalPolicy[R, P, K]{p}, schedule.Options{MaxInFlight: max(maxConcurrentRequests/4, 1), Clock: clk})
 	return p
 }
 
+// kind is the poller's kind of reading.
+func (*ReadingPoller[R, P, K]) kind() K {
+	var k K
+	return k
+}
+
 // Configured says whether the installation names a signal source. A nil poller has none.
-func (p *SignalPoller) Configured() bool { return p != nil && p.settings != nil }
+func (p *ReadingPoller[R, P, K]) Configured() bool { return p != nil && p.settings != nil }
 
 // Interval is how often each home's signal is read, zero without a source.
-func (p *SignalPoller) Interval() time.Duration {
+func (p *ReadingPoller[R, P, K]) Interval() time.Duration {
 	if !p.Configured() {
 		return 0
 	}
@@ -90,7 +116,7 @@ func (p *SignalPoller) Interval() time.Duration {
 }
 
 // Window is the signal's window, zero without a source.
-func (p *SignalPoller) Window() time.Duration {
+func (p *ReadingPoller[R, P, K]) Window() time.Duration {
 	if !p.Configured() {
 		return 0
 	}
@@ -99,7 +125,7 @@ func (p *SignalPoller) Window() time.Duration {
 
 // Events is the channel the routing controller watches for maps whose readings changed;
 // a nil poller's never delivers.
-func (p *SignalPoller) Events() <-chan event.GenericEvent {
+func (p *ReadingPoller[R, P, K]) Events() <-chan event.GenericEvent {
 	if p == nil {
 		return nil
 	}
@@ -107,10 +133,10 @@ func (p *SignalPoller) Events() <-chan event.GenericEvent {
 }
 
 // NeedLeaderElection makes the poller run only on the leader.
-func (p *SignalPoller) NeedLeaderElection() bool { return true }
+func (p *ReadingPoller[R, P, K]) NeedLeaderElection() bool { return true }
 
 // Start runs the schedule until ctx ends.
-func (p *SignalPoller) Start(ctx context.Context) error { return p.engine.Start(ctx) }
+func (p *ReadingPoller[R, P, K]) Start(ctx context.Context) error { return p.engine.Start(ctx) }
 
 // NotReadYet is the reason of a home's reading before its first one arrives.
 const NotReadYet = "no reading yet: the traffic signal is read every routing.trafficSignal.interval"
@@ -119,11 +145,11 @@ const NotReadYet = "no reading yet: the traffic signal is read every routing.tra
 // policy (nil when the map has none) and returns every home's last reading (not Known before the first). A home
 // whose names changed (a new route, another backend) starts afresh, and so does every
 // home when the policy's thresholds change. Without a signal source every reading says so.
-func (p *SignalPoller) Sync(key types.NamespacedName, policy *passivegate.Policy, targets []SignalTarget) map[string]passivegate.Reading {
-	out := make(map[string]passivegate.Reading, len(targets))
+func (p *ReadingPoller[R, P, K]) Sync(key types.NamespacedName, policy *P, targets []SignalTarget) map[string]R {
+	out := make(map[string]R, len(targets))
 	if !p.Configured() {
 		for _, t := range targets {
-			out[t.Cluster] = passivegate.Reading{Reason: "routing.trafficSignal is not set: there is no traffic signal to read"}
+			out[t.Cluster] = p.kind().unknown("routing.trafficSignal is not set: there is no traffic signal to read", 0)
 		}
 		return out
 	}
@@ -136,10 +162,10 @@ func (p *SignalPoller) Sync(key types.NamespacedName, policy *passivegate.Policy
 		g = nil
 	}
 	if g == nil {
-		g = p.engine.AddGroup(key.String(), key.Namespace, s.Interval, p.source.Timeout(), mapSignals{key: key, policy: clonePolicy(policy)})
+		g = p.engine.AddGroup(key.String(), key.Namespace, s.Interval, p.source.Timeout(), mapSignals[P]{key: key, policy: clonePolicy(policy)})
 		p.maps[key] = g
 	}
-	sync := &signalSync{p: p, g: g, now: p.engine.Now(), readings: out}
+	sync := &signalSync[R, P, K]{p: p, g: g, now: p.engine.Now(), readings: out}
 	for _, t := range targets {
 		sync.add(t)
 	}
@@ -148,7 +174,7 @@ func (p *SignalPoller) Sync(key types.NamespacedName, policy *passivegate.Policy
 }
 
 // Forget stops reading a map's homes.
-func (p *SignalPoller) Forget(key types.NamespacedName) {
+func (p *ReadingPoller[R, P, K]) Forget(key types.NamespacedName) {
 	if !p.Configured() {
 		return
 	}
@@ -159,81 +185,94 @@ func (p *SignalPoller) Forget(key types.NamespacedName) {
 	}
 }
 
-func (p *SignalPoller) dropLocked(key types.NamespacedName, g *signalGroup) {
+func (p *ReadingPoller[R, P, K]) dropLocked(key types.NamespacedName, g *schedule.Group[mapSignals[P], homeSignal[R]]) {
 	p.engine.DropGroup(g)
 	delete(p.maps, key)
 }
 
 // signalSync is one Sync's targets: each home's "endpoint", for the engine, is its
 // query's key, so that a home whose query changes starts afresh.
-type signalSync struct {
-	p        *SignalPoller
-	g        *signalGroup
+type signalSync[R any, P comparable, K readingKind[R, P]] struct {
+	p        *ReadingPoller[R, P, K]
+	g        *schedule.Group[mapSignals[P], homeSignal[R]]
 	now      time.Time
 	clusters []string
 	queries  []SignalQuery
-	readings map[string]passivegate.Reading
+	readings map[string]R
 }
 
-func (s *signalSync) add(t SignalTarget) {
+func (s *signalSync[R, P, K]) add(t SignalTarget) {
 	q, err := s.p.source.Prepare(t)
 	if err != nil {
 		// Validate checked the settings once; a failure here is the operator's own bug.
-		s.readings[t.Cluster] = passivegate.Reading{Reason: err.Error()}
+		s.readings[t.Cluster] = s.p.kind().unknown(err.Error(), 0)
 		return
 	}
 	s.clusters = append(s.clusters, t.Cluster)
 	s.queries = append(s.queries, q)
 }
 
-func (s *signalSync) Len() int { return len(s.clusters) }
+func (s *signalSync[R, P, K]) Len() int { return len(s.clusters) }
 
-func (s *signalSync) Target(i int) (string, string) { return s.clusters[i], s.queries[i].Key() }
-
-func (s *signalSync) New(i int) (homeSignal, string, time.Time) {
-	return homeSignal{query: s.queries[i]}, s.queries[i].Key(), schedule.FirstDue(s.now, s.g.Name(), s.p.settings.Interval)
+func (s *signalSync[R, P, K]) Target(i int) (string, string) {
+	return s.clusters[i], s.queries[i].Key()
 }
 
-func (s *signalSync) Seen(i int, h *signalHome) {
+func (s *signalSync[R, P, K]) New(i int) (homeSignal[R], string, time.Time) {
+	return homeSignal[R]{query: s.queries[i]}, s.queries[i].Key(), schedule.FirstDue(s.now, s.g.Name(), s.p.settings.Interval)
+}
+
+func (s *signalSync[R, P, K]) Seen(i int, h *schedule.Home[mapSignals[P], homeSignal[R]]) {
 	r := h.Data.reading
 	if !h.Data.read {
-		r = passivegate.Reading{Reason: NotReadYet, Window: s.p.settings.Window}
+		r = s.p.kind().unknown(NotReadYet, s.p.settings.Window)
 	}
 	s.readings[s.clusters[i]] = r
 }
 
-func (*signalSync) Gone(*signalHome) {}
+func (*signalSync[R, P, K]) Gone(*schedule.Home[mapSignals[P], homeSignal[R]]) {}
 
 // signalPolicy is the poller's side of the engine.
-type signalPolicy struct{ p *SignalPoller }
+type signalPolicy[R any, P comparable, K readingKind[R, P]] struct{ p *ReadingPoller[R, P, K] }
 
-func (sp signalPolicy) Send(ctx context.Context, h *signalHome) (passivegate.Reading, time.Duration) {
+func (sp signalPolicy[R, P, K]) Send(ctx context.Context, h *schedule.Home[mapSignals[P], homeSignal[R]]) (R, time.Duration) {
 	r, wait := sp.p.source.Read(ctx, h.Group().Data.key, h.Data.query, sp.p.engine.Now())
-	countSignalRead(r.Known)
+	sp.p.kind().counted(r)
 	return r, wait
 }
 
-// Record keeps the reading, and says it is news when it changes what a passive gate or
-// TrafficApplied can decide: the reading turns Known or Unknown (or its reason changes),
-// it starts or stops crossing the policy's threshold, or the home starts or stops getting
-// requests at all.
-func (signalPolicy) Record(_ context.Context, h *signalHome, r passivegate.Reading, _ time.Time) bool {
+// Record keeps the reading, and says it is news when the first one arrives or the kind
+// says so.
+func (sp signalPolicy[R, P, K]) Record(_ context.Context, h *schedule.Home[mapSignals[P], homeSignal[R]], r R, _ time.Time) bool {
 	before, was := h.Data.reading, h.Data.read
 	h.Data.reading, h.Data.read = r, true
-	if !was {
-		return true
-	}
+	return !was || sp.p.kind().news(h.Group().Data.policy, before, r)
+}
+
+// trafficKind is the traffic signal's kind of reading, for the passive gate and
+// TrafficApplied.
+type trafficKind struct{}
+
+func (trafficKind) unknown(reason string, window time.Duration) passivegate.Reading {
+	return passivegate.Reading{Reason: reason, Window: window}
+}
+
+func (trafficKind) counted(r passivegate.Reading) { countSignalRead(r.Known) }
+
+// news: the reading turns Known or Unknown (or its reason changes), it starts or stops
+// crossing the passive gate's threshold, or the home starts or stops getting requests at
+// all (TrafficApplied).
+func (trafficKind) news(policy *passivegate.Policy, before, r passivegate.Reading) bool {
 	if before.Known != r.Known || before.Reason != r.Reason || served(before) != served(r) {
 		return true
 	}
-	policy := h.Group().Data.policy
 	return policy != nil && policy.Fails(before) != policy.Fails(r)
 }
 
 // served says whether a reading counts a whole request (increase() extrapolates).
 func served(r passivegate.Reading) bool { return r.Known && r.Requests >= 0.5 }
 
-func clonePolicy(p *passivegate.Policy) *passivegate.Policy {
+func clonePolicy[P any](p *P) *P {
 	if p == nil {
 		return nil
 	}
@@ -241,16 +280,18 @@ func clonePolicy(p *passivegate.Policy) *passivegate.Policy {
 	return &c
 }
 
-func samePolicy(a, b *passivegate.Policy) bool {
+func samePolicy[P comparable](a, b *P) bool {
 	if a == nil || b == nil {
 		return a == b
 	}
 	return *a == *b
 }
 
-func (signalPolicy) Notice(g *signalGroup) types.NamespacedName { return g.Data.key }
+func (signalPolicy[R, P, K]) Notice(g *schedule.Group[mapSignals[P], homeSignal[R]]) types.NamespacedName {
+	return g.Data.key
+}
 
-func (sp signalPolicy) Announce(ctx context.Context, key types.NamespacedName) {
+func (sp signalPolicy[R, P, K]) Announce(ctx context.Context, key types.NamespacedName) {
 	obj := &omev1beta1.InferenceService{}
 	obj.Name, obj.Namespace = key.Name, key.Namespace
 	select {
