@@ -58,6 +58,9 @@ type Endpoint struct {
 	report report
 	// failures is the share of traffic that fails whatever the mode (failshare.go).
 	failures trafficFailures
+	// queue is how traffic waits for a slot in slots (queue.go); off by default.
+	queue Queue
+	slots slots
 
 	requests atomic.Int64
 	inFlight *InFlight
@@ -172,9 +175,9 @@ func (e *Endpoint) handle(rw http.ResponseWriter, r *http.Request) {
 	defer e.inFlight.leave()
 	e.mu.Lock()
 	e.seen = append(e.seen, r.Method+" "+r.URL.Path)
-	mode, release, delay, report, onAnswer := e.mode, e.release, e.delay, e.report, e.onAnswer
-	failStatus, fail := 0, false
-	if IsTraffic(r) {
+	mode, release, delay, report, onAnswer, queue := e.mode, e.release, e.delay, e.report, e.onAnswer, e.queue
+	failStatus, fail, traffic := 0, false, IsTraffic(r)
+	if traffic {
 		failStatus, fail = e.failures.failNow()
 	}
 	e.mu.Unlock()
@@ -212,6 +215,10 @@ func (e *Endpoint) handle(rw http.ResponseWriter, r *http.Request) {
 		case <-r.Context().Done():
 		}
 	default:
+		// Only traffic waits its turn: a probe must see the server's health, not its load.
+		if traffic && queue.on() && !e.serveInTurn(w, r, queue) {
+			return
+		}
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write([]byte(`{"object":"list","data":[{"id":"qwen3-0-6b","object":"model"}]}`))
 	}

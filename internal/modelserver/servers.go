@@ -125,6 +125,16 @@ func (s *Servers) Set(cluster string, mode Mode) error {
 	return ep.Set(mode)
 }
 
+// SetQueue makes a cluster's server queue its traffic as q says (Endpoint.SetQueue).
+func (s *Servers) SetQueue(cluster string, q Queue) error {
+	ep, ok := s.Endpoints[cluster]
+	if !ok {
+		return fmt.Errorf("no server for cluster %q", cluster)
+	}
+	ep.SetQueue(q)
+	return nil
+}
+
 // Close stops every server.
 func (s *Servers) Close() {
 	for _, ep := range s.Endpoints {
