@@ -80,6 +80,7 @@ func (e *Endpoint) serveInTurn(w http.ResponseWriter, r *http.Request, q Queue) 
 		return false
 	}
 	waited := time.Since(arrived)
+	e.metrics.queueTime.Observe(waited.Seconds())
 	w.Header().Set(QueueWaitHeader, strconv.FormatFloat(float64(waited)/float64(time.Millisecond), 'f', 3, 64))
 	defer e.slots.release()
 	if !holdFor(r.Context(), service) {

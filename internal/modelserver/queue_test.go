@@ -151,7 +151,7 @@ func TestServiceTimeGrowsWithTheTokensAsked(t *testing.T) {
 		header http.Header
 		body   string
 	}{
-		{"max_tokens in the body", http.Header{"Content-Type": {"application/json"}}, `{"model":"qwen3-0-6b","max_tokens":40}`},
+		{"max_tokens in the body", http.Header{"Content-Type": {"application/json"}}, `{"model":"` + ModelID + `","max_tokens":40}`},
 		{MaxTokensHeader, http.Header{MaxTokensHeader: {"40"}}, ""},
 	} {
 		req, err := http.NewRequest(http.MethodGet, e.URL()+ProbePath, strings.NewReader(c.body))

@@ -108,8 +108,8 @@ func (s *Servers) Received() map[string]int64 {
 	return out
 }
 
-// Observe has fn told of every request a server answers (probes and capacity polls too;
-// IsTraffic tells the marked ones), with its cluster; nil stops it.
+// Observe has fn told of every request a server answers (probes and capacity polls too,
+// metrics scrapes not; IsTraffic tells the marked ones), with its cluster; nil stops it.
 func (s *Servers) Observe(fn func(cluster string, a Answer)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
