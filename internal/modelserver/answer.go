@@ -20,8 +20,9 @@ type Answer struct {
 	Status int
 }
 
-// OnAnswer has fn called after every answer from now on (nil stops it). fn runs on the
-// request's goroutine, so it must be quick and safe for concurrent use.
+// OnAnswer has fn called after every answer from now on (nil stops it), metrics scrapes
+// aside. fn runs on the request's goroutine, so it must be quick and safe for concurrent
+// use.
 func (e *Endpoint) OnAnswer(fn func(Answer)) {
 	e.mu.Lock()
 	defer e.mu.Unlock()

@@ -31,9 +31,9 @@ const (
 	Refuse Mode = "refuse"
 )
 
-// ProbePath is the only path an Endpoint answers on: the probe path of the user guide's
-// policy. A request for any other path gets a 404, so a probe sent to the wrong URL fails
-// its test instead of passing by accident.
+// ProbePath is the path an Endpoint answers on: the probe path of the user guide's policy.
+// A request for any other path (but MetricsPath, and ReportPath once told to) gets a 404,
+// so a probe sent to the wrong URL fails its test instead of passing by accident.
 const ProbePath = "/v1/models"
 
 // Endpoint is a real HTTP server on loopback that stands in for a model server. Tests
@@ -58,6 +58,11 @@ type Endpoint struct {
 	report report
 	// failures is the share of traffic that fails whatever the mode (failshare.go).
 	failures trafficFailures
+	// queue is how traffic waits for a slot in slots (queue.go); off by default.
+	queue Queue
+	slots slots
+	// metrics are answered on MetricsPath (metrics.go).
+	metrics *endpointMetrics
 
 	requests atomic.Int64
 	inFlight *InFlight
@@ -103,6 +108,7 @@ func StartEndpointAt(addr, name string, inFlight *InFlight) (*Endpoint, error) {
 		inFlight = &InFlight{}
 	}
 	e := &Endpoint{addr: l.Addr().String(), name: name, mode: Serve, release: make(chan struct{}), inFlight: inFlight}
+	e.metrics = newEndpointMetrics(&e.slots)
 	e.serve(l)
 	return e, nil
 }
@@ -110,10 +116,11 @@ func StartEndpointAt(addr, name string, inFlight *InFlight) (*Endpoint, error) {
 // URL is the endpoint's base address, the value a copy reports in status.url.
 func (e *Endpoint) URL() string { return "http://" + e.addr }
 
-// Requests is how many requests the endpoint has received.
+// Requests is how many requests the endpoint has received, metrics scrapes aside.
 func (e *Endpoint) Requests() int64 { return e.requests.Load() }
 
-// Seen is the "METHOD path" of every request so far, in arrival order.
+// Seen is the "METHOD path" of every request so far, in arrival order, metrics scrapes
+// aside.
 func (e *Endpoint) Seen() []string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -167,14 +174,18 @@ func (e *Endpoint) serve(l net.Listener) {
 }
 
 func (e *Endpoint) handle(rw http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == MetricsPath {
+		e.serveMetrics(rw, r)
+		return
+	}
 	e.requests.Add(1)
 	e.inFlight.enter()
 	defer e.inFlight.leave()
 	e.mu.Lock()
 	e.seen = append(e.seen, r.Method+" "+r.URL.Path)
-	mode, release, delay, report, onAnswer := e.mode, e.release, e.delay, e.report, e.onAnswer
-	failStatus, fail := 0, false
-	if IsTraffic(r) {
+	mode, release, delay, report, onAnswer, queue := e.mode, e.release, e.delay, e.report, e.onAnswer, e.queue
+	failStatus, fail, traffic := 0, false, IsTraffic(r)
+	if traffic {
 		failStatus, fail = e.failures.failNow()
 	}
 	e.mu.Unlock()
@@ -212,7 +223,11 @@ func (e *Endpoint) handle(rw http.ResponseWriter, r *http.Request) {
 		case <-r.Context().Done():
 		}
 	default:
+		// Only traffic waits its turn: a probe must see the server's health, not its load.
+		if traffic && queue.on() && !e.serveInTurn(w, r, queue) {
+			return
+		}
 		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write([]byte(`{"object":"list","data":[{"id":"qwen3-0-6b","object":"model"}]}`))
+		_, _ = w.Write([]byte(`{"object":"list","data":[{"id":"` + ModelID + `","object":"model"}]}`))
 	}
 }

@@ -108,8 +108,8 @@ func (s *Servers) Received() map[string]int64 {
 	return out
 }
 
-// Observe has fn told of every request a server answers (probes and capacity polls too;
-// IsTraffic tells the marked ones), with its cluster; nil stops it.
+// Observe has fn told of every request a server answers (probes and capacity polls too,
+// metrics scrapes not; IsTraffic tells the marked ones), with its cluster; nil stops it.
 func (s *Servers) Observe(fn func(cluster string, a Answer)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -123,6 +123,16 @@ func (s *Servers) Set(cluster string, mode Mode) error {
 		return fmt.Errorf("no server for cluster %q", cluster)
 	}
 	return ep.Set(mode)
+}
+
+// SetQueue makes a cluster's server queue its traffic as q says (Endpoint.SetQueue).
+func (s *Servers) SetQueue(cluster string, q Queue) error {
+	ep, ok := s.Endpoints[cluster]
+	if !ok {
+		return fmt.Errorf("no server for cluster %q", cluster)
+	}
+	ep.SetQueue(q)
+	return nil
 }
 
 // Close stops every server.
