@@ -32,6 +32,11 @@ var (
 		Help: "Traffic-signal readings (a home's requests and failures queries) by result: Known, or Unknown when an answer could not be used.",
 	}, []string{"result"})
 
+	loadReads = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "ome_routing_load_reads_total",
+		Help: "Load readings (a home's model servers' waiting requests and cache use) by result: Known, or Unknown when an answer could not be used.",
+	}, []string{"result"})
+
 	transitionWait = prometheus.NewHistogram(prometheus.HistogramOpts{
 		Name: "ome_routing_transition_wait_seconds",
 		Help: "How long a probe result that gated or lifted a home waited for the routing reconciler to read it, queue included.",
@@ -42,7 +47,7 @@ var (
 
 // Collectors are the prober's metrics, for the manager to register beside routing's.
 func Collectors() []prometheus.Collector {
-	return []prometheus.Collector{probeResults, probeLateness, transitionWait, signalReads}
+	return []prometheus.Collector{probeResults, probeLateness, transitionWait, signalReads, loadReads}
 }
 
 // probeResultCounters are one map's ome_routing_probe_results_total series, each looked up
@@ -80,12 +85,15 @@ func observeLateness(d time.Duration) {
 	probeLateness.Observe(d.Seconds())
 }
 
-func countSignalRead(known bool) {
-	result := "Unknown"
+func countSignalRead(known bool) { signalReads.WithLabelValues(readResult(known)).Inc() }
+
+func countLoadRead(known bool) { loadReads.WithLabelValues(readResult(known)).Inc() }
+
+func readResult(known bool) string {
 	if known {
-		result = "Known"
+		return "Known"
 	}
-	signalReads.WithLabelValues(result).Inc()
+	return "Unknown"
 }
 
 func observeTransitionWait(d time.Duration) {

@@ -20,13 +20,46 @@ import (
 // queries rendered from the installer's templates and sent through the observer the
 // probes use, under the same fairness between namespaces.
 type PrometheusSource struct {
+	prometheusAPI
+}
+
+// prometheusAPI sends one instant query of a map's home to the query API of the
+// installation's traffic signal, through the observer, under the map's share of it.
+type prometheusAPI struct {
 	observer *observer.Observer
 	settings *trafficsignal.Settings
 }
 
 // NewPrometheusSource reads the signal settings names through obs.
 func NewPrometheusSource(obs *observer.Observer, settings *trafficsignal.Settings) *PrometheusSource {
-	return &PrometheusSource{observer: obs, settings: settings}
+	return &PrometheusSource{prometheusAPI{observer: obs, settings: settings}}
+}
+
+// vars are what the templates get for a home: the names of what the publisher writes for
+// it, its cluster, and the installer's window, the same for every home.
+func (a prometheusAPI) vars(t SignalTarget) trafficsignal.Vars {
+	return trafficsignal.Vars{
+		Namespace: t.Namespace, Service: t.Service, Cluster: t.Cluster,
+		Route: t.Route, RouteNamespace: t.RouteNamespace,
+		Backends: t.Backends, BackendPosition: t.BackendPosition,
+		Window: trafficsignal.FormatWindow(int64(a.settings.Window / time.Second)),
+	}
+}
+
+// query asks for one PromQL query at asked, adding the time it waited for an observer
+// slot to wait. header is the bearer token's, nil without one.
+func (a prometheusAPI) query(ctx context.Context, key types.NamespacedName, promql string, asked time.Time, header http.Header, wait *time.Duration) trafficsignal.Value {
+	set := a.settings
+	res := a.observer.Do(ctx, observer.Request{
+		URL: trafficsignal.QueryURL(set.URL, promql, asked), Timeout: set.Timeout, KeepBody: true,
+		Tenant: key.Namespace, Group: key.Name, Header: header, InstallerEndpoint: true,
+	})
+	*wait += res.SlotWait
+	ans := trafficsignal.Answer{Status: res.StatusCode, Body: res.Body, Truncated: res.Truncated}
+	if res.Outcome != observer.OutcomeResponse {
+		ans.Err = res.Err
+	}
+	return trafficsignal.ParseAnswer(ans, asked, set.Window)
 }
 
 // promQueries are a home's two rendered queries.
@@ -40,13 +73,7 @@ func (q promQueries) Key() string { return q.requests + querySeparator + q.failu
 // Prepare renders the home's two queries with the names of what the publisher writes for
 // it, its cluster, and the installer's window.
 func (s *PrometheusSource) Prepare(t SignalTarget) (SignalQuery, error) {
-	vars := trafficsignal.Vars{
-		Namespace: t.Namespace, Service: t.Service, Cluster: t.Cluster,
-		Route: t.Route, RouteNamespace: t.RouteNamespace,
-		Backends: t.Backends, BackendPosition: t.BackendPosition,
-		// The window is the installer's, the same for every home.
-		Window: trafficsignal.FormatWindow(int64(s.settings.Window / time.Second)),
-	}
+	vars := s.vars(t)
 	requests, err := trafficsignal.Render(s.settings.Requests, vars)
 	if err != nil {
 		return nil, fmt.Errorf("the queries do not render: %w", err)
@@ -73,24 +100,12 @@ func (s *PrometheusSource) Read(ctx context.Context, key types.NamespacedName, s
 		return passivegate.Reading{Reason: reason, Window: set.Window}, 0
 	}
 	var wait time.Duration
-	query := func(promql string) trafficsignal.Value {
-		res := s.observer.Do(ctx, observer.Request{
-			URL: trafficsignal.QueryURL(set.URL, promql, asked), Timeout: set.Timeout, KeepBody: true,
-			Tenant: key.Namespace, Group: key.Name, Header: header, InstallerEndpoint: true,
-		})
-		wait += res.SlotWait
-		a := trafficsignal.Answer{Status: res.StatusCode, Body: res.Body, Truncated: res.Truncated}
-		if res.Outcome != observer.OutcomeResponse {
-			a.Err = res.Err
-		}
-		return trafficsignal.ParseAnswer(a, asked, set.Window)
-	}
 	// Without a count of requests the reading is Unknown by the requests' reason, so the
 	// failures are not asked.
-	rv := query(q.requests)
+	rv := s.query(ctx, key, q.requests, asked, header, &wait)
 	var fv trafficsignal.Value
 	if rv.Known {
-		fv = query(q.failures)
+		fv = s.query(ctx, key, q.failures, asked, header, &wait)
 	}
 	r := trafficsignal.Reading(rv, fv, set.Window)
 	r.At = asked

@@ -2,9 +2,11 @@ package probing
 
 import (
 	"context"
+	"maps"
 	"net"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -39,6 +41,12 @@ func gatewayCounters(t *testing.T) (*prometheus.CounterVec, string) {
 
 func startPrometheus(t *testing.T, target string) *promserver.Server {
 	t.Helper()
+	return startPrometheusLabelled(t, map[string]map[string]string{target: nil})
+}
+
+// startPrometheusLabelled scrapes each target with its labels.
+func startPrometheusLabelled(t *testing.T, targets map[string]map[string]string) *promserver.Server {
+	t.Helper()
 	if err := promserver.Missing(); err != nil {
 		if os.Getenv(haproxyingress.RequireDataPlaneEnv) != "" {
 			t.Fatalf("%s is set but Prometheus cannot run: %v", haproxyingress.RequireDataPlaneEnv, err)
@@ -47,7 +55,7 @@ func startPrometheus(t *testing.T, target string) *promserver.Server {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	p, err := promserver.Start(ctx, promserver.Options{Targets: []string{target}, ScrapeInterval: 200 * time.Millisecond})
+	p, err := promserver.Start(ctx, promserver.Options{Targets: slices.Sorted(maps.Keys(targets)), Labels: targets, ScrapeInterval: 200 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -50,6 +52,10 @@ func binary() (string, error) {
 type Options struct {
 	// Targets are host:port addresses, scraped over plain HTTP at MetricsPath.
 	Targets []string
+	// Labels, when set, gives a target's series labels of their own (a target missing
+	// from it gets none), as a relabeling or an external label gives a member's model
+	// servers their cluster in a real installation.
+	Labels map[string]map[string]string
 	// MetricsPath is the path scraped on every target, /metrics when empty.
 	MetricsPath string
 	// ScrapeInterval is how often every target is scraped, 1s when zero; the rules are
@@ -148,9 +154,17 @@ func (s *Server) start(ctx context.Context, bin string) error {
 
 // configText is the server's configuration: one job scraping every target.
 func configText(o Options) string {
-	quoted := make([]string, len(o.Targets))
-	for i, t := range o.Targets {
-		quoted[i] = fmt.Sprintf("%q", t)
+	var groups strings.Builder
+	for _, t := range o.Targets {
+		fmt.Fprintf(&groups, "      - targets: [%q]\n", t)
+		if labels := o.Labels[t]; len(labels) > 0 {
+			names := slices.Sorted(maps.Keys(labels))
+			pairs := make([]string, len(names))
+			for i, n := range names {
+				pairs[i] = fmt.Sprintf("%s: %q", n, labels[n])
+			}
+			fmt.Fprintf(&groups, "        labels: {%s}\n", strings.Join(pairs, ", "))
+		}
 	}
 	return fmt.Sprintf(`global:
   scrape_interval: %s
@@ -160,8 +174,7 @@ scrape_configs:
   - job_name: targets
     metrics_path: %q
     static_configs:
-      - targets: [%s]
-`, o.ScrapeInterval, o.ScrapeInterval, o.ScrapeInterval, o.MetricsPath, strings.Join(quoted, ", "))
+%s`, o.ScrapeInterval, o.ScrapeInterval, o.ScrapeInterval, o.MetricsPath, groups.String())
 }
 
 // Stop stops the server with SIGTERM (SIGKILL past a timeout) and removes its directory.
