@@ -20,6 +20,7 @@ import (
 	"github.com/ome-routing/operator/controllers/workloadcluster"
 	"github.com/ome-routing/operator/pkg/capacity"
 	"github.com/ome-routing/operator/pkg/config"
+	"github.com/ome-routing/operator/pkg/loadbalance"
 	"github.com/ome-routing/operator/pkg/observer"
 	"github.com/ome-routing/operator/pkg/probe"
 	"github.com/ome-routing/operator/pkg/trafficsignal"
@@ -72,6 +73,8 @@ type Options struct {
 	ObservationGrace time.Duration
 	// TrafficSignal is routing.trafficSignal, nil without a signal source.
 	TrafficSignal *trafficsignal.Settings
+	// InstallationLoadBalancing is routing.loadBalancing, validated; nil when it sets none.
+	InstallationLoadBalancing *loadbalance.Policy
 	// Endpoint and Publisher are the publisher's settings: where it writes each map.
 	Endpoint  config.Endpoint
 	Publisher config.Publisher
@@ -118,11 +121,15 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 	prober := probing.NewProber(opts.Observer, opts.MaxProbesInFlight)
 	poller := probing.NewPoller(opts.Observer, opts.MaxProbesInFlight)
 	signal := probing.NewSignalPoller(opts.Observer, opts.TrafficSignal, opts.MaxProbesInFlight)
+	load := probing.NewLoadPoller(opts.Observer, opts.TrafficSignal, opts.MaxProbesInFlight)
 	if err := mgr.Add(members); err != nil {
 		return err
 	}
 	if opts.TrafficSignal != nil {
 		if err := mgr.Add(signal); err != nil {
+			return err
+		}
+		if err := mgr.Add(load); err != nil {
 			return err
 		}
 	}
@@ -151,24 +158,26 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 		return err
 	}
 	return (&routing.Reconciler{
-		Client:               mgr.GetClient(),
-		APIReader:            mgr.GetAPIReader(),
-		FieldManager:         opts.FieldManager,
-		Recorder:             events,
-		Members:              members,
-		Prober:               prober,
-		Poller:               poller,
-		Signal:               signal,
-		RouteNamespace:       opts.Endpoint.RouteNamespace,
-		RoutingEnabled:       opts.RoutingEnabled,
-		InstallationProbe:    opts.InstallationProbe,
-		InstallationFailover: opts.InstallationFailover,
-		Limits:               opts.Limits,
-		Capacity:             opts.InstallationCapacity,
-		CapacityLimits:       opts.CapacityLimits,
-		RecordInterval:       opts.RecordInterval,
-		ObservationGrace:     opts.ObservationGrace,
-		BackendPort:          routeBackendPort(opts.Endpoint),
+		Client:                    mgr.GetClient(),
+		APIReader:                 mgr.GetAPIReader(),
+		FieldManager:              opts.FieldManager,
+		Recorder:                  events,
+		Members:                   members,
+		Prober:                    prober,
+		Poller:                    poller,
+		Signal:                    signal,
+		Load:                      load,
+		InstallationLoadBalancing: opts.InstallationLoadBalancing,
+		RouteNamespace:            opts.Endpoint.RouteNamespace,
+		RoutingEnabled:            opts.RoutingEnabled,
+		InstallationProbe:         opts.InstallationProbe,
+		InstallationFailover:      opts.InstallationFailover,
+		Limits:                    opts.Limits,
+		Capacity:                  opts.InstallationCapacity,
+		CapacityLimits:            opts.CapacityLimits,
+		RecordInterval:            opts.RecordInterval,
+		ObservationGrace:          opts.ObservationGrace,
+		BackendPort:               routeBackendPort(opts.Endpoint),
 	}).SetupWithManager(mgr, max(opts.RoutingWorkers, 1))
 }
 

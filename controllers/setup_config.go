@@ -33,6 +33,7 @@ func OptionsFor(cfg *config.Config, secretNamespace string, obs *observer.Observ
 	opts.InstallationCapacity = r.Capacity
 	opts.InstallationFailover = r.Failover
 	opts.TrafficSignal = r.TrafficSignal
+	opts.InstallationLoadBalancing = r.LoadBalancing
 	opts.CapacityLimits = capacity.Limits{MinPeriod: r.Observer.MinPeriod, MaxSamples: r.Observer.MaxSamples}
 	opts.Observer = obs
 	opts.RoutingWorkers = r.Observer.MaxConcurrentReconciles

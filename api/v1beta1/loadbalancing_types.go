@@ -97,27 +97,16 @@ type TrafficMapLoad struct {
 	// +kubebuilder:validation:Maximum=100
 	SharePercent int32 `json:"sharePercent"`
 
-	// waitingMilli is the last Known reading of the requests waiting in the cluster's model
-	// servers, in thousandths (a sum over replicas may be fractional).
-	// +optional
-	// +kubebuilder:validation:Minimum=0
-	WaitingMilli *int64 `json:"waitingMilli,omitempty"`
-
-	// cacheUsePercent is the last Known reading of the cluster's KV-cache use, in percent.
-	// +optional
-	// +kubebuilder:validation:Minimum=0
-	// +kubebuilder:validation:Maximum=100
-	CacheUsePercent *int32 `json:"cacheUsePercent,omitempty"`
-
 	// shadowWeight is the weight the share would set, under Shadow only.
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=1000000
 	ShadowWeight *int32 `json:"shadowWeight,omitempty"`
 
-	// message says why the share last moved or holds, or why the reading is Unknown.
+	// message says why the share last moved or holds, with the reading, or why the reading
+	// is Unknown.
 	// +optional
-	// +kubebuilder:validation:MaxLength=256
+	// +kubebuilder:validation:MaxLength=160
 	Message string `json:"message,omitempty"`
 
 	// lastChangeTime is when the share last moved, written as lastProbeTime is.

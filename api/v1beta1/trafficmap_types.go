@@ -246,9 +246,11 @@ type TrafficMapCapacity struct {
 	Reported *int32 `json:"reported,omitempty"`
 
 	// fallbackReason says why a configured capacity poll gives no ceiling, so that the
-	// admitted replicas count; empty when polling is off or the ceiling is usable.
+	// admitted replicas count; empty when polling is off or the ceiling is usable. 384
+	// characters at most (1024 until v1.3.0, whose load records took that room in the map's
+	// etcd budget): a longer reason is cut.
 	// +optional
-	// +kubebuilder:validation:MaxLength=1024
+	// +kubebuilder:validation:MaxLength=384
 	FallbackReason string `json:"fallbackReason,omitempty"`
 }
 

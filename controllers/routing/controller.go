@@ -24,6 +24,7 @@ import (
 	"github.com/ome-routing/operator/controllers/probing"
 	"github.com/ome-routing/operator/controllers/workloadcluster"
 	"github.com/ome-routing/operator/pkg/capacity"
+	"github.com/ome-routing/operator/pkg/loadbalance"
 	"github.com/ome-routing/operator/pkg/probe"
 	"github.com/ome-routing/operator/pkg/trafficmap"
 )
@@ -51,6 +52,12 @@ type Reconciler struct {
 	// Signal reads the traffic signal for the services whose probe sets a passiveGate;
 	// nil, or one without a source, reads every home as Unknown.
 	Signal *probing.SignalPoller
+	// Load reads the model servers' load for the services that balance by it; nil, or one
+	// without a source, reads every home as Unknown.
+	Load *probing.LoadPoller
+	// InstallationLoadBalancing is the installation's routing.loadBalancing, validated;
+	// nil when it sets none.
+	InstallationLoadBalancing *loadbalance.Policy
 	// RouteNamespace is endpoint.routeNamespace: where the publisher writes the routes,
 	// empty for each service's own namespace. The traffic signal's queries name the route.
 	RouteNamespace string
@@ -178,6 +185,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, workers int) error {
 		WatchesRawSource(source.TypedChannel(r.Prober.Events(), probeNoticeHandler(r.lane))).
 		WatchesRawSource(source.Channel(r.Poller.Events(), &handler.EnqueueRequestForObject{})).
 		WatchesRawSource(source.Channel(r.Signal.Events(), &handler.EnqueueRequestForObject{})).
+		WatchesRawSource(source.Channel(r.Load.Events(), &handler.EnqueueRequestForObject{})).
 		// The priority queue is controller-runtime's default; it is named because the
 		// prober's notices depend on it (see priority.go).
 		WithOptions(controller.Options{MaxConcurrentReconciles: workers, UsePriorityQueue: ptr.To(true)}).

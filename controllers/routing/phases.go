@@ -18,6 +18,7 @@ import (
 	"github.com/ome-routing/operator/controllers/internal/priority"
 	"github.com/ome-routing/operator/pkg/capacity"
 	"github.com/ome-routing/operator/pkg/drain"
+	"github.com/ome-routing/operator/pkg/loadbalance"
 	"github.com/ome-routing/operator/pkg/passivegate"
 	"github.com/ome-routing/operator/pkg/probe"
 	"github.com/ome-routing/operator/pkg/trafficmap"
@@ -44,6 +45,10 @@ type routingScope struct {
 	homes      []trafficmap.Home              // the gathered homes, then those of unconnected members as last written
 	nextExpiry time.Time                      // when the earliest capacity reading expires, zero if none does
 	readings   map[string]passivegate.Reading // the traffic signal of the homes read (readSignal)
+	// load is the load balancing that applies, nil when none does; loadReadings the load
+	// of the homes read (readLoad).
+	load         *loadbalance.Policy
+	loadReadings map[string]loadbalance.Reading
 	// build
 	result trafficmap.Result
 	// writeSpec
@@ -106,7 +111,7 @@ func (r *Reconciler) read(ctx context.Context, s *routingScope) phase.Outcome {
 	return phase.Proceed
 }
 
-// resolve checks the service's probe, capacity poll, drains, failover and retry. A refused setting freezes
+// resolve checks the service's probe, capacity poll, drains, failover, load balancing and retry. A refused setting freezes
 // the service's map as it is.
 func (r *Reconciler) resolve(ctx context.Context, s *routingScope) phase.Outcome {
 	var err error
@@ -114,7 +119,9 @@ func (r *Reconciler) resolve(ctx context.Context, s *routingScope) phase.Outcome
 		if s.polls, err = capacity.Resolve(r.Capacity, serviceCapacity(s.isvc), r.CapacityLimits); err == nil {
 			if s.overrides, err = parseDrains(s.isvc); err == nil {
 				if s.failover, s.tiersPath, err = r.failoverSetting(s.isvc); err == nil {
-					err = checkRetry(s.isvc)
+					if s.load, err = r.loadSetting(s.isvc); err == nil {
+						err = checkRetry(s.isvc)
+					}
 				}
 			}
 		}
@@ -162,6 +169,9 @@ func (r *Reconciler) attach(ctx context.Context, s *routingScope) phase.Outcome 
 	// their capacity.
 	r.readSignal(s)
 	s.nextExpiry = earliest(s.nextExpiry, r.attachPassiveGates(s))
+	// After the gates: load divides only what they leave.
+	r.readLoad(s)
+	s.nextExpiry = earliest(s.nextExpiry, r.attachLoad(s))
 	return phase.Proceed
 }
 
@@ -240,6 +250,7 @@ func (r *Reconciler) stopObserving(key types.NamespacedName) {
 	r.Prober.Forget(key)
 	r.Poller.Forget(key)
 	r.Signal.Forget(key)
+	r.Load.Forget(key)
 }
 
 // forgetService drops everything the reconciler keeps about a service that is gone or no

@@ -65,7 +65,7 @@ func (w *Window) fail(reason string) {
 
 // MaxReasonBytes is the longest fallback reason: the CRD's maxLength for
 // capacity.fallbackReason, so that a long error never makes the map's write fail.
-const MaxReasonBytes = 1024
+const MaxReasonBytes = 384
 
 // expire drops the readings whose time is up. Only a drop changes the verdict, and the
 // reason then says that readings expired.

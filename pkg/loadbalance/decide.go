@@ -51,6 +51,9 @@ type Decision struct {
 	Known    bool
 	// Moved says whether the share changed in this decision.
 	Moved bool
+	// Waiting says that the share would move but minInterval has not passed since its last
+	// change: the caller looks again at State.LastChange + MinInterval.
+	Waiting bool
 	// Message says why the share moved or holds, or why the reading is Unknown.
 	Message string
 }
@@ -73,8 +76,8 @@ func Decide(p Policy, homes []Home, now time.Time) []Decision {
 		out[i].Pressure, out[i].Message = pressure(p, h)
 		out[i].Known = out[i].Message == ""
 	}
-	saturated := func(d Decision) bool { return d.Known && d.Pressure > 100+p.HysteresisPercent }
-	headroom := func(d Decision) bool { return d.Known && d.Pressure < 100-p.HysteresisPercent }
+	saturated := func(d Decision) bool { return d.Known && band(p, d.Pressure) > 0 }
+	headroom := func(d Decision) bool { return d.Known && band(p, d.Pressure) < 0 }
 	anySaturated := false
 	for _, d := range out {
 		anySaturated = anySaturated || saturated(d)
@@ -93,30 +96,32 @@ func Decide(p Policy, homes []Home, now time.Time) []Decision {
 		at := reading(p, h, d.Pressure)
 		switch {
 		case saturated(*d) && !otherHeadroom:
-			d.Message = fmt.Sprintf("saturated (%s), but no other cluster has headroom: share holds at %d%%", at, share)
+			d.Message = fmt.Sprintf("saturated (%s), no other cluster has headroom: holds at %d%%", at, share)
 		case saturated(*d) && share <= p.FloorPercent:
-			d.Message = fmt.Sprintf("saturated (%s): share holds at the floor, %d%%", at, share)
+			d.Message = fmt.Sprintf("saturated (%s): holds at the floor, %d%%", at, share)
 		case saturated(*d) && !due:
-			d.Message = fmt.Sprintf("saturated (%s): share holds at %d%% until minInterval has passed since its last change", at, share)
+			d.Waiting = true
+			d.Message = fmt.Sprintf("saturated (%s): holds at %d%% until minInterval has passed", at, share)
 		case saturated(*d) && d.Pressure < h.State.ChangePressure:
 			d.State.LastChange, d.State.ChangePressure = now, d.Pressure
-			d.Message = fmt.Sprintf("saturated (%s), but falling since the last change: share holds at %d%%", at, share)
+			d.Message = fmt.Sprintf("saturated (%s), falling since the last change: holds at %d%%", at, share)
 		case saturated(*d):
 			next := max(share-p.MaxStepPercent, p.FloorPercent)
 			d.State = State{SharePercent: next, LastChange: now, ChangePressure: d.Pressure}
 			d.Moved = true
 			d.Message = fmt.Sprintf("saturated (%s): share %d%% -> %d%%", at, share, next)
 		case headroom(*d) && share < 100 && anySaturated:
-			d.Message = fmt.Sprintf("has headroom (%s), but another cluster is saturated: share holds at %d%%", at, share)
+			d.Message = fmt.Sprintf("headroom (%s), another cluster is saturated: holds at %d%%", at, share)
 		case headroom(*d) && share < 100 && !due:
-			d.Message = fmt.Sprintf("has headroom (%s): share holds at %d%% until minInterval has passed since its last change", at, share)
+			d.Waiting = true
+			d.Message = fmt.Sprintf("headroom (%s): holds at %d%% until minInterval has passed", at, share)
 		case headroom(*d) && share < 100:
 			next := min(share+p.MaxStepPercent, 100)
 			d.State = State{SharePercent: next, LastChange: now}
 			d.Moved = true
-			d.Message = fmt.Sprintf("has headroom (%s): share %d%% -> %d%%", at, share, next)
+			d.Message = fmt.Sprintf("headroom (%s): share %d%% -> %d%%", at, share, next)
 		default:
-			d.Message = fmt.Sprintf("within its target (%s): share holds at %d%%", at, share)
+			d.Message = fmt.Sprintf("within target (%s): holds at %d%%", at, share)
 		}
 	}
 	return out
@@ -149,13 +154,13 @@ func pressure(p Policy, h Home) (int32, string) {
 func reading(p Policy, h Home, pressure int32) string {
 	s := ""
 	if p.WaitingPerReplica > 0 {
-		s = fmt.Sprintf("%.1f waiting per replica, target %d", *h.Reading.Waiting/float64(max(h.Replicas, 1)), p.WaitingPerReplica)
+		s = fmt.Sprintf("%.1f waiting/replica of %d", *h.Reading.Waiting/float64(max(h.Replicas, 1)), p.WaitingPerReplica)
 	}
 	if p.CacheUsePercent > 0 {
 		if s != "" {
 			s += ", "
 		}
-		s += fmt.Sprintf("cache use %.0f%%, target %d%%", 100**h.Reading.CacheUse, p.CacheUsePercent)
+		s += fmt.Sprintf("cache %.0f%% of %d%%", 100**h.Reading.CacheUse, p.CacheUsePercent)
 	}
-	return fmt.Sprintf("%s: pressure %d%%", s, pressure)
+	return fmt.Sprintf("%s: %d%%", s, pressure)
 }

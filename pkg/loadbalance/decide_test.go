@@ -33,52 +33,55 @@ func TestDecideMovesAShareOnlyWhereTheRulesSay(t *testing.T) {
 		{"a saturated cluster gives a step to one with headroom",
 			[]Home{cacheHome("a", 1, State{}), cacheHome("b", 0.3, State{})},
 			[]int32{75, 100}, []bool{true, false},
-			"saturated (cache use 100%, target 80%: pressure 125%): share 100% -> 75%"},
+			"saturated (cache 100% of 80%: 125%): share 100% -> 75%"},
 		{"no other cluster has headroom: the share holds",
 			[]Home{cacheHome("a", 1, State{}), cacheHome("b", 0.8, State{})},
 			[]int32{100, 100}, []bool{false, false},
-			"saturated (cache use 100%, target 80%: pressure 125%), but no other cluster has headroom: share holds at 100%"},
+			"saturated (cache 100% of 80%: 125%), no other cluster has headroom: holds at 100%"},
 		{"within minInterval of the last change the share holds",
 			[]Home{cacheHome("a", 1, State{SharePercent: 75, LastChange: t0.Add(-5 * time.Second)}), cacheHome("b", 0.3, State{})},
 			[]int32{75, 100}, []bool{false, false},
-			"saturated (cache use 100%, target 80%: pressure 125%): share holds at 75% until minInterval has passed since its last change"},
+			"saturated (cache 100% of 80%: 125%): holds at 75% until minInterval has passed"},
 		{"the floor holds",
 			[]Home{cacheHome("a", 1, State{SharePercent: 10, LastChange: t0.Add(-time.Minute)}), cacheHome("b", 0.3, State{})},
 			[]int32{10, 100}, []bool{false, false},
-			"saturated (cache use 100%, target 80%: pressure 125%): share holds at the floor, 10%"},
+			"saturated (cache 100% of 80%: 125%): holds at the floor, 10%"},
 		{"a step never goes below the floor",
 			[]Home{cacheHome("a", 1, State{SharePercent: 20, LastChange: t0.Add(-time.Minute)}), cacheHome("b", 0.3, State{})},
 			[]int32{10, 100}, []bool{true, false},
-			"saturated (cache use 100%, target 80%: pressure 125%): share 20% -> 10%"},
+			"saturated (cache 100% of 80%: 125%): share 20% -> 10%"},
 		{"a pressure still falling since the last change holds the share",
 			[]Home{cacheHome("a", 0.95, State{SharePercent: 75, LastChange: t0.Add(-time.Minute), ChangePressure: 125}), cacheHome("b", 0.3, State{})},
 			[]int32{75, 100}, []bool{false, false},
-			"saturated (cache use 95%, target 80%: pressure 119%), but falling since the last change: share holds at 75%"},
+			"saturated (cache 95% of 80%: 119%), falling since the last change: holds at 75%"},
 		{"headroom takes a step back while nothing is saturated",
 			[]Home{cacheHome("a", 0.2, longAgo), cacheHome("b", 0.5, State{})},
 			[]int32{100, 100}, []bool{true, false},
-			"has headroom (cache use 20%, target 80%: pressure 25%): share 75% -> 100%"},
+			"headroom (cache 20% of 80%: 25%): share 75% -> 100%"},
 		{"headroom holds while another cluster is saturated",
 			[]Home{cacheHome("a", 0.2, longAgo), cacheHome("b", 1, State{SharePercent: 10, LastChange: t0})},
 			[]int32{75, 10}, []bool{false, false},
-			"has headroom (cache use 20%, target 80%: pressure 25%), but another cluster is saturated: share holds at 75%"},
+			"headroom (cache 20% of 80%: 25%), another cluster is saturated: holds at 75%"},
 		{"within the band nothing moves",
 			[]Home{cacheHome("a", 0.85, longAgo), cacheHome("b", 0.3, State{})},
 			[]int32{75, 100}, []bool{false, false},
-			"within its target (cache use 85%, target 80%: pressure 106%): share holds at 75%"},
+			"within target (cache 85% of 80%: 106%): holds at 75%"},
 		{"an Unknown reading holds and is no headroom for others",
 			[]Home{cacheHome("a", 1, State{}), {Cluster: "b", Replicas: 1, Eligible: true, Reading: Reading{Reason: "the query was not answered"}}},
 			[]int32{100, 100}, []bool{false, false},
-			"saturated (cache use 100%, target 80%: pressure 125%), but no other cluster has headroom: share holds at 100%"},
+			"saturated (cache 100% of 80%: 125%), no other cluster has headroom: holds at 100%"},
 		{"a cluster that is not eligible keeps its share and is no headroom",
 			[]Home{cacheHome("a", 1, State{}), {Cluster: "b", Replicas: 1, Eligible: false, State: State{SharePercent: 50},
 				Reading: Reading{Known: true, CacheUse: ptr.To(0.0)}}},
 			[]int32{100, 50}, []bool{false, false},
-			"saturated (cache use 100%, target 80%: pressure 125%), but no other cluster has headroom: share holds at 100%"},
+			"saturated (cache 100% of 80%: 125%), no other cluster has headroom: holds at 100%"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			got := Decide(p, c.homes, t0)
+			if waits := strings.Contains(got[0].Message, "until minInterval"); got[0].Waiting != waits {
+				t.Errorf("Waiting %v for %q", got[0].Waiting, got[0].Message)
+			}
 			for i, d := range got {
 				if d.State.Share() != c.share[i] || d.Moved != c.moved[i] {
 					t.Errorf("%s: share %d moved %v, want %d %v (%s)", c.homes[i].Cluster, d.State.Share(), d.Moved, c.share[i], c.moved[i], d.Message)
@@ -101,7 +104,7 @@ func TestDecideReadsWaitingPerReadyReplica(t *testing.T) {
 	if got[0].Pressure != 150 || got[1].Pressure != 25 {
 		t.Fatalf("pressures %d %d, want 150 (6 per replica of 4) and 25 (1 of 4)", got[0].Pressure, got[1].Pressure)
 	}
-	if want := "saturated (6.0 waiting per replica, target 4: pressure 150%): share 100% -> 75%"; got[0].Message != want {
+	if want := "saturated (6.0 waiting/replica of 4: 150%): share 100% -> 75%"; got[0].Message != want {
 		t.Errorf("message %q, want %q", got[0].Message, want)
 	}
 }

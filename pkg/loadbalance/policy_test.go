@@ -55,22 +55,45 @@ func TestFromSpecFillsDefaultsAndNamesEveryBrokenField(t *testing.T) {
 	}
 }
 
-func TestRecordKeepsTheLastKnownQuantitiesWhileUnknown(t *testing.T) {
+func TestRecordKeepsTheLastKnownPressureWhileUnknown(t *testing.T) {
 	known := Decision{Known: true, Pressure: 125, Moved: true, Message: "m",
 		State: State{SharePercent: 75, LastChange: t0.Add(1500 * time.Millisecond), ChangePressure: 125}}
-	rec := Record(known, Reading{Known: true, Waiting: ptr.To(2.5), CacheUse: ptr.To(1.0)}, "Enforce", nil)
-	if rec.Signal != "Known" || rec.SharePercent != 75 || *rec.WaitingMilli != 2500 || *rec.CacheUsePercent != 100 ||
-		*rec.PressurePercent != 125 || *rec.ChangePressurePercent != 125 || !rec.LastChangeTime.Time.Equal(t0.Add(time.Second)) {
+	rec := Record(known, "Enforce", nil)
+	if rec.Signal != "Known" || rec.SharePercent != 75 || *rec.PressurePercent != 125 || *rec.ChangePressurePercent != 125 ||
+		!rec.LastChangeTime.Time.Equal(t0.Add(time.Second)) {
 		t.Fatalf("known record %+v", rec)
 	}
 	if st := FromRecord(rec); st.SharePercent != 75 || st.ChangePressure != 125 || !st.LastChange.Equal(t0.Add(time.Second)) {
 		t.Fatalf("state back from the record %+v", st)
 	}
-	unknown := Record(Decision{State: FromRecord(rec), Message: "the query was not answered"}, Reading{Reason: "x"}, "Enforce", rec)
-	if unknown.Signal != "Unknown" || *unknown.WaitingMilli != 2500 || *unknown.PressurePercent != 125 || unknown.SharePercent != 75 {
+	unknown := Record(Decision{State: FromRecord(rec), Message: "the query was not answered"}, "Enforce", rec)
+	if unknown.Signal != "Unknown" || *unknown.PressurePercent != 125 || unknown.SharePercent != 75 {
 		t.Fatalf("unknown record %+v", unknown)
 	}
 	if st := FromRecord(&v1beta1.TrafficMapLoad{SharePercent: 400}); st.Share() != 100 {
 		t.Fatalf("a share out of bounds counts as none, got %d", st.Share())
+	}
+}
+
+// A steady reading keeps the record as it was, so that it costs no write; a change of
+// band, share or signal does not.
+func TestKeepHoldsTheRecordWhileNothingItSaysChanges(t *testing.T) {
+	p := cachePolicy()
+	prev := Record(Decision{Known: true, Pressure: 100, Message: "within target (cache 80% of 80%: 100%): holds at 75%",
+		State: State{SharePercent: 75, LastChange: t0}}, "Enforce", nil)
+	same := Record(Decision{Known: true, Pressure: 104, Message: "within target (cache 83% of 80%: 104%): holds at 75%",
+		State: State{SharePercent: 75, LastChange: t0}}, "Enforce", prev)
+	if Keep(p, same, prev) != prev {
+		t.Error("a pressure within the same band wrote a new record")
+	}
+	for name, rec := range map[string]*v1beta1.TrafficMapLoad{
+		"saturated": Record(Decision{Known: true, Pressure: 130, State: State{SharePercent: 75, LastChange: t0}}, "Enforce", prev),
+		"moved":     Record(Decision{Known: true, Pressure: 100, State: State{SharePercent: 50, LastChange: t0.Add(time.Minute)}}, "Enforce", prev),
+		"unknown":   Record(Decision{State: State{SharePercent: 75, LastChange: t0}, Message: "x"}, "Enforce", prev),
+		"shadow":    Record(Decision{Known: true, Pressure: 100, State: State{SharePercent: 75, LastChange: t0}}, "Shadow", prev),
+	} {
+		if Keep(p, rec, prev) != rec {
+			t.Errorf("%s: the record was kept as it was", name)
+		}
 	}
 }

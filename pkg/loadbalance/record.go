@@ -1,7 +1,6 @@
 package loadbalance
 
 import (
-	"math"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -12,7 +11,7 @@ import (
 )
 
 // MaxMessageBytes is load.message's maxLength.
-const MaxMessageBytes = 256
+const MaxMessageBytes = 160
 
 // FromRecord is the decision's view of a map's load record. A share out of the CRD's
 // bounds (a hand edit) counts as none, so the cluster keeps all of its weight.
@@ -27,9 +26,10 @@ func FromRecord(rec *v1beta1.TrafficMapLoad) State {
 	return st
 }
 
-// Record is what the map records of decision d, taken on reading r under mode. The last
-// Known quantities stay while a reading is Unknown. Every value is within the CRD's bounds.
-func Record(d Decision, r Reading, mode v1beta1.LoadBalancingMode, prev *v1beta1.TrafficMapLoad) *v1beta1.TrafficMapLoad {
+// Record is what the map records of decision d under mode; the message gives the reading.
+// The last Known pressure stays while a reading is Unknown. Every value is within the
+// CRD's bounds.
+func Record(d Decision, mode v1beta1.LoadBalancingMode, prev *v1beta1.TrafficMapLoad) *v1beta1.TrafficMapLoad {
 	rec := &v1beta1.TrafficMapLoad{Mode: mode, Signal: v1beta1.TrafficSignalUnknown, SharePercent: d.State.Share(),
 		Message: text.Cap(d.Message, MaxMessageBytes), LastChangeTime: metaTime(d.State.LastChange)}
 	if d.State.ChangePressure > 0 {
@@ -39,27 +39,51 @@ func Record(d Decision, r Reading, mode v1beta1.LoadBalancingMode, prev *v1beta1
 	case d.Known:
 		rec.Signal = v1beta1.TrafficSignalKnown
 		rec.PressurePercent = ptr.To(d.Pressure)
-		if r.Waiting != nil {
-			rec.WaitingMilli = ptr.To(milli(*r.Waiting))
-		}
-		if r.CacheUse != nil {
-			rec.CacheUsePercent = ptr.To(int32(math.Round(min(max(*r.CacheUse, 0), 1) * 100)))
-		}
 	case prev != nil:
-		rec.PressurePercent, rec.WaitingMilli, rec.CacheUsePercent = prev.PressurePercent, prev.WaitingMilli, prev.CacheUsePercent
+		rec.PressurePercent = prev.PressurePercent
 	}
 	return rec
 }
 
-// maxMilli keeps a recorded count of waiting requests exact in a float64.
-const maxMilli = 1 << 53
-
-// milli is a count in thousandths, from 0 to 2^53.
-func milli(v float64) int64 {
-	if !(v > 0) {
-		return 0
+// Keep returns prev when rec records nothing a reader acts on that prev does not: the
+// same mode, signal, share and last change, and a pressure in the same band (saturated,
+// within the target, or with headroom) or the same reason for an Unknown reading. A steady
+// load then costs no write of the map each time the signal is read; the record's reading
+// is the one of its last change of band.
+func Keep(p Policy, rec, prev *v1beta1.TrafficMapLoad) *v1beta1.TrafficMapLoad {
+	if prev == nil || rec.Mode != prev.Mode || rec.Signal != prev.Signal || rec.SharePercent != prev.SharePercent ||
+		!sameTime(rec.LastChangeTime, prev.LastChangeTime) || ptr.Deref(rec.ChangePressurePercent, 0) != ptr.Deref(prev.ChangePressurePercent, 0) {
+		return rec
 	}
-	return int64(math.Round(min(v*1000, maxMilli)))
+	if rec.Signal != v1beta1.TrafficSignalKnown {
+		if rec.Message == prev.Message {
+			return prev
+		}
+		return rec
+	}
+	if prev.PressurePercent == nil || band(p, *rec.PressurePercent) != band(p, *prev.PressurePercent) {
+		return rec
+	}
+	return prev
+}
+
+// band is where a pressure stands against the target: 1 saturated, -1 with headroom, 0
+// within the band.
+func band(p Policy, pressure int32) int {
+	switch {
+	case pressure > 100+p.HysteresisPercent:
+		return 1
+	case pressure < 100-p.HysteresisPercent:
+		return -1
+	}
+	return 0
+}
+
+func sameTime(a, b *metav1.Time) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Equal(b)
 }
 
 // metaTime is t as the API writes it, second precision as lastProbeTime is; nil for the
