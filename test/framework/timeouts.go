@@ -13,13 +13,14 @@ const (
 	PollInterval = 100 * time.Millisecond
 	// APIWriteTimeout bounds seeing an API write: an object another client wrote read back, a
 	// reconcile's result, a CRD's schema published by the API server.
-	APIWriteTimeout = 20 * time.Second
+	APIWriteTimeout = 40 * time.Second
 	// GateTimeout bounds a probe-driven change with one-second periods: a gate closing or
-	// lifting after a few probes, and the map and the route that follow it.
-	GateTimeout = 30 * time.Second
+	// lifting after a few probes, and the map and the route that follow it. It is twice what
+	// a quiet machine needs, so that `make test` passes beside a CPU hog.
+	GateTimeout = 60 * time.Second
 	// DataPlaneTimeout bounds a change seen through haproxy: a gate, the route written, and
 	// HAProxy Ingress applying it (one change every two seconds at most) before requests follow.
-	DataPlaneTimeout = 45 * time.Second
+	DataPlaneTimeout = 90 * time.Second
 	// ManagerStartTimeout bounds a manager binary's start up to its first gate: the process,
 	// its caches and its first probes.
 	ManagerStartTimeout = 90 * time.Second

@@ -20,7 +20,10 @@ import (
 )
 
 // setRetry gives the service its own retry on the route (nil for none).
-func setRetry(ctx context.Context, r *omev1beta1.PublisherRetry) {
+//
+// It returns when the change was made, to the second, for awaitHAProxyRetry.
+func setRetry(ctx context.Context, r *omev1beta1.PublisherRetry) time.Time {
+	changed := time.Now().Truncate(time.Second)
 	GinkgoHelper()
 	updateService(ctx, func(isvc *omev1beta1.InferenceService) {
 		if r == nil {
@@ -29,12 +32,14 @@ func setRetry(ctx context.Context, r *omev1beta1.PublisherRetry) {
 		}
 		isvc.Spec.Routing.Publisher = &omev1beta1.RoutingPublisherSpec{Retry: r}
 	})
+	return changed
 }
 
 // awaitHAProxyRetry waits until every backend Service of the route carries the keys the
-// retry makes, the route its retry, and haproxy's configuration the lines: only then does
-// haproxy apply it.
-func awaitHAProxyRetry(ctx context.Context, r *omev1beta1.PublisherRetry, lines ...string) {
+// retry makes, the route its retry, haproxy's configuration the lines, and a haproxy worker
+// started since the change runs: the file is written before haproxy reloads, and until
+// then the previous worker serves without the retry (a loaded machine widens that gap).
+func awaitHAProxyRetry(ctx context.Context, r *omev1beta1.PublisherRetry, changed time.Time, lines ...string) {
 	GinkgoHelper()
 	Eventually(func(g Gomega) {
 		route := &gatewayv1.HTTPRoute{}
@@ -62,6 +67,11 @@ func awaitHAProxyRetry(ctx context.Context, r *omev1beta1.PublisherRetry, lines 
 			g.Expect(string(cfg)).To(ContainSubstring(l), "haproxy.cfg")
 		}
 	}).WithTimeout(timeout).WithPolling(interval).Should(Succeed())
+	Eventually(func(g Gomega) time.Time {
+		started, err := env.Gateway.WorkerStarted()
+		g.Expect(err).NotTo(HaveOccurred())
+		return started
+	}).WithTimeout(timeout).WithPolling(interval).Should(BeTemporally(">=", changed), "a haproxy worker started since the retry changed")
 }
 
 // arrivals sums the requests through the gateway that reached the model servers since
@@ -107,8 +117,7 @@ var _ = Describe("Retries on the published route, applied by haproxy", func() {
 
 		By("with a retry on connection failures")
 		r := &omev1beta1.PublisherRetry{Attempts: ptr.To[int32](1)}
-		setRetry(ctx, r)
-		awaitHAProxyRetry(ctx, r, "retries 1\n", "retry-on conn-failure\n", "option redispatch 1\n")
+		awaitHAProxyRetry(ctx, r, setRetry(ctx, r), "retries 1\n", "retry-on conn-failure\n", "option redispatch 1\n")
 		t := outage(ctx, modelserver.Refuse)
 		AddReportEntry("refused connections, retried", t.String())
 		Expect(t.Errors).To(BeZero(), "requests that got no answer: %s", t)
@@ -124,8 +133,7 @@ var _ = Describe("Retries on the published route, applied by haproxy", func() {
 
 		By("with a retry on 503")
 		r := &omev1beta1.PublisherRetry{Attempts: ptr.To[int32](1), Codes: []omev1beta1.HTTPStatus{503}}
-		setRetry(ctx, r)
-		awaitHAProxyRetry(ctx, r, "retry-on conn-failure 503\n", "option http-buffer-request\n")
+		awaitHAProxyRetry(ctx, r, setRetry(ctx, r), "retry-on conn-failure 503\n", "option http-buffer-request\n")
 		t := outage(ctx, modelserver.Unavailable)
 		AddReportEntry("503s, retried", t.String())
 		Expect(t.Errors).To(BeZero(), "requests that got no answer: %s", t)
@@ -141,16 +149,7 @@ var _ = Describe("Retries on the published route, applied by haproxy", func() {
 		// on a status: the budget holds because no 503 is sent again.
 		r := &omev1beta1.PublisherRetry{Attempts: ptr.To[int32](2), Codes: []omev1beta1.HTTPStatus{503},
 			ConnectionFailures: ptr.To(true), BudgetPercent: ptr.To[int32](20)}
-		changed := time.Now().Truncate(time.Second)
-		setRetry(ctx, r)
-		awaitHAProxyRetry(ctx, r, "retries 2\n", "retry-on conn-failure\n")
-		// The file is written before haproxy reloads: wait for a worker started after the
-		// change, or the outage below meets the previous spec's retry on 503.
-		Eventually(func(g Gomega) time.Time {
-			started, err := env.Gateway.WorkerStarted()
-			g.Expect(err).NotTo(HaveOccurred())
-			return started
-		}).WithTimeout(timeout).WithPolling(interval).Should(BeTemporally(">=", changed))
+		awaitHAProxyRetry(ctx, r, setRetry(ctx, r), "retries 2\n", "retry-on conn-failure\n")
 		// A window of requests before the outage, as a gateway in service has.
 		warm := env.Traffic.StartLoad(ctx, loadRate, loadRate*10)
 		Eventually(func() int { return len(warm.Results()) }).WithTimeout(timeout).WithPolling(interval).Should(BeNumerically(">=", loadRate*10))

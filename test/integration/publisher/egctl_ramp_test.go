@@ -25,8 +25,9 @@ var _ = Describe("Envoy Gateway's view of a ramp", func() {
 		ensureEnvoyGateway(ctx)
 		useManager(envoyEndpoint(false), config.Publisher{})
 		p := probeSpec(omev1beta1.AllFailedPreserveTraffic)
-		// Ten rounds of ramp, so that the translator (a second or so a run here) sees several.
-		p.RampUp = &metav1.Duration{Duration: 10 * period}
+		// Twenty rounds of ramp, so that the translator (a second or so a run here, several
+		// on a loaded machine) sees more than one.
+		p.RampUp = &metav1.Duration{Duration: 20 * period}
 		s := newService(ctx, "ramp", &omev1beta1.Routing{Probe: p}, nil)
 		envoy := func(g Gomega) map[string]uint32 { return envoyWeights(ctx, g, egctl, s) }
 		Eventually(envoy).WithTimeout(timeout).WithPolling(interval).Should(Equal(map[string]uint32{"worker-a": 1, "worker-b": 1}))
@@ -47,12 +48,13 @@ var _ = Describe("Envoy Gateway's view of a ramp", func() {
 			}
 			g.Expect(w).To(Equal(map[string]uint32{"worker-a": 1, "worker-b": 1}))
 		}, 2*timeout, interval).Should(Succeed())
-		// The last share is the even split; before it, the share only rose, from a small
-		// first one (at the lift, 9% of worker-b's weight: a share of 9/109; each
-		// translator run takes a while, so the first view may come a few rounds later).
+		// The last share is the even split; before it, the share only rose, from a part of
+		// it: a cluster back at its whole weight at once would show 0.5 alone. Each
+		// translator run takes a while, so the first view may come some rounds in, and a
+		// loaded machine sees fewer of the steps.
 		Expect(shares[len(shares)-1]).To(Equal(0.5))
-		Expect(len(shares)).To(BeNumerically(">=", 3), "Envoy saw the weight rise in steps: %v", shares)
-		Expect(shares[0]).To(BeNumerically("<", 0.3), "Envoy's first view of worker-b is a small share: %v", shares)
+		Expect(len(shares)).To(BeNumerically(">=", 2), "Envoy saw the weight rise in steps: %v", shares)
+		Expect(shares[0]).To(BeNumerically("<", 0.45), "Envoy's first view of worker-b is a part of its share: %v", shares)
 		for i := 1; i < len(shares); i++ {
 			Expect(shares[i]).To(BeNumerically(">", shares[i-1]), "the share only rises: %v", shares)
 		}

@@ -7,6 +7,7 @@ import (
 	. "github.com/onsi/gomega"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
@@ -25,7 +26,11 @@ var _ = Describe("routing.observer.recordInterval", func() {
 	})
 
 	It("writes quiet rounds only once the interval has passed, and a change at once", func(ctx context.Context) {
-		s := newService(ctx, "quiet", nil, nil)
+		// Six failures to the gate, so that a write that a loaded machine delays by a few
+		// probe periods still shows the failures before the gate.
+		p := probeSpec(omev1beta1.AllFailedPreserveTraffic)
+		p.FailureThreshold = ptr.To[int32](6)
+		s := newService(ctx, "quiet", &omev1beta1.Routing{Probe: p}, nil)
 		s.settled(ctx)
 		routingSpecWrite := func(r framework.Request) bool {
 			return r.Verb == "PATCH" && r.Resource == "trafficmaps" && r.Namespace == s.key.Namespace
@@ -51,8 +56,8 @@ var _ = Describe("routing.observer.recordInterval", func() {
 
 		// A failure is a change, written at once rather than held for the interval: the first
 		// version of the map that shows it comes before the gate (a write held for five
-		// periods would first show three failures, gated). It may count two: a busy machine
-		// can fold the second failure into the same write.
+		// periods would first show six failures, gated). It may count more than one: a busy
+		// machine can fold the next failures into the same write.
 		wc, err := client.NewWithWatch(fleet.ControlPlane.Config, client.Options{Scheme: envfleet.Scheme})
 		Expect(err).NotTo(HaveOccurred())
 		w, err := wc.Watch(ctx, &omev1beta1.TrafficMapList{}, client.InNamespace(s.key.Namespace))
@@ -75,7 +80,7 @@ var _ = Describe("routing.observer.recordInterval", func() {
 				}
 			}
 		}()
-		Eventually(first).WithTimeout(timeout).Should(Receive(BeNumerically("<", 3)))
+		Eventually(first).WithTimeout(timeout).Should(Receive(BeNumerically("<", 6)))
 		// And the gate reaches the route.
 		Eventually(s.weights).WithTimeout(timeout).WithPolling(interval).
 			Should(Equal([]string{"worker-a 1", "worker-b 0"}))
