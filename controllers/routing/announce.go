@@ -35,6 +35,32 @@ func (r *Reconciler) announceAll(isvc *omev1beta1.InferenceService, current *ome
 	r.announcePortWarnings(isvc, current, result.Entries)
 	r.announceFailover(isvc, current, result.Failover)
 	r.announcePassiveGates(isvc, current, result.Entries)
+	r.announceLoadShifts(isvc, current, result.Entries)
+}
+
+// announceLoadShifts emits an event when load balancing moves a home's share, in either
+// mode: at most one a minInterval for each home.
+func (r *Reconciler) announceLoadShifts(isvc *omev1beta1.InferenceService, current *omev1beta1.TrafficMap, entries []omev1beta1.TrafficMapEntry) {
+	was := map[string]int32{}
+	if current != nil {
+		for _, e := range current.Spec.Entries {
+			if e.Load != nil {
+				was[e.Cluster] = e.Load.SharePercent
+			}
+		}
+	}
+	for _, e := range entries {
+		before, ok := was[e.Cluster]
+		if e.Load == nil || (!ok && e.Load.SharePercent == 100) || before == e.Load.SharePercent {
+			continue
+		}
+		shadow := ""
+		if e.Load.Mode == omev1beta1.LoadBalancingShadow {
+			shadow = " (Shadow mode: its weight is unchanged)"
+		}
+		r.Recorder.Eventf(isvc, related.WorkloadCluster(e.Cluster), corev1.EventTypeNormal, EventLoadShifted, actionRoute,
+			"Cluster %s: %s%s", e.Cluster, e.Load.Message, shadow)
+	}
 }
 
 // announcePassiveGates emits an event when a passive gate closes or lifts, when a Shadow

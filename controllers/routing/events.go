@@ -62,6 +62,9 @@ const (
 	// EventPassiveGateCapped: a home's real requests fail enough for a passive gate, but
 	// passive gates already hold out maxEjectionPercent of the service's capacity.
 	EventPassiveGateCapped = "PassiveGateCapped"
+	// EventLoadShifted: load balancing moved a home's share of its capacity weight (under
+	// Shadow, the share it would set; the weight is unchanged). The note gives the reading.
+	EventLoadShifted = "LoadShifted"
 	// EventTrafficSpilled: a failover tier after the first started to take traffic,
 	// because the tiers before it lost healthy capacity.
 	EventTrafficSpilled = "TrafficSpilled"
