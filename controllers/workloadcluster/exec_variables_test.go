@@ -95,13 +95,7 @@ func TestProfileVariablesPassOnlyTheAllowList(t *testing.T) {
 	}
 	own := clientcmdapi.ExecEnvVar{Name: "OCM_HUB", Value: "hub-1"}
 	for _, policy := range []access.ProfileSourcedEnvVarsPolicy{access.ProfileSourcedEnvVarsPolicyAppendIfNotExists, access.ProfileSourcedEnvVarsPolicyReplace} {
-		cases := []struct {
-			name     string
-			profile  string
-			provider ClusterProfiles
-			allowed  []string
-			want     string // empty: connects
-		}{
+		cases := []profileCase{
 			{name: "an allowed variable", profile: `{"MEMBER_REGION": "eu"}`, allowed: []string{"MEMBER_REGION"}},
 			{name: "a variable off the list", profile: `{"MEMBER_REGION": "eu", "ZONE": "b"}`, allowed: []string{"MEMBER_REGION"},
 				want: notAllowed(command, "ZONE")},
@@ -114,23 +108,11 @@ func TestProfileVariablesPassOnlyTheAllowList(t *testing.T) {
 		}
 		if policy == access.ProfileSourcedEnvVarsPolicyReplace {
 			// The profile replaces the provider's value: the variable is the profile's now.
-			cases = append(cases, struct {
-				name     string
-				profile  string
-				provider ClusterProfiles
-				allowed  []string
-				want     string
-			}{name: "the profile's value for the provider's variable", profile: `{"OCM_HUB": "elsewhere"}`, provider: withOwn(policy, own),
+			cases = append(cases, profileCase{name: "the profile's value for the provider's variable", profile: `{"OCM_HUB": "elsewhere"}`, provider: withOwn(policy, own),
 				want: notAllowed(command, "OCM_HUB")})
 		} else {
 			// The provider's value wins: the profile sets nothing.
-			cases = append(cases, struct {
-				name     string
-				profile  string
-				provider ClusterProfiles
-				allowed  []string
-				want     string
-			}{name: "the provider's variable named by the profile too", profile: `{"OCM_HUB": "elsewhere"}`, provider: withOwn(policy, own)})
+			cases = append(cases, profileCase{name: "the provider's variable named by the profile too", profile: `{"OCM_HUB": "elsewhere"}`, provider: withOwn(policy, own)})
 		}
 		for _, tc := range cases {
 			t.Run(string(policy)+" "+tc.name, func(t *testing.T) {
@@ -230,4 +212,13 @@ func TestExecPolicyValidate(t *testing.T) {
 	if err == nil || err.Error() != want {
 		t.Fatalf("Validate() = %v\nwant %s", err, want)
 	}
+}
+
+// profileCase is one ClusterProfile's variables against a provider and the allow-list.
+type profileCase struct {
+	name     string
+	profile  string
+	provider ClusterProfiles
+	allowed  []string
+	want     string // empty: connects
 }
