@@ -6,6 +6,7 @@ import (
 	"time"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
+	"github.com/ome-routing/operator/pkg/capacity"
 	"github.com/ome-routing/operator/pkg/loadbalance"
 	"github.com/ome-routing/operator/pkg/trafficmap"
 )
@@ -92,8 +93,9 @@ func (r *Reconciler) attachLoad(s *routingScope) time.Time {
 }
 
 // loadEligible says whether the home takes traffic before load has its say: not refused
-// or gated, with ready and admitted replicas. Load divides only what the rest leaves.
+// or gated, with ready replicas and admitted ones its capacity report leaves. Load
+// divides only what the rest leaves.
 func loadEligible(h trafficmap.Home) bool {
 	gated := (h.Probe != nil && h.Probe.Gated) || (h.PassiveGate != nil && h.PassiveGate.Gated)
-	return h.Refused == "" && !gated && h.Ready > 0 && h.Allocated > 0
+	return h.Refused == "" && !gated && h.Ready > 0 && capacity.Apply(max(h.Allocated, 0), h.Ceiling).Allocated > 0
 }

@@ -61,8 +61,10 @@ type Endpoint struct {
 	// queue is how traffic waits for a slot in slots (queue.go); off by default.
 	queue Queue
 	slots slots
-	// metrics are answered on MetricsPath (metrics.go).
-	metrics *endpointMetrics
+	// metrics are answered on MetricsPath (metrics.go); metricsStatus, when set, is the
+	// status every scrape gets instead (BreakMetrics).
+	metrics       *endpointMetrics
+	metricsStatus int
 
 	requests atomic.Int64
 	inFlight *InFlight
@@ -223,8 +225,9 @@ func (e *Endpoint) handle(rw http.ResponseWriter, r *http.Request) {
 		case <-r.Context().Done():
 		}
 	default:
-		// Only traffic waits its turn: a probe must see the server's health, not its load.
-		if traffic && queue.on() && !e.serveInTurn(w, r, queue) {
+		// Only traffic (and background load) waits its turn: a probe must see the server's
+		// health, not its load.
+		if (traffic || IsBackground(r)) && queue.on() && !e.serveInTurn(w, r, queue) {
 			return
 		}
 		w.Header().Set("Content-Type", "application/json")

@@ -94,8 +94,12 @@ func (g queueGauges) Collect(ch chan<- prometheus.Metric) {
 // but Refuse, whose socket is closed, and Hang, where it hangs as every request does.
 func (e *Endpoint) serveMetrics(w http.ResponseWriter, r *http.Request) {
 	e.mu.Lock()
-	mode, release := e.mode, e.release
+	mode, release, broken := e.mode, e.release, e.metricsStatus
 	e.mu.Unlock()
+	if broken != 0 {
+		http.Error(w, http.StatusText(broken), broken)
+		return
+	}
 	if mode == Hang {
 		select {
 		case <-release:
@@ -107,4 +111,12 @@ func (e *Endpoint) serveMetrics(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set(ServedByHeader, e.name)
 	}
 	e.metrics.handler.ServeHTTP(w, r)
+}
+
+// BreakMetrics makes every scrape of the endpoint get status (0 answers them again), as a
+// model server whose metrics fail while it serves: its probes and traffic are unchanged.
+func (e *Endpoint) BreakMetrics(status int) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.metricsStatus = status
 }

@@ -125,3 +125,24 @@ func only(t *testing.T, fams map[string]*dto.MetricFamily, name string, typ dto.
 	}
 	return m
 }
+
+// BreakMetrics fails scrapes only: the probe path still answers, and the scrapes come back
+// once it is undone.
+func TestBreakMetricsFailsScrapesOnly(t *testing.T) {
+	e := startEndpoint(t)
+	e.BreakMetrics(http.StatusInternalServerError)
+	for path, want := range map[string]int{MetricsPath: http.StatusInternalServerError, ProbePath: http.StatusOK} {
+		resp, err := http.Get(e.URL() + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Fatalf("%s answered %d, want %d", path, resp.StatusCode, want)
+		}
+	}
+	e.BreakMetrics(0)
+	if fams := scrape(t, e); fams[MetricRequestsWaiting] == nil {
+		t.Fatal("the scrape is not back")
+	}
+}

@@ -37,6 +37,15 @@ const TrafficHeader = "X-Ome-Test-Traffic"
 // IsTraffic says whether a request is one a test sent through the gateway.
 func IsTraffic(r *http.Request) bool { return r.Header.Get(TrafficHeader) != "" }
 
+// BackgroundHeader marks requests a test sends a server directly, to keep its queue
+// busy: they wait for a slot as traffic does, but are not traffic (Received leaves them
+// out, and a failure share does not fail them), so the split of the gateway's requests
+// that a test measures is unchanged. The model servers' other clients stand for them.
+const BackgroundHeader = "X-Ome-Test-Background"
+
+// IsBackground says whether a request is background load (BackgroundHeader).
+func IsBackground(r *http.Request) bool { return r.Header.Get(BackgroundHeader) != "" }
+
 // StartServers starts one server per cluster, named after it, on 127.0.0.2, 127.0.0.3, ...
 // and a port free on all of them. domain makes each cluster's host name: <cluster>.<domain>.
 func StartServers(domain string, clusters []string) (*Servers, error) {

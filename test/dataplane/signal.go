@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/ome-routing/operator/config/samples"
@@ -19,15 +21,23 @@ var SignalTiming = struct{ Interval, Timeout, Window, Scrape time.Duration }{
 	Interval: time.Second, Timeout: 500 * time.Millisecond, Window: 5 * time.Second, Scrape: time.Second,
 }
 
-// startPrometheus starts a Prometheus scraping haproxy's exporter, for the manager's
-// traffic signal.
+// startPrometheus starts a Prometheus scraping haproxy's exporter and each cluster's model
+// server (its /metrics in vLLM's names, labelled as the shipped vLLM load queries expect:
+// the cluster, the service's namespace and name), for the manager's traffic signal.
 func (e *Env) startPrometheus(ctx context.Context) error {
 	log, err := os.Create(filepath.Join(e.opts.Dir, "prometheus.log"))
 	if err != nil {
 		return err
 	}
 	e.onStop(log.Close)
-	p, err := promserver.Start(ctx, promserver.Options{Targets: []string{e.Gateway.MetricsAddr}, ScrapeInterval: SignalTiming.Scrape, Log: log})
+	targets := []string{e.Gateway.MetricsAddr}
+	labels := map[string]map[string]string{}
+	for _, w := range e.opts.Workers {
+		addr := net.JoinHostPort(e.Servers.Addrs[w].String(), strconv.Itoa(e.Servers.Port))
+		targets = append(targets, addr)
+		labels[addr] = map[string]string{"cluster": w, "namespace": e.opts.Service.Namespace, "ome_io_inferenceservice": e.opts.Service.Name}
+	}
+	p, err := promserver.Start(ctx, promserver.Options{Targets: targets, Labels: labels, ScrapeInterval: SignalTiming.Scrape, Log: log})
 	if err != nil {
 		return fmt.Errorf("start Prometheus: %w", err)
 	}
@@ -37,15 +47,20 @@ func (e *Env) startPrometheus(ctx context.Context) error {
 }
 
 // signalSettings is the manager's traffic signal: the fixture's Prometheus, SignalTiming
-// and the shipped queries.
+// and the shipped queries, the HAProxy ones and the vLLM load ones.
 func signalSettings(promURL string) (*trafficsignal.Settings, error) {
 	requests, failures, err := samples.HAProxySignalQueries()
 	if err != nil {
 		return nil, err
 	}
+	waiting, cacheUse, err := samples.VLLMLoadQueries()
+	if err != nil {
+		return nil, err
+	}
 	// No minPeriod here: the manager checks the interval against its observer's.
 	s, errs := trafficsignal.Validate(trafficsignal.Spec{URL: &promURL, Timeout: new(SignalTiming.Timeout),
-		Interval: new(SignalTiming.Interval), Window: new(SignalTiming.Window), Requests: &requests, Failures: &failures},
+		Interval: new(SignalTiming.Interval), Window: new(SignalTiming.Window), Requests: &requests, Failures: &failures,
+		Waiting: &waiting, CacheUse: &cacheUse},
 		trafficsignal.Path, 0)
 	return s, errors.Join(errs...)
 }
