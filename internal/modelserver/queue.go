@@ -30,7 +30,7 @@ const QueueWaitHeader = "X-Queue-Wait-Ms"
 
 // MaxTokensHeader gives the tokens a request asks for when its body has no max_tokens,
 // for a client that sends no body (as the traffic package's GETs do).
-const MaxTokensHeader = "X-Max-Tokens"
+const MaxTokensHeader = "X-Max-Tokens" //nolint:gosec // a header name, not a credential
 
 const (
 	// maxTokens bounds the tokens a request is served for, far beyond any model's context,
