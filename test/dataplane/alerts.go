@@ -72,7 +72,7 @@ func (e *Env) StartAlerting(ctx context.Context) (*promserver.Server, error) {
 		return nil, err
 	}
 	p, err := promserver.Start(ctx, promserver.Options{Targets: []string{u.Host}, MetricsPath: u.Path,
-		ScrapeInterval: SignalTiming.Scrape, Rules: rules, Log: log})
+		ScrapeInterval: e.signal().Scrape, Rules: rules, Log: log})
 	if err != nil {
 		_ = log.Close()
 		return nil, fmt.Errorf("start the alerting Prometheus: %w", err)

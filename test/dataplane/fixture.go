@@ -58,6 +58,9 @@ type Options struct {
 	// TrafficSignal starts a Prometheus scraping haproxy's exporter, and gives the manager
 	// a routing.trafficSignal on it with the shipped HAProxy queries (see signal.go).
 	TrafficSignal bool
+	// Signal is the traffic signal's timing and Prometheus's scrape interval; nil is
+	// SignalTiming.
+	Signal *Signal
 }
 
 // Env is a running data plane.
@@ -172,7 +175,7 @@ func (e *Env) startManager(ctx context.Context) error {
 	}
 	var signal *trafficsignal.Settings
 	if e.Prometheus != nil {
-		if signal, err = signalSettings(e.Prometheus.URL); err != nil {
+		if signal, err = signalSettings(e.Prometheus.URL, e.signal()); err != nil {
 			return err
 		}
 	}

@@ -15,10 +15,22 @@ import (
 	"github.com/ome-routing/operator/pkg/trafficsignal"
 )
 
-// SignalTiming is the fixture's traffic signal: read every second over a 5-second window,
-// from a Prometheus that scrapes haproxy's exporter every second.
-var SignalTiming = struct{ Interval, Timeout, Window, Scrape time.Duration }{
+// Signal is the timing of a traffic signal: how often the manager reads it, its queries'
+// timeout and window, and how often Prometheus scrapes haproxy and the model servers.
+type Signal struct{ Interval, Timeout, Window, Scrape time.Duration }
+
+// SignalTiming is the fixture's traffic signal unless Options.Signal says otherwise: read
+// every second over a 5-second window, from a Prometheus that scrapes every second.
+var SignalTiming = Signal{
 	Interval: time.Second, Timeout: 500 * time.Millisecond, Window: 5 * time.Second, Scrape: time.Second,
+}
+
+// signal is the traffic signal's timing this fixture runs with.
+func (e *Env) signal() Signal {
+	if e.opts.Signal != nil {
+		return *e.opts.Signal
+	}
+	return SignalTiming
 }
 
 // startPrometheus starts a Prometheus scraping haproxy's exporter and each cluster's model
@@ -37,7 +49,7 @@ func (e *Env) startPrometheus(ctx context.Context) error {
 		targets = append(targets, addr)
 		labels[addr] = map[string]string{"cluster": w, "namespace": e.opts.Service.Namespace, "ome_io_inferenceservice": e.opts.Service.Name}
 	}
-	p, err := promserver.Start(ctx, promserver.Options{Targets: targets, Labels: labels, ScrapeInterval: SignalTiming.Scrape, Log: log})
+	p, err := promserver.Start(ctx, promserver.Options{Targets: targets, Labels: labels, ScrapeInterval: e.signal().Scrape, Log: log})
 	if err != nil {
 		return fmt.Errorf("start Prometheus: %w", err)
 	}
@@ -46,9 +58,9 @@ func (e *Env) startPrometheus(ctx context.Context) error {
 	return nil
 }
 
-// signalSettings is the manager's traffic signal: the fixture's Prometheus, SignalTiming
+// signalSettings is the manager's traffic signal: the fixture's Prometheus, the timing t
 // and the shipped queries, the HAProxy ones and the vLLM load ones.
-func signalSettings(promURL string) (*trafficsignal.Settings, error) {
+func signalSettings(promURL string, t Signal) (*trafficsignal.Settings, error) {
 	requests, failures, err := samples.HAProxySignalQueries()
 	if err != nil {
 		return nil, err
@@ -58,8 +70,8 @@ func signalSettings(promURL string) (*trafficsignal.Settings, error) {
 		return nil, err
 	}
 	// No minPeriod here: the manager checks the interval against its observer's.
-	s, errs := trafficsignal.Validate(trafficsignal.Spec{URL: &promURL, Timeout: new(SignalTiming.Timeout),
-		Interval: new(SignalTiming.Interval), Window: new(SignalTiming.Window), Requests: &requests, Failures: &failures,
+	s, errs := trafficsignal.Validate(trafficsignal.Spec{URL: &promURL, Timeout: new(t.Timeout),
+		Interval: new(t.Interval), Window: new(t.Window), Requests: &requests, Failures: &failures,
 		Waiting: &waiting, CacheUse: &cacheUse},
 		trafficsignal.Path, 0)
 	return s, errors.Join(errs...)
