@@ -131,6 +131,9 @@ func TestLoadBalancing(t *testing.T) {
 	b.waitFor("the route to weigh both clusters equally again", b.equalRoute)
 	gatesOff := b.gates("static")
 	results := b.send.stop()
+	if ended := b.rec.watchEnded(); ended != "" {
+		t.Fatalf("%s during the run: the shares after it are missing", ended)
+	}
 	if err := os.WriteFile(filepath.Join(b.dir, "shares.log"), []byte(b.rec.log(static.step)), 0o600); err != nil {
 		t.Error(err)
 	}

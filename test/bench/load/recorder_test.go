@@ -25,7 +25,10 @@ import (
 // (each cluster's share, weight and load message) and of its HTTPRoute (each cluster's
 // weight), and the answers of worker-b's model server to its probes.
 type recorder struct {
-	mu     sync.Mutex
+	mu sync.Mutex
+	// ended says which watch the API server ended, when one did: the figures after it
+	// would be missing, so the waits fail saying so.
+	ended  string
 	maps   []mapVersion
 	routes []routeVersion
 	probes []probeAnswer
@@ -77,11 +80,19 @@ func (r *recorder) watch(ctx context.Context, env *dataplane.Env) error {
 			select {
 			case <-ctx.Done():
 				return
-			case ev := <-tms.ResultChan():
+			case ev, open := <-tms.ResultChan():
+				if !open {
+					r.closed("the map's")
+					return
+				}
 				if tm, ok := ev.Object.(*omev1beta1.TrafficMap); ok && ev.Type != watch.Deleted && tm.Name == service.Name {
 					r.addMap(tm)
 				}
-			case ev := <-routes.ResultChan():
+			case ev, open := <-routes.ResultChan():
+				if !open {
+					r.closed("the route's")
+					return
+				}
 				if rt, ok := ev.Object.(*gatewayv1.HTTPRoute); ok && ev.Type != watch.Deleted && len(rt.Spec.Rules) > 0 {
 					v := routeVersion{at: time.Now(), weight: map[string]int32{}}
 					for _, ref := range rt.Spec.Rules[0].BackendRefs {
@@ -95,6 +106,20 @@ func (r *recorder) watch(ctx context.Context, env *dataplane.Env) error {
 		}
 	}()
 	return nil
+}
+
+// closed records that the API server ended a watch.
+func (r *recorder) closed(which string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.ended = which + " watch ended"
+}
+
+// watchEnded says which watch the API server ended, if one did.
+func (r *recorder) watchEnded() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.ended
 }
 
 func (r *recorder) addMap(tm *omev1beta1.TrafficMap) {
@@ -219,14 +244,14 @@ func (r *recorder) summary() string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if len(r.maps) == 0 {
-		return "no version of the map seen"
+		return "no version of the map seen " + r.ended
 	}
 	v := r.maps[len(r.maps)-1]
 	var parts []string
 	for _, c := range slices.Sorted(maps.Keys(v.weight)) {
 		parts = append(parts, fmt.Sprintf("%s weight %d share %d%% (%s)", c, v.weight[c], v.share[c], v.message[c]))
 	}
-	return fmt.Sprintf("the map at %s: %s", v.at.Format(time.StampMilli), strings.Join(parts, "; "))
+	return fmt.Sprintf("the map at %s: %s %s", v.at.Format(time.StampMilli), strings.Join(parts, "; "), r.ended)
 }
 
 // log writes every map version from since on with its load messages, for the run's log
