@@ -118,10 +118,11 @@ func TestLoadBalancing(t *testing.T) {
 	b.send.setRate(lowLoad * capacity)
 	down := time.Now()
 	var back time.Duration
-	if err := poll.Until(b.ctx, 100*time.Millisecond, stepTimeout, poll.Holds(func() bool {
+	cameBack := poll.Until(b.ctx, 100*time.Millisecond, stepTimeout, poll.Holds(func() bool {
 		s := b.rec.shares()
 		return s["worker-a"] == 100 && s["worker-b"] == 100
-	})); err == nil {
+	})) == nil
+	if cameBack {
 		back = time.Since(down)
 	}
 	downEnd := time.Now()
@@ -144,7 +145,7 @@ func TestLoadBalancing(t *testing.T) {
 	fl.print("following")
 	fmt.Printf("load ratio_p95=%s ratio_p50=%s\n", ratio(st.p(0.95), fl.p(0.95)), ratio(st.p(0.5), fl.p(0.5)))
 	b.printSettle(following, results)
-	if back > 0 {
+	if cameBack {
 		fmt.Printf("load settle_down_intervals=%s settle_down_s=%.1f route_changes=%d\n", intervals(back), back.Seconds(),
 			b.rec.routeChanges(down, downEnd))
 	} else {
