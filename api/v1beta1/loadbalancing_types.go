@@ -18,7 +18,7 @@ const (
 )
 
 // RoutingLoadBalancing lets the model servers' own load move a service's weights: a cluster
-// whose servers are past the target gives up part of its share to clusters with headroom,
+// whose servers are past the target gives up part of its share to clusters below theirs,
 // and takes it back when it has headroom again (docs/concepts/load-balancing.md). Gates,
 // drains, capacity and failover tiers decide first; load only divides what they leave.
 //
@@ -124,9 +124,11 @@ type TrafficMapLoad struct {
 	// +kubebuilder:validation:Maximum=100000
 	PressurePercent *int32 `json:"pressurePercent,omitempty"`
 
-	// changePressurePercent is pressurePercent when the share last fell: while the pressure
-	// is lower than then, that change is still taking effect (a queue drains) and the
-	// share holds rather than falling again.
+	// changePressurePercent is pressurePercent when the share last moved or held: after a
+	// fall, while the pressure is lower than then, that change is still taking effect (a
+	// queue drains) and the share holds rather than falling again; after a climb, once the
+	// pressure has risen past it by more than the band, the share holds rather than
+	// climbing again.
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=100000

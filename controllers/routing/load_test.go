@@ -40,7 +40,7 @@ func TestAttachLoadLeavesGatedAndDrainedHomesOut(t *testing.T) {
 	if next := r.attachLoad(s); !next.IsZero() {
 		t.Fatalf("nothing waits, got a next look at %s", next)
 	}
-	if l := s.homes[0].Load; l == nil || l.SharePercent != 100 || l.Message != "saturated (cache 100% of 80%: 125%), no other cluster has headroom: holds at 100%" {
+	if l := s.homes[0].Load; l == nil || l.SharePercent != 100 || l.Message != "saturated (cache 100% of 80%: 125%), no other cluster is below its target: holds at 100%" {
 		t.Fatalf("busy: %+v", l)
 	}
 	if s.homes[3].Load != nil {

@@ -3,6 +3,8 @@ package drain
 import (
 	"slices"
 
+	"k8s.io/utils/ptr"
+
 	"github.com/ome-routing/operator/pkg/trafficmap"
 )
 
@@ -25,6 +27,12 @@ func Apply(result trafficmap.Result, overrides []Override) trafficmap.Result {
 		}
 		e.DrainRefs = slices.Sorted(slices.Values(refs))
 		e.Weight = 0
+		if e.Load != nil && e.Load.ShadowWeight != nil {
+			// The weight Shadow load balancing would set is held at 0 too (a copy: the
+			// input's record is not modified).
+			e.Load = e.Load.DeepCopy()
+			e.Load.ShadowWeight = ptr.To[int32](0)
+		}
 	}
 	out.Routable = trafficmap.AfterDrains(result.Routable, out.Entries)
 	return out

@@ -5,6 +5,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	omev1beta1 "github.com/ome-routing/operator/api/v1beta1"
 	"github.com/ome-routing/operator/pkg/trafficmap"
@@ -139,6 +140,27 @@ func TestApply(t *testing.T) {
 				t.Errorf("Apply modified its input: %+v", in.Entries)
 			}
 		})
+	}
+}
+
+// A drained home's Shadow load record says it would get no weight either, and the input's
+// record is not modified.
+func TestApplyHoldsADrainedShadowWeightAtZero(t *testing.T) {
+	shadow := func(cluster string, weight, shadowWeight int32) omev1beta1.TrafficMapEntry {
+		e := entry(cluster, weight, true)
+		e.Load = &omev1beta1.TrafficMapLoad{Mode: omev1beta1.LoadBalancingShadow, SharePercent: 50, ShadowWeight: ptr.To(shadowWeight)}
+		return e
+	}
+	in := trafficmap.Result{Entries: []omev1beta1.TrafficMapEntry{shadow("a", 2, 1), shadow("b", 2, 2)}}
+	out := Apply(in, []Override{{"x", "a", "r"}})
+	if got := *out.Entries[0].Load.ShadowWeight; got != 0 {
+		t.Errorf("drained a: shadowWeight %d, want 0", got)
+	}
+	if got := *out.Entries[1].Load.ShadowWeight; got != 2 {
+		t.Errorf("b: shadowWeight %d, want 2 as it was", got)
+	}
+	if got := *in.Entries[0].Load.ShadowWeight; got != 1 {
+		t.Errorf("the input's record changed: shadowWeight %d, want 1", got)
 	}
 }
 

@@ -30,8 +30,9 @@ type State struct {
 	SharePercent int32
 	// LastChange is when the share last moved, or a draining queue last held it.
 	LastChange time.Time
-	// ChangePressure is the pressure when the share last fell or held: while the pressure
-	// is lower, that change is still taking effect.
+	// ChangePressure is the pressure when the share last moved or held: after a fall,
+	// while the pressure is lower, that change is still taking effect; after a climb, a
+	// pressure risen past it by more than the band holds the next climb.
 	ChangePressure int32
 }
 
@@ -59,13 +60,19 @@ type Decision struct {
 }
 
 // Decide takes every cluster's decision at now. Each decision looks at the others, as a
-// share given up goes to the clusters with headroom: a saturated cluster (pressure past the
-// target plus the band) gives up a step, down to the floor, only while another eligible
-// cluster has headroom (pressure below the target less the band); a cluster with headroom
-// takes a step back, up to 100, only while no eligible cluster is saturated. A share moves
-// at most once per MinInterval, and after it falls it holds while the pressure keeps
-// falling: a queue drains slower than the traffic leaves. A cluster whose reading is
-// Unknown keeps its share and counts as neither saturated nor with headroom.
+// share given up goes to the clusters that can take it: a saturated cluster (pressure past
+// the target plus the band) gives up a step, down to the floor, only while another eligible
+// cluster is below its target; a cluster with headroom (pressure below the target less the
+// band) takes half a step back, up to 100, only while no eligible cluster is saturated and
+// its pressure has not risen by more than the band since its last change. A share moves at
+// most once per MinInterval, and after it falls it holds while the pressure keeps falling: a
+// queue drains slower than the traffic leaves. A cluster whose reading is
+// Unknown keeps its share and counts as neither saturated nor below its target.
+//
+// Only the ratio of the shares reaches the weights, so when no eligible cluster is left at
+// 100 every eligible share is scaled up until the highest is (rescale): the weights stay
+// as they are, and a cluster that gave up its share while the others were saturated in turn
+// is not left stuck at the floor with every other one.
 func Decide(p Policy, homes []Home, now time.Time) []Decision {
 	out := make([]Decision, len(homes))
 	for i, h := range homes {
@@ -78,6 +85,7 @@ func Decide(p Policy, homes []Home, now time.Time) []Decision {
 	}
 	saturated := func(d Decision) bool { return d.Known && band(p, d.Pressure) > 0 }
 	headroom := func(d Decision) bool { return d.Known && band(p, d.Pressure) < 0 }
+	belowTarget := func(d Decision) bool { return d.Known && d.Pressure < 100 }
 	anySaturated := false
 	for _, d := range out {
 		anySaturated = anySaturated || saturated(d)
@@ -87,16 +95,16 @@ func Decide(p Policy, homes []Home, now time.Time) []Decision {
 		if !d.Known {
 			continue
 		}
-		otherHeadroom := false
+		otherBelow := false
 		for j, o := range out {
-			otherHeadroom = otherHeadroom || (j != i && headroom(o))
+			otherBelow = otherBelow || (j != i && belowTarget(o))
 		}
 		share := h.State.Share()
 		due := h.State.LastChange.IsZero() || !now.Before(h.State.LastChange.Add(p.MinInterval))
 		at := reading(p, h, d.Pressure)
 		switch {
-		case saturated(*d) && !otherHeadroom:
-			d.Message = fmt.Sprintf("saturated (%s), no other cluster has headroom: holds at %d%%", at, share)
+		case saturated(*d) && !otherBelow:
+			d.Message = fmt.Sprintf("saturated (%s), no other cluster is below its target: holds at %d%%", at, share)
 		case saturated(*d) && share <= p.FloorPercent:
 			d.Message = fmt.Sprintf("saturated (%s): holds at the floor, %d%%", at, share)
 		case saturated(*d) && !due:
@@ -115,16 +123,50 @@ func Decide(p Policy, homes []Home, now time.Time) []Decision {
 		case headroom(*d) && share < 100 && !due:
 			d.Waiting = true
 			d.Message = fmt.Sprintf("headroom (%s): holds at %d%% until minInterval has passed", at, share)
+		case headroom(*d) && share < 100 && d.Pressure > h.State.ChangePressure+p.HysteresisPercent:
+			d.Message = fmt.Sprintf("headroom (%s), risen since the last change: holds at %d%%", at, share)
 		case headroom(*d) && share < 100:
-			next := min(share+p.MaxStepPercent, 100)
-			d.State = State{SharePercent: next, LastChange: now}
+			next := min(share+climbStep(p), 100)
+			d.State = State{SharePercent: next, LastChange: now, ChangePressure: d.Pressure}
 			d.Moved = true
 			d.Message = fmt.Sprintf("headroom (%s): share %d%% -> %d%%", at, share, next)
 		default:
 			d.Message = fmt.Sprintf("within target (%s): holds at %d%%", at, share)
 		}
 	}
+	rescale(homes, out)
 	return out
+}
+
+// climbStep is how far a share climbs back at once: half a step down. A queue that is empty
+// says only that the cluster is below its rate, not how far, so the climb probes for the
+// rate in smaller steps than the fall that found it.
+func climbStep(p Policy) int32 {
+	return max(p.MaxStepPercent/2, 1)
+}
+
+// rescale scales every eligible share up so that the highest is 100, when none is: the
+// shares keep their ratio (to a point), so the weights do not move. A home that is not
+// eligible keeps its share, as it takes no traffic to compare.
+func rescale(homes []Home, out []Decision) {
+	highest := int32(0)
+	for i, h := range homes {
+		if h.Eligible {
+			highest = max(highest, out[i].State.Share())
+		}
+	}
+	if highest == 0 || highest >= 100 {
+		return
+	}
+	for i, h := range homes {
+		if !h.Eligible {
+			continue
+		}
+		d := &out[i]
+		was := d.State.Share()
+		d.State.SharePercent = min((was*100+highest/2)/highest, 100)
+		d.Message += fmt.Sprintf("; no share left at 100%%, every share scaled up: %d%% -> %d%%", was, d.State.SharePercent)
+	}
 }
 
 // pressure is how far the reading is toward the policy's targets, in percent (the higher

@@ -22,7 +22,7 @@ func cacheHome(name string, use float64, st State) Home {
 
 func TestDecideMovesAShareOnlyWhereTheRulesSay(t *testing.T) {
 	p := cachePolicy()
-	longAgo := State{SharePercent: 75, LastChange: t0.Add(-time.Minute)}
+	longAgo := State{SharePercent: 75, LastChange: t0.Add(-time.Minute), ChangePressure: 125}
 	cases := []struct {
 		name     string
 		homes    []Home
@@ -34,10 +34,19 @@ func TestDecideMovesAShareOnlyWhereTheRulesSay(t *testing.T) {
 			[]Home{cacheHome("a", 1, State{}), cacheHome("b", 0.3, State{})},
 			[]int32{75, 100}, []bool{true, false},
 			"saturated (cache 100% of 80%: 125%): share 100% -> 75%"},
-		{"no other cluster has headroom: the share holds",
+		{"no other cluster is below its target: the share holds",
 			[]Home{cacheHome("a", 1, State{}), cacheHome("b", 0.8, State{})},
 			[]int32{100, 100}, []bool{false, false},
-			"saturated (cache 100% of 80%: 125%), no other cluster has headroom: holds at 100%"},
+			"saturated (cache 100% of 80%: 125%), no other cluster is below its target: holds at 100%"},
+		{"a cluster within the band but below its target takes the step",
+			[]Home{cacheHome("a", 1, State{}), cacheHome("b", 0.75, State{})},
+			[]int32{75, 100}, []bool{true, false},
+			"saturated (cache 100% of 80%: 125%): share 100% -> 75%"},
+		{"with no share left at 100, every eligible share is scaled up: the ratio holds",
+			[]Home{cacheHome("a", 1, State{SharePercent: 20, LastChange: t0.Add(-time.Minute)}), cacheHome("b", 0.3, State{SharePercent: 50, LastChange: t0}),
+				{Cluster: "c", Replicas: 1, Eligible: false, State: State{SharePercent: 40}}},
+			[]int32{20, 100, 40}, []bool{true, false, false},
+			"saturated (cache 100% of 80%: 125%): share 20% -> 10%; no share left at 100%, every share scaled up: 10% -> 20%"},
 		{"within minInterval of the last change the share holds",
 			[]Home{cacheHome("a", 1, State{SharePercent: 75, LastChange: t0.Add(-5 * time.Second)}), cacheHome("b", 0.3, State{})},
 			[]int32{75, 100}, []bool{false, false},
@@ -56,11 +65,15 @@ func TestDecideMovesAShareOnlyWhereTheRulesSay(t *testing.T) {
 			"saturated (cache 95% of 80%: 119%), falling since the last change: holds at 75%"},
 		{"headroom takes a step back while nothing is saturated",
 			[]Home{cacheHome("a", 0.2, longAgo), cacheHome("b", 0.5, State{})},
-			[]int32{100, 100}, []bool{true, false},
-			"headroom (cache 20% of 80%: 25%): share 75% -> 100%"},
+			[]int32{87, 100}, []bool{true, false},
+			"headroom (cache 20% of 80%: 25%): share 75% -> 87%"},
+		{"headroom whose pressure rose by more than the band since the last climb holds",
+			[]Home{cacheHome("a", 0.4, State{SharePercent: 75, LastChange: t0.Add(-time.Minute), ChangePressure: 25}), cacheHome("b", 0.5, State{})},
+			[]int32{75, 100}, []bool{false, false},
+			"headroom (cache 40% of 80%: 50%), risen since the last change: holds at 75%"},
 		{"headroom holds while another cluster is saturated",
-			[]Home{cacheHome("a", 0.2, longAgo), cacheHome("b", 1, State{SharePercent: 10, LastChange: t0})},
-			[]int32{75, 10}, []bool{false, false},
+			[]Home{cacheHome("a", 0.2, longAgo), cacheHome("b", 1, State{SharePercent: 10, LastChange: t0}), cacheHome("c", 0.7, State{})},
+			[]int32{75, 10, 100}, []bool{false, false, false},
 			"headroom (cache 20% of 80%: 25%), another cluster is saturated: holds at 75%"},
 		{"within the band nothing moves",
 			[]Home{cacheHome("a", 0.85, longAgo), cacheHome("b", 0.3, State{})},
@@ -69,12 +82,12 @@ func TestDecideMovesAShareOnlyWhereTheRulesSay(t *testing.T) {
 		{"an Unknown reading holds and is no headroom for others",
 			[]Home{cacheHome("a", 1, State{}), {Cluster: "b", Replicas: 1, Eligible: true, Reading: Reading{Reason: "the query was not answered"}}},
 			[]int32{100, 100}, []bool{false, false},
-			"saturated (cache 100% of 80%: 125%), no other cluster has headroom: holds at 100%"},
+			"saturated (cache 100% of 80%: 125%), no other cluster is below its target: holds at 100%"},
 		{"a cluster that is not eligible keeps its share and is no headroom",
 			[]Home{cacheHome("a", 1, State{}), {Cluster: "b", Replicas: 1, Eligible: false, State: State{SharePercent: 50},
 				Reading: Reading{Known: true, CacheUse: ptr.To(0.0)}}},
 			[]int32{100, 50}, []bool{false, false},
-			"saturated (cache 100% of 80%: 125%), no other cluster has headroom: holds at 100%"},
+			"saturated (cache 100% of 80%: 125%), no other cluster is below its target: holds at 100%"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -151,6 +164,76 @@ func TestDecideSettlesOnTwoClustersOfUnequalSpeed(t *testing.T) {
 			if d := h[j] - settled[j]; d > p.MaxStepPercent || -d > p.MaxStepPercent {
 				t.Fatalf("interval %d: shares %v moved more than a step from %v (history %v)", i+3, h, settled, history)
 			}
+		}
+	}
+}
+
+// queueModel is two clusters of one replica each whose servers serve rate requests an
+// interval, fed offered requests an interval split by their shares; what a server cannot
+// serve waits. It stands in for the bench's real queues, to run the decision for hundreds
+// of intervals.
+type queueModel struct {
+	rate    [2]float64
+	waiting [2]float64
+	states  [2]State
+}
+
+// step runs one interval at offered requests and decides at now; it returns the requests
+// left waiting.
+func (m *queueModel) step(p Policy, offered float64, now time.Time) float64 {
+	total := float64(m.states[0].Share() + m.states[1].Share())
+	homes := make([]Home, 2)
+	for i := range homes {
+		m.waiting[i] = max(m.waiting[i]+offered*float64(m.states[i].Share())/total-m.rate[i], 0)
+		homes[i] = Home{Cluster: []string{"fast", "slow"}[i], Replicas: 1, Eligible: true, State: m.states[i],
+			Reading: Reading{Known: true, Waiting: ptr.To(m.waiting[i]), At: now}}
+	}
+	for i, d := range Decide(p, homes, now) {
+		m.states[i] = d.State
+	}
+	return m.waiting[0] + m.waiting[1]
+}
+
+// TestDecideFollowsAQueueAndRecoversFromOverload runs the decision against queues that
+// serve 2:1 with equal static weights: first offered 80% of their total (the slower one is
+// past its rate), then 120% for a while (both queue, both saturate), then 80% again. Under
+// 80% the shares must keep the slower queue short (far less waiting than with the static
+// split); after the overload they must find that split again rather than stay where the
+// overload left them (both at the floor is the static split once more).
+func TestDecideFollowsAQueueAndRecoversFromOverload(t *testing.T) {
+	p := Policy{Mode: "Enforce", WaitingPerReplica: 4, MinInterval: time.Second, MaxStepPercent: 25, HysteresisPercent: 20, FloorPercent: 10}
+	static := queueModel{rate: [2]float64{20, 10}}
+	m := queueModel{rate: [2]float64{20, 10}}
+	now := t0
+	run := func(offered float64, intervals int) (waitingFollowing, waitingStatic float64, slowShares []int32) {
+		for range intervals {
+			waitingFollowing += m.step(p, offered, now)
+			static.waiting[1] = max(static.waiting[1]+offered/2-static.rate[1], 0)
+			waitingStatic += static.waiting[1]
+			slowShares = append(slowShares, 100*m.states[1].Share()/m.states[0].Share())
+			now = now.Add(p.MinInterval)
+		}
+		return waitingFollowing, waitingStatic, slowShares
+	}
+	following, fixed, shares := run(24, 60)
+	t.Logf("80%% load: shares %v", shares)
+	if following*4 > fixed {
+		t.Errorf("at 80%% load: %.0f request-intervals waiting following the load, %.0f with the static split; want a quarter or less (slow/fast shares %v)", following, fixed, shares)
+	}
+	run(36, 30)
+	_, _, drain := run(24, 30)
+	t.Logf("80%% load again, the backlog draining: shares %v", drain)
+	static.waiting = [2]float64{}
+	following, fixed, shares = run(24, 60)
+	t.Logf("80%% load after the backlog: shares %v", shares)
+	if following*4 > fixed {
+		t.Errorf("at 80%% load after an overload: %.0f request-intervals waiting following the load, %.0f static; want a quarter or less (slow/fast shares %v)", following, fixed, shares)
+	}
+	// The slower cluster's rate is 10 of the 24 offered: its balanced share is 71% of the
+	// faster's. After the overload the shares must be near it again, within a step.
+	for i, s := range shares {
+		if s < 71-p.MaxStepPercent || s > 71+p.MaxStepPercent {
+			t.Fatalf("interval %d after the backlog: the slower cluster's share is %d%% of the faster's, want within a step of 71%%: %v", i, s, shares)
 		}
 	}
 }
