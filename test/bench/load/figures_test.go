@@ -42,15 +42,16 @@ func waits(results []result, from, to time.Time) waitStats {
 // p is the q-quantile of every wait, in milliseconds.
 func (w waitStats) p(q float64) float64 { return stats.Quantile(w.all, q) }
 
-// print writes the mode's figure line.
-func (w waitStats) print(mode string) {
+// print writes the mode's figure line: offered and capacity are the load and what the two
+// clusters serve, in requests per second.
+func (w waitStats) print(mode string, offered, capacity float64) {
 	a, b := w.byCluster["worker-a"], w.byCluster["worker-b"]
 	bShare := 0.0
 	if len(w.all) > 0 {
 		bShare = 100 * float64(len(b)) / float64(len(w.all))
 	}
 	fmt.Printf("load mode=%s offered_rps=%.0f sent_rps=%.1f capacity_rps=%.0f window_s=%.0f requests=%d p50_ms=%.0f p95_ms=%.0f p99_ms=%.0f max_ms=%.0f a_p95_ms=%.0f b_p95_ms=%.0f b_share_pct=%.1f failed=%d\n",
-		mode, highLoad*capacity, float64(w.requests)/w.window.Seconds(), capacity, w.window.Seconds(), w.requests,
+		mode, offered, float64(w.requests)/w.window.Seconds(), capacity, w.window.Seconds(), w.requests,
 		w.p(0.5), w.p(0.95), w.p(0.99), stats.Max(w.all), stats.Quantile(a, 0.95), stats.Quantile(b, 0.95), bShare, w.failed)
 }
 
@@ -63,13 +64,14 @@ func ratio(a, b float64) string {
 	return fmt.Sprintf("%.2f", a/b)
 }
 
-// printSettle writes how the shares moved after the following phase's step: when they
-// reached the band they end the window in, how they got there, and, once there, the
-// queue wait of the requests sent from then to the end of the window.
-func (b *bench) printSettle(following span, results []result) {
+// printSettle writes how the shares moved after a step (named by step): when they reached
+// the band they end the window in, how they got there and how much they move in it, and,
+// once there, the queue wait of the requests sent from then to the end of the window
+// (offered and capacity as waitStats.print takes them).
+func (b *bench) printSettle(step string, w span, results []result, offered, capacity float64) {
 	byCluster := map[string]settling{}
-	for _, w := range workers {
-		byCluster[w] = settle(b.rec.sharePath(w, following.step, following.end), following.end, maxStep)
+	for _, c := range workers {
+		byCluster[c] = settle(b.rec.sharePath(c, w.step, w.end), w.end, maxStep)
 	}
 	sa, sb := byCluster["worker-a"], byCluster["worker-b"]
 	settled := sa.settled && sb.settled
@@ -82,12 +84,13 @@ func (b *bench) printSettle(following span, results []result) {
 	if settled {
 		settleIntervals, settleS = intervals(after), fmt.Sprintf("%.1f", after.Seconds())
 	}
-	fmt.Printf("load settle_intervals=%s settle_s=%s interval_s=%.0f min_interval_s=%.0f step_pct=%d oscillation=%s moves_after=%d band_b=%d-%d first_run_intervals=%s first_run_b_to=%d path_b=%s path_a=%s route_changes=%d\n",
-		settleIntervals, settleS, signal.Interval.Seconds(), minInterval.Seconds(), maxStep, osc, sa.movesAfter+sb.movesAfter,
-		sb.lo, sb.hi, intervals(sb.firstRun), sb.firstRunEnd, sb.pathString(), sa.pathString(),
-		b.rec.routeChanges(following.step, following.end))
-	if settled && following.end.Sub(following.step.Add(after)) >= 10*signal.Interval {
-		waits(results, following.step.Add(after), following.end).print("following_settled")
+	tail := w.end.Add(-w.end.Sub(w.step) / 3)
+	fmt.Printf("load settle_intervals=%s step=%s settle_s=%s interval_s=%.0f min_interval_s=%.0f step_pct=%d oscillation=%s moves_after=%d moves_last_third_b=%d band_b=%d-%d first_run_intervals=%s first_run_b_to=%d path_b=%s path_a=%s route_changes=%d\n",
+		settleIntervals, step, settleS, signal.Interval.Seconds(), minInterval.Seconds(), maxStep, osc, sa.movesAfter+sb.movesAfter,
+		len(b.rec.sharePath("worker-b", tail, w.end))-1, sb.lo, sb.hi, intervals(sb.firstRun), sb.firstRunEnd, sb.pathString(), sa.pathString(),
+		b.rec.routeChanges(w.step, w.end))
+	if settled && w.end.Sub(w.step.Add(after)) >= 10*signal.Interval {
+		waits(results, w.step.Add(after), w.end).print("following_settled_"+step, offered, capacity)
 	}
 }
 

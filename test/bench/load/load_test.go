@@ -33,6 +33,11 @@ const (
 	// highLoad and lowLoad are the offered load, as a share of the two clusters' capacity:
 	// under the static weights highLoad gives worker-b 120% of what it serves.
 	highLoad, lowLoad = 0.8, 0.4
+	// midLoad is the load under which worker-b's capacity halves: 36 requests per second,
+	// of which worker-b can then serve 10.
+	midLoad = 0.6
+	// capacityWindow is how long worker-b serves at half its capacity.
+	capacityWindow = 60 * time.Second
 	// warm is how long each phase runs at lowLoad before the load steps up.
 	warm = 20 * time.Second
 	// defaultWindow is how long each phase runs at highLoad (OME_BENCH_LOAD_WINDOW changes
@@ -63,11 +68,13 @@ var (
 
 // TestLoadBalancing prints, side by side from one run:
 //
-//	load mode=static offered_rps=48 capacity_rps=60 window_s=90 requests=… p50_ms=… p95_ms=… …
+//	load mode=static offered_rps=48 … capacity_rps=60 window_s=90 requests=… p50_ms=… p95_ms=… …
 //	load mode=following …
 //	load ratio_p95=… ratio_p50=…
-//	load settle_intervals=… oscillation=… …
+//	load settle_intervals=… step=load_up … oscillation=… …
 //	load settle_down_intervals=…
+//	load mode=following_b_halved offered_rps=36 … capacity_rps=50 …
+//	load settle_intervals=… step=b_capacity_halves …
 //	load gate mode=static flips=3 median_ms=… max_ms=… min_ms=…
 //	load gate mode=following …
 //
@@ -78,8 +85,10 @@ var (
 // its figures grow with the window; the following mode has load balancing in Enforce. The
 // settle figures read worker-b's and worker-a's shares after the step, in signal
 // intervals (settle_test.go says how). Then the load steps down and the shares' way back
-// is timed, and worker-b fails outright 3 times with load balancing on, and 3 times with
-// it off: the gate delay is its failureThreshold-th failing probe to the map's weight 0.
+// is timed; under 60% of the load worker-b's capacity halves for a minute (its wait and
+// its shares' settling are the b_halved figures); and worker-b fails outright 3 times with
+// load balancing on, and 3 times with it off: the gate delay is its failureThreshold-th
+// failing probe to the map's weight 0.
 //
 // It runs only with OME_BENCH=1 (make bench-load sets it), reports, never asserts, a
 // time, and fails only when it cannot measure.
@@ -127,6 +136,21 @@ func TestLoadBalancing(t *testing.T) {
 	}
 	downEnd := time.Now()
 
+	// worker-b's capacity halves under 60% of the load: its share must fall further than
+	// after the load step, to about a quarter.
+	b.send.setRate(midLoad * capacity)
+	b.sleep(warm)
+	halved := span{step: time.Now()}
+	must(t, b.env.Servers.SetQueue("worker-b", modelserver.Queue{Slots: slotsB / 2, ServiceTime: serviceTime}))
+	b.sleep(capacityWindow)
+	halved.end = time.Now()
+	must(t, b.env.Servers.SetQueue("worker-b", modelserver.Queue{Slots: slotsB, ServiceTime: serviceTime}))
+	b.send.setRate(lowLoad * capacity)
+	b.waitFor("every share back at 100% before the gates", func() bool {
+		s := b.rec.shares()
+		return s["worker-a"] == 100 && s["worker-b"] == 100
+	})
+
 	gatesOn := b.gates("following")
 	b.setLoadBalancing(nil)
 	b.waitFor("the route to weigh both clusters equally again", b.equalRoute)
@@ -141,16 +165,19 @@ func TestLoadBalancing(t *testing.T) {
 
 	st := waits(results, static.step, static.end)
 	fl := waits(results, following.step, following.end)
-	st.print("static")
-	fl.print("following")
+	st.print("static", highLoad*capacity, capacity)
+	fl.print("following", highLoad*capacity, capacity)
 	fmt.Printf("load ratio_p95=%s ratio_p50=%s\n", ratio(st.p(0.95), fl.p(0.95)), ratio(st.p(0.5), fl.p(0.5)))
-	b.printSettle(following, results)
+	b.printSettle("load_up", following, results, highLoad*capacity, capacity)
 	if cameBack {
 		fmt.Printf("load settle_down_intervals=%s settle_down_s=%.1f route_changes=%d\n", intervals(back), back.Seconds(),
 			b.rec.routeChanges(down, downEnd))
 	} else {
 		fmt.Printf("load settle_down_intervals=none within_s=%.0f shares=%v\n", stepTimeout.Seconds(), b.rec.shares())
 	}
+	halvedCapacity := float64(slotsA+slotsB/2) * float64(time.Second) / float64(serviceTime)
+	waits(results, halved.step, halved.end).print("following_b_halved", midLoad*capacity, halvedCapacity)
+	b.printSettle("b_capacity_halves", halved, results, midLoad*capacity, halvedCapacity)
 	printGates("static", gatesOff)
 	printGates("following", gatesOn)
 }

@@ -254,21 +254,27 @@ func (r *recorder) summary() string {
 	return fmt.Sprintf("the map at %s: %s %s", v.at.Format(time.StampMilli), strings.Join(parts, "; "), r.ended)
 }
 
-// log writes every map version from since on with its load messages, for the run's log
-// (OME_BENCH_DIR): what the decision said at each move.
+// log writes every map version from since on that changed a weight, a share or a load
+// message, with the messages, for the run's log (OME_BENCH_DIR): what the decision said at
+// each move. The versions in between changed only the status.
 func (r *recorder) log(since time.Time) string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var b strings.Builder
+	last := ""
 	for _, v := range r.maps {
 		if v.at.Before(since) {
 			continue
 		}
-		fmt.Fprintf(&b, "%8.1fs", v.at.Sub(since).Seconds())
+		var line strings.Builder
 		for _, c := range workers {
-			fmt.Fprintf(&b, "  %s w=%d share=%d%% %q", c, v.weight[c], v.share[c], v.message[c])
+			fmt.Fprintf(&line, "  %s w=%d share=%d%% %q", c, v.weight[c], v.share[c], v.message[c])
 		}
-		b.WriteString("\n")
+		if line.String() == last {
+			continue
+		}
+		last = line.String()
+		fmt.Fprintf(&b, "%8.1fs%s\n", v.at.Sub(since).Seconds(), last)
 	}
 	return b.String()
 }
