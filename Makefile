@@ -289,7 +289,7 @@ BENCH_LOAD = echo "load part=$(1) load_average=$$(cut -d' ' -f1-3 /proc/loadavg 
 BENCH_FIGURES = tee $(BENCH_OUT)/$(1).log | awk '/^(prober|capacity|e2e|publish|failover|fleet|load) /{print; fflush()} /^(--- FAIL|FAIL|panic:)/{print; bad=1} END{exit bad}'
 
 .PHONY: bench bench-observer bench-prober bench-capacity bench-e2e bench-e2e-failover bench-fleet bench-publish bench-failover bench-load
-bench: ## Measure the observer's overhead, the prober at 1k/10k/50k homes, polls with probes at 10k, 200 services end to end without and with failover tiers, 50 workload clusters, the publish latency, failover through haproxy and load-following weights through haproxy (about 23 minutes).
+bench: ## Measure the observer's overhead, the prober at 1k/10k/50k homes, polls with probes at 10k, 200 services end to end without and with failover tiers, 50 workload clusters, the publish latency, failover through haproxy and load-following weights through haproxy (about 22 minutes).
 	@$(MAKE) --no-print-directory -j1 bench-observer bench-prober bench-capacity bench-e2e bench-e2e-failover bench-fleet bench-publish bench-failover bench-load
 
 bench-observer: ## Observer vs a bare net/http client: ns/op, allocs/op and their ratios.
@@ -345,7 +345,7 @@ bench-failover: envtest helm haproxy-ingress haproxy prometheus ## Failover thro
 		$(GO) test -count=1 -v -run '^(TestFailover|TestPassiveGateOutage)$$' -timeout $(BENCH_TIMEOUT) ./test/bench/failover/ \
 		| $(call BENCH_FIGURES,failover)
 
-bench-load: envtest helm haproxy-ingress haproxy prometheus ## Load-following weights through haproxy: two clusters serving 2:1 under equal static weights at 80% of their capacity, queue wait p50/p95 with static and with load-following weights side by side, the shares' settle time in signal intervals and their oscillation, and a failing cluster's gate delay with load balancing off and on (about 8 minutes).
+bench-load: envtest helm haproxy-ingress haproxy prometheus ## Load-following weights through haproxy: two clusters serving 2:1 under equal static weights at 80% of their capacity, queue wait p50/p95 with static and with load-following weights side by side, the shares' settle time in signal intervals and their oscillation after the load steps up and after one cluster's capacity halves, and a failing cluster's gate delay with load balancing off and on (about 7 minutes).
 	@mkdir -p $(BENCH_OUT); $(call BENCH_LOAD,load)
 	@OME_BENCH=1 KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" HELM="$(HELM)" HAPROXY_INGRESS="$(HAPROXY_INGRESS)" OME_BENCH_DIR=$(BENCH_OUT)/load \
 		$(GO) test -count=1 -v -run '^TestLoadBalancing$$' -timeout $(BENCH_TIMEOUT) ./test/bench/load/ \

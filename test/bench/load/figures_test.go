@@ -80,13 +80,14 @@ func (b *bench) printSettle(step string, w span, results []result, offered, capa
 		osc = sa.oscillation()
 	}
 	after := max(sa.after, sb.after)
-	settleIntervals, settleS := "none", "none"
+	settleIntervals, settleS, movesAfter := "none", "none", "none"
 	if settled {
 		settleIntervals, settleS = intervals(after), fmt.Sprintf("%.1f", after.Seconds())
+		movesAfter = fmt.Sprint(sa.movesAfter + sb.movesAfter)
 	}
 	tail := w.end.Add(-w.end.Sub(w.step) / 3)
-	fmt.Printf("load settle_intervals=%s step=%s settle_s=%s interval_s=%.0f min_interval_s=%.0f step_pct=%d oscillation=%s moves_after=%d moves_last_third_b=%d band_b=%d-%d first_run_intervals=%s first_run_b_to=%d path_b=%s path_a=%s route_changes=%d\n",
-		settleIntervals, step, settleS, signal.Interval.Seconds(), minInterval.Seconds(), maxStep, osc, sa.movesAfter+sb.movesAfter,
+	fmt.Printf("load settle_intervals=%s step=%s settle_s=%s interval_s=%.0f min_interval_s=%.0f step_pct=%d oscillation=%s moves_after=%s moves_last_third_b=%d band_b=%d-%d first_run_intervals=%s first_run_b_to=%d path_b=%s path_a=%s route_changes=%d\n",
+		settleIntervals, step, settleS, signal.Interval.Seconds(), minInterval.Seconds(), maxStep, osc, movesAfter,
 		len(b.rec.sharePath("worker-b", tail, w.end))-1, sb.lo, sb.hi, intervals(sb.firstRun), sb.firstRunEnd, sb.pathString(), sa.pathString(),
 		b.rec.routeChanges(w.step, w.end))
 	if settled && w.end.Sub(w.step.Add(after)) >= 10*signal.Interval {
