@@ -85,8 +85,8 @@ func (r *Reconciler) attachLoad(s *routingScope) time.Time {
 			continue
 		}
 		h.Load = loadbalance.Keep(*s.load, loadbalance.Record(d, s.load.Mode, recorded[h.Cluster]), recorded[h.Cluster])
-		if d.Waiting {
-			next = earliest(next, d.State.LastChange.Add(s.load.MinInterval))
+		if !d.Next.IsZero() {
+			next = earliest(next, d.Next)
 		}
 	}
 	return next

@@ -52,9 +52,9 @@ type Decision struct {
 	Known    bool
 	// Moved says whether the share changed in this decision.
 	Moved bool
-	// Waiting says that the share would move but minInterval has not passed since its last
-	// change: the caller looks again at State.LastChange + MinInterval.
-	Waiting bool
+	// Next, when not zero, says that the share would move but waits (for minInterval
+	// since its last change, or twice that after a fall): the caller looks again then.
+	Next time.Time
 	// Message says why the share moved or holds, or why the reading is Unknown.
 	Message string
 }
@@ -64,7 +64,8 @@ type Decision struct {
 // the target plus the band) gives up a step, down to the floor, only while another eligible
 // cluster is below its target; a cluster with headroom (pressure below the target less the
 // band) takes half a step back, up to 100, only while no eligible cluster is saturated and
-// its pressure has not risen by more than the band since its last change. A share moves at
+// its pressure has not risen by more than the band since its last change, and not within
+// twice MinInterval of a fall. A share moves at
 // most once per MinInterval, and after it falls it holds while the pressure keeps falling: a
 // queue drains slower than the traffic leaves. A cluster whose reading is
 // Unknown keeps its share and counts as neither saturated nor below its target.
@@ -78,6 +79,7 @@ func Decide(p Policy, homes []Home, now time.Time) []Decision {
 	for i, h := range homes {
 		out[i] = Decision{State: h.State}
 		if !h.Eligible {
+			out[i].Message = fmt.Sprintf("takes no traffic before load has its say (gated, drained or without capacity): holds at %d%%", h.State.Share())
 			continue
 		}
 		out[i].Pressure, out[i].Message = pressure(p, h)
@@ -101,6 +103,9 @@ func Decide(p Policy, homes []Home, now time.Time) []Decision {
 		}
 		share := h.State.Share()
 		due := h.State.LastChange.IsZero() || !now.Before(h.State.LastChange.Add(p.MinInterval))
+		// After a fall (a change at a saturated pressure) the first readings find the queue
+		// short because traffic has just left: a climb waits twice as long.
+		climbDue := due && (band(p, h.State.ChangePressure) <= 0 || !now.Before(h.State.LastChange.Add(2*p.MinInterval)))
 		at := reading(p, h, d.Pressure)
 		switch {
 		case saturated(*d) && !otherBelow:
@@ -108,7 +113,7 @@ func Decide(p Policy, homes []Home, now time.Time) []Decision {
 		case saturated(*d) && share <= p.FloorPercent:
 			d.Message = fmt.Sprintf("saturated (%s): holds at the floor, %d%%", at, share)
 		case saturated(*d) && !due:
-			d.Waiting = true
+			d.Next = h.State.LastChange.Add(p.MinInterval)
 			d.Message = fmt.Sprintf("saturated (%s): holds at %d%% until minInterval has passed", at, share)
 		case saturated(*d) && d.Pressure < h.State.ChangePressure:
 			d.State.LastChange, d.State.ChangePressure = now, d.Pressure
@@ -121,8 +126,11 @@ func Decide(p Policy, homes []Home, now time.Time) []Decision {
 		case headroom(*d) && share < 100 && anySaturated:
 			d.Message = fmt.Sprintf("headroom (%s), another cluster is saturated: holds at %d%%", at, share)
 		case headroom(*d) && share < 100 && !due:
-			d.Waiting = true
+			d.Next = h.State.LastChange.Add(p.MinInterval)
 			d.Message = fmt.Sprintf("headroom (%s): holds at %d%% until minInterval has passed", at, share)
+		case headroom(*d) && share < 100 && !climbDue:
+			d.Next = h.State.LastChange.Add(2 * p.MinInterval)
+			d.Message = fmt.Sprintf("headroom (%s): holds at %d%% for twice minInterval after a fall", at, share)
 		case headroom(*d) && share < 100 && d.Pressure > h.State.ChangePressure+p.HysteresisPercent:
 			d.Message = fmt.Sprintf("headroom (%s), risen since the last change: holds at %d%%", at, share)
 		case headroom(*d) && share < 100:

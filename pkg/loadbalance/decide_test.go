@@ -67,6 +67,14 @@ func TestDecideMovesAShareOnlyWhereTheRulesSay(t *testing.T) {
 			[]Home{cacheHome("a", 0.2, longAgo), cacheHome("b", 0.5, State{})},
 			[]int32{87, 100}, []bool{true, false},
 			"headroom (cache 20% of 80%: 25%): share 75% -> 87%"},
+		{"headroom within twice minInterval of a fall holds: the queue is short because traffic just left",
+			[]Home{cacheHome("a", 0.2, State{SharePercent: 50, LastChange: t0.Add(-15 * time.Second), ChangePressure: 125}), cacheHome("b", 0.5, State{})},
+			[]int32{50, 100}, []bool{false, false},
+			"headroom (cache 20% of 80%: 25%): holds at 50% for twice minInterval after a fall"},
+		{"a cluster that takes no traffic says so",
+			[]Home{{Cluster: "a", Replicas: 1, Eligible: false, State: State{SharePercent: 50}}, cacheHome("b", 0.5, State{})},
+			[]int32{50, 100}, []bool{false, false},
+			"takes no traffic before load has its say (gated, drained or without capacity): holds at 50%"},
 		{"headroom whose pressure rose by more than the band since the last climb holds",
 			[]Home{cacheHome("a", 0.4, State{SharePercent: 75, LastChange: t0.Add(-time.Minute), ChangePressure: 25}), cacheHome("b", 0.5, State{})},
 			[]int32{75, 100}, []bool{false, false},
@@ -92,8 +100,11 @@ func TestDecideMovesAShareOnlyWhereTheRulesSay(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			got := Decide(p, c.homes, t0)
-			if waits := strings.Contains(got[0].Message, "until minInterval"); got[0].Waiting != waits {
-				t.Errorf("Waiting %v for %q", got[0].Waiting, got[0].Message)
+			if waits := strings.Contains(got[0].Message, "minInterval"); got[0].Next.IsZero() == waits {
+				t.Errorf("Next %v for %q", got[0].Next, got[0].Message)
+			}
+			if n := got[0].Next; !n.IsZero() && !n.Equal(t0.Add(5*time.Second)) {
+				t.Errorf("Next %v, want 5s from now (%s)", n.Sub(t0), got[0].Message)
 			}
 			for i, d := range got {
 				if d.State.Share() != c.share[i] || d.Moved != c.moved[i] {
