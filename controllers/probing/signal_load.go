@@ -31,7 +31,7 @@ func NewLoadPoller(obs *observer.Observer, settings *trafficsignal.Settings, max
 func newLoadPoller(obs *observer.Observer, settings *trafficsignal.Settings, maxConcurrentRequests int, clk clock.Clock) *LoadPoller {
 	var source SignalSource[loadbalance.Reading]
 	if settings != nil {
-		source = &PrometheusLoadSource{prometheusAPI{observer: obs, settings: settings}}
+		source = NewPrometheusLoadSource(obs, settings)
 	}
 	return newReadingPoller[loadbalance.Reading, loadbalance.Policy, loadKind](source, settings, maxConcurrentRequests, clk)
 }
@@ -64,6 +64,11 @@ func sameQuantity(a, b *float64) bool {
 // queries.cacheUse, those that are set, from the traffic signal's query API.
 type PrometheusLoadSource struct {
 	prometheusAPI
+}
+
+// NewPrometheusLoadSource reads the load queries settings names through obs.
+func NewPrometheusLoadSource(obs *observer.Observer, settings *trafficsignal.Settings) *PrometheusLoadSource {
+	return &PrometheusLoadSource{prometheusAPI{observer: obs, settings: settings}}
 }
 
 // loadQueries are a home's rendered load queries, "" for one the installation does not set.

@@ -48,6 +48,12 @@ var drivers = map[string]driver{
 			"and requests at math.MaxInt64",
 		drive: driveSignal,
 	},
+	"load": {
+		feeds: "load answers from a loopback HTTP server (every pair of waiting and cache use among 0, 0.5, 1, just over 1, 2^53, 2^63, " +
+			"1e308, NaN, +Inf, -Inf, -1, a 40 KiB error) read through the load source, decided by pkg/loadbalance under the least and " +
+			"the most damped policies from records at the floor, at 100 and at the largest pressure, into trafficmap.Build",
+		drive: driveLoad,
+	},
 	"capacity": {
 		feeds: "capacity reports from a loopback HTTP server (servable 0, 2^31-1, 2^31, 2^63, -1, a 40 KiB error) through the observer, " +
 			"the Report format and the window, and member copies with 2^31-1, negative and math.MinInt32 replicas, into trafficmap.Build",
@@ -91,6 +97,15 @@ var table = map[string]string{
 	"TrafficMap.spec.entries[].passiveGate.signal":       "signal",
 	"TrafficMap.spec.entries[].passiveGate.since":        "signal",
 	"TrafficMap.spec.entries[].passiveGate.until":        "signal",
+
+	"TrafficMap.spec.entries[].load.changePressurePercent": "load",
+	"TrafficMap.spec.entries[].load.lastChangeTime":        "load",
+	"TrafficMap.spec.entries[].load.message":               "load",
+	"TrafficMap.spec.entries[].load.mode":                  "load",
+	"TrafficMap.spec.entries[].load.pressurePercent":       "load",
+	"TrafficMap.spec.entries[].load.shadowWeight":          "load",
+	"TrafficMap.spec.entries[].load.sharePercent":          "load",
+	"TrafficMap.spec.entries[].load.signal":                "load",
 
 	"TrafficMap.spec.entries[].capacity.allocated":      "capacity",
 	"TrafficMap.spec.entries[].capacity.ready":          "capacity",
