@@ -65,10 +65,10 @@ type Decision struct {
 // cluster is below its target; a cluster with headroom (pressure below the target less the
 // band) takes half a step back, up to 100, only while no eligible cluster is saturated and
 // its pressure has not risen by more than the band since its last change, and not within
-// twice MinInterval of a fall. A share moves at
-// most once per MinInterval, and after it falls it holds while the pressure keeps falling: a
-// queue drains slower than the traffic leaves. A cluster whose reading is
-// Unknown keeps its share and counts as neither saturated nor below its target.
+// twice MinInterval of a fall. A share moves at most once per MinInterval, and after it
+// falls it holds while the pressure keeps falling: a queue drains slower than the traffic
+// leaves. A cluster whose reading is Unknown keeps its share and counts as neither
+// saturated nor below its target.
 //
 // Only the ratio of the shares reaches the weights, so when no eligible cluster is left at
 // 100 every eligible share is scaled up until the highest is (rescale): the weights stay
