@@ -30,14 +30,9 @@ var loadValues = []string{"0", "0.5", "1", "1.0000001", "9007199254740992", "922
 func driveLoad(ctx context.Context, now time.Time) ([]client.Object, error) {
 	answers := map[string]func(http.ResponseWriter){}
 	for _, v := range loadValues {
-		answer := func(w http.ResponseWriter) {
-			_, _ = fmt.Fprintf(w, `{"status":"success","data":{"resultType":"vector","result":[{"metric":{},"value":[%d.000,%q]}]}}`, now.Unix(), v)
-		}
+		answer := promSample(now, v)
 		if v == "error" {
-			answer = func(w http.ResponseWriter) {
-				w.WriteHeader(http.StatusUnprocessableEntity)
-				_, _ = fmt.Fprintf(w, `{"status":"error","errorType":"execution","error":%q}`, longText)
-			}
+			answer = promError
 		}
 		answers[fmt.Sprintf(`waiting{v=%q}`, v)] = answer
 		answers[fmt.Sprintf(`cache{v=%q}`, v)] = answer

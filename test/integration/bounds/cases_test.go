@@ -236,6 +236,19 @@ func loopback(answers map[string]func(w http.ResponseWriter)) *httptest.Server {
 	}))
 }
 
+// promSample is a Prometheus query answer of one sample of value v taken at now.
+func promSample(now time.Time, v string) func(http.ResponseWriter) {
+	return func(w http.ResponseWriter) {
+		_, _ = fmt.Fprintf(w, `{"status":"success","data":{"resultType":"vector","result":[{"metric":{},"value":[%d.000,%q]}]}}`, now.Unix(), v)
+	}
+}
+
+// promError is a Prometheus query error carrying 40 KiB of text.
+func promError(w http.ResponseWriter) {
+	w.WriteHeader(http.StatusUnprocessableEntity)
+	_, _ = fmt.Fprintf(w, `{"status":"error","errorType":"execution","error":%q}`, longText)
+}
+
 func newObserver() (*observer.Observer, error) {
 	return observer.New(observer.Options{MaxConcurrentRequests: 4, MaxResponseBytes: 1 << 20, AllowLoopback: true})
 }
@@ -244,16 +257,9 @@ func newObserver() (*observer.Observer, error) {
 // gate on it from each extreme record, and records the decisions on one map's entries.
 func driveSignal(ctx context.Context, now time.Time) ([]client.Object, error) {
 	values := []string{"0", "1", "9007199254740992", "9007199254740994", "9223372036854775808", "1e308", "NaN", "+Inf", "-Inf", "-1", "0.5"}
-	answers := map[string]func(http.ResponseWriter){
-		"error": func(w http.ResponseWriter) {
-			w.WriteHeader(http.StatusUnprocessableEntity)
-			_, _ = fmt.Fprintf(w, `{"status":"error","errorType":"execution","error":%q}`, longText)
-		},
-	}
+	answers := map[string]func(http.ResponseWriter){"error": promError}
 	for _, v := range values {
-		answers[v] = func(w http.ResponseWriter) {
-			_, _ = fmt.Fprintf(w, `{"status":"success","data":{"resultType":"vector","result":[{"metric":{},"value":[%d.000,%q]}]}}`, now.Unix(), v)
-		}
+		answers[v] = promSample(now, v)
 	}
 	server := loopback(answers)
 	defer server.Close()
