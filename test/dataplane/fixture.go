@@ -254,6 +254,20 @@ func (e *Env) TrafficMap(ctx context.Context) (*omev1beta1.TrafficMap, error) {
 	return tm, e.Fleet.ControlPlane.Client.Get(ctx, e.opts.Service, tm)
 }
 
+// UpdateService reads the service, edits it and writes it back once; a caller retries on
+// a conflict. A service without a routing block gets an empty one to edit.
+func (e *Env) UpdateService(ctx context.Context, edit func(*omev1beta1.InferenceService)) error {
+	isvc := &omev1beta1.InferenceService{}
+	if err := e.Fleet.ControlPlane.Client.Get(ctx, e.opts.Service, isvc); err != nil {
+		return err
+	}
+	if isvc.Spec.Routing == nil {
+		isvc.Spec.Routing = &omev1beta1.Routing{}
+	}
+	edit(isvc)
+	return e.Fleet.ControlPlane.Client.Update(ctx, isvc)
+}
+
 // Logs are the ends of the manager's and HAProxy Ingress's logs, for a failure message.
 func (e *Env) Logs() string {
 	var b strings.Builder

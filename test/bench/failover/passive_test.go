@@ -171,14 +171,8 @@ func outageProbe(passive *omev1beta1.ProbePassiveGate) *omev1beta1.RoutingProbe 
 
 // setProbe gives the service the probe, and waits until the route sends to worker-b.
 func (b *bench) setProbe(p *omev1beta1.RoutingProbe) {
-	cp := b.env.Fleet.ControlPlane.Client
 	b.waitFor("the service's new probe", func() bool {
-		isvc := &omev1beta1.InferenceService{}
-		if err := cp.Get(b.ctx, service, isvc); err != nil {
-			return false
-		}
-		isvc.Spec.Routing.Probe = p
-		return cp.Update(b.ctx, isvc) == nil
+		return b.env.UpdateService(b.ctx, func(isvc *omev1beta1.InferenceService) { isvc.Spec.Routing.Probe = p }) == nil
 	}, nil)
 	b.waitFor("worker-b's weight in the route", func() bool {
 		w, err := b.env.RouteWeights(b.ctx)

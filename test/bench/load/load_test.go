@@ -245,17 +245,8 @@ func (b *bench) phase(mode string, window time.Duration) span {
 
 // setLoadBalancing sets the service's load balancing (nil for none).
 func (b *bench) setLoadBalancing(lb *omev1beta1.RoutingLoadBalancing) {
-	cp := b.env.Fleet.ControlPlane.Client
 	b.waitFor("the service's load balancing", func() bool {
-		isvc := &omev1beta1.InferenceService{}
-		if err := cp.Get(b.ctx, service, isvc); err != nil {
-			return false
-		}
-		if isvc.Spec.Routing == nil {
-			isvc.Spec.Routing = &omev1beta1.Routing{}
-		}
-		isvc.Spec.Routing.LoadBalancing = lb
-		return cp.Update(b.ctx, isvc) == nil
+		return b.env.UpdateService(b.ctx, func(isvc *omev1beta1.InferenceService) { isvc.Spec.Routing.LoadBalancing = lb }) == nil
 	})
 }
 

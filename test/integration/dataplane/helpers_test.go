@@ -159,10 +159,5 @@ func setPolicy(ctx context.Context, policy omev1beta1.AllFailedPolicy) {
 // updateService edits the suite's InferenceService, retrying on a conflict.
 func updateService(ctx context.Context, edit func(*omev1beta1.InferenceService)) {
 	GinkgoHelper()
-	Eventually(func(g Gomega) {
-		isvc := &omev1beta1.InferenceService{}
-		g.Expect(env.Fleet.ControlPlane.Client.Get(ctx, service, isvc)).To(Succeed())
-		edit(isvc)
-		g.Expect(env.Fleet.ControlPlane.Client.Update(ctx, isvc)).To(Succeed())
-	}).WithTimeout(timeout).WithPolling(interval).Should(Succeed())
+	Eventually(func() error { return env.UpdateService(ctx, edit) }).WithTimeout(timeout).WithPolling(interval).Should(Succeed())
 }
