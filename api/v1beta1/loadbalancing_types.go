@@ -133,4 +133,28 @@ type TrafficMapLoad struct {
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=100000
 	ChangePressurePercent *int32 `json:"changePressurePercent,omitempty"`
+
+	// saturatedSharePercent is the share the cluster last fell from because it was
+	// saturated there: until sixteen minIntervals after saturatedShareTime, a climb stops
+	// short of it.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=100
+	SaturatedSharePercent *int32 `json:"saturatedSharePercent,omitempty"`
+
+	// saturatedShareTime is when the cluster fell from saturatedSharePercent, written as
+	// lastProbeTime is.
+	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Format=date-time
+	// +kubebuilder:validation:Pattern=`^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]([.][0-9]{1,9})?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$`
+	SaturatedShareTime *metav1.Time `json:"saturatedShareTime,omitempty"`
+
+	// headroomSharePercent is the share at which the cluster last had headroom when it
+	// climbed or held below saturatedSharePercent: a fall from above it stops there rather
+	// than a whole step down.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=100
+	HeadroomSharePercent *int32 `json:"headroomSharePercent,omitempty"`
 }

@@ -54,6 +54,8 @@ type readingKind[R any, P comparable] interface {
 	news(policy *P, before, after R) bool
 	// counted counts a reading taken, for the poller's metrics.
 	counted(r R)
+	// follow is the reading kept when after follows before (the home's last reading).
+	follow(before, after R) R
 }
 
 // mapSignals is what the poller keeps of one TrafficMap read under one policy (nil when
@@ -245,6 +247,9 @@ func (sp signalPolicy[R, P, K]) Send(ctx context.Context, h *schedule.Home[mapSi
 // says so.
 func (sp signalPolicy[R, P, K]) Record(_ context.Context, h *schedule.Home[mapSignals[P], homeSignal[R]], r R, _ time.Time) bool {
 	before, was := h.Data.reading, h.Data.read
+	if was {
+		r = sp.p.kind().follow(before, r)
+	}
 	h.Data.reading, h.Data.read = r, true
 	return !was || sp.p.kind().news(h.Group().Data.policy, before, r)
 }
@@ -258,6 +263,8 @@ func (trafficKind) unknown(reason string, window time.Duration) passivegate.Read
 }
 
 func (trafficKind) counted(r passivegate.Reading) { countSignalRead(r.Known) }
+
+func (trafficKind) follow(_, after passivegate.Reading) passivegate.Reading { return after }
 
 // news: the reading turns Known or Unknown (or its reason changes), it starts or stops
 // crossing the passive gate's threshold, or the home starts or stops getting requests at

@@ -8,6 +8,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/clock"
+	"k8s.io/utils/ptr"
 
 	"github.com/ome-routing/operator/pkg/loadbalance"
 	"github.com/ome-routing/operator/pkg/observer"
@@ -45,12 +46,21 @@ func (loadKind) unknown(reason string, _ time.Duration) loadbalance.Reading {
 
 func (loadKind) counted(r loadbalance.Reading) { countLoadRead(r.Known) }
 
+// follow keeps the waiting requests of the reading before, when it was Known, so that the
+// decision can tell a burst (past the target once) from a queue that stays past it.
+func (loadKind) follow(before, after loadbalance.Reading) loadbalance.Reading {
+	if after.Known && before.Known && before.Waiting != nil {
+		after.Before = ptr.To(*before.Waiting)
+	}
+	return after
+}
+
 // news: a load reading is news whenever it differs from the one before, since each share
 // decision reads the pressure itself; the reconciler writes the map only when a decision
 // changes what it records.
 func (loadKind) news(_ *loadbalance.Policy, before, r loadbalance.Reading) bool {
 	return before.Known != r.Known || before.Reason != r.Reason ||
-		!sameQuantity(before.Waiting, r.Waiting) || !sameQuantity(before.CacheUse, r.CacheUse)
+		!sameQuantity(before.Waiting, r.Waiting) || !sameQuantity(before.CacheUse, r.CacheUse) || !sameQuantity(before.Before, r.Before)
 }
 
 func sameQuantity(a, b *float64) bool {

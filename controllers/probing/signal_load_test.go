@@ -39,7 +39,8 @@ func fillQueue(t *testing.T, e *modelserver.Endpoint, n int) {
 
 // The load poller reads a real Prometheus that scrapes stand-in model servers in vLLM's
 // names, with the shipped vLLM queries: a server with one slot and three requests shows 2
-// waiting and a full cache, an idle one none, and a cluster without series is Unknown.
+// waiting and a full cache, an idle one none, and a cluster without series is Unknown; each
+// Known reading after the first carries the waiting requests of the one before.
 func TestLoadPollerReadsTheShippedVLLMQueriesFromARealPrometheus(t *testing.T) {
 	busy, err := modelserver.StartEndpoint(nil)
 	if err != nil {
@@ -105,7 +106,14 @@ func TestLoadPollerReadsTheShippedVLLMQueriesFromARealPrometheus(t *testing.T) {
 			if none.Known || !strings.HasPrefix(none.Reason, "waiting: the query gave no sample") {
 				t.Fatalf("a cluster without series: %+v", none)
 			}
-			return
+			// A reading that follows a Known one carries its waiting requests, so that the
+			// decision can tell a burst from a queue that stays; an Unknown one carries none.
+			if b.Before != nil && i.Before != nil {
+				if *b.Before != 2 || *i.Before != 0 || none.Before != nil {
+					t.Fatalf("the readings before: busy %v, idle %v, none %v; want 2, 0 and none", *b.Before, *i.Before, none.Before)
+				}
+				return
+			}
 		}
 		select {
 		case <-p.Events():

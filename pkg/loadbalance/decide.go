@@ -34,6 +34,14 @@ type State struct {
 	// while the pressure is lower, that change is still taking effect; after a climb, a
 	// pressure risen past it by more than the band holds the next climb.
 	ChangePressure int32
+	// SaturatedShare is the share the cluster last fell from, found saturated at
+	// SaturatedAt: for CeilingHold minIntervals, a climb stops short of it (0: none).
+	SaturatedShare int32
+	SaturatedAt    time.Time
+	// HeadroomShare is the share at which the cluster last climbed, or held below the
+	// ceiling, with headroom (0: none): a fall from above it goes back to it rather than
+	// a whole step down.
+	HeadroomShare int32
 }
 
 // Share is the share in percent, 100 for a cluster never decided.
@@ -70,6 +78,12 @@ type Decision struct {
 // leaves. A cluster whose reading is Unknown keeps its share and counts as neither
 // saturated nor below its target.
 //
+// Near a cluster's rate its queue is noisy, and a share that followed each reading would
+// swing wider than a step. So a queue past its target (by less than twice) in one reading
+// only is a burst and moves nothing; a climb stops short of the share the cluster last fell
+// from, for CeilingHold minIntervals; and a fall stops at the share the cluster last had
+// headroom at (or, saturated at that very share, falls half a step).
+//
 // Only the ratio of the shares reaches the weights, so when no eligible cluster is left at
 // 100 every eligible share is scaled up until the highest is (rescale): the weights stay
 // as they are, and a cluster that gave up its share while the others were saturated in turn
@@ -85,12 +99,20 @@ func Decide(p Policy, homes []Home, now time.Time) []Decision {
 		out[i].Pressure, out[i].Message = pressure(p, h)
 		out[i].Known = out[i].Message == ""
 	}
+	// A queue past its target in this reading only, and by less than twice the target,
+	// may be a burst of arrivals: it moves nothing until the next reading says the same.
+	burst := make([]bool, len(homes))
+	for i, h := range homes {
+		before := h.Reading.Before
+		burst[i] = out[i].Known && before != nil && p.WaitingPerReplica > 0 && out[i].Pressure <= burstPressurePercent &&
+			band(p, waitingPressure(p, h.Replicas, *before)) <= 0
+	}
 	saturated := func(d Decision) bool { return d.Known && band(p, d.Pressure) > 0 }
 	headroom := func(d Decision) bool { return d.Known && band(p, d.Pressure) < 0 }
 	belowTarget := func(d Decision) bool { return d.Known && d.Pressure < 100 }
 	anySaturated := false
-	for _, d := range out {
-		anySaturated = anySaturated || saturated(d)
+	for i, d := range out {
+		anySaturated = anySaturated || (saturated(d) && !burst[i])
 	}
 	for i, h := range homes {
 		d := &out[i]
@@ -108,6 +130,8 @@ func Decide(p Policy, homes []Home, now time.Time) []Decision {
 		climbDue := due && (band(p, h.State.ChangePressure) <= 0 || !now.Before(h.State.LastChange.Add(2*p.MinInterval)))
 		at := reading(p, h, d.Pressure)
 		switch {
+		case saturated(*d) && burst[i]:
+			d.Message = fmt.Sprintf("past the target (%s) in this reading only: holds at %d%%", at, share)
 		case saturated(*d) && !otherBelow:
 			d.Message = fmt.Sprintf("saturated (%s), no other cluster is below its target: holds at %d%%", at, share)
 		case saturated(*d) && share <= p.FloorPercent:
@@ -119,8 +143,9 @@ func Decide(p Policy, homes []Home, now time.Time) []Decision {
 			d.State.LastChange, d.State.ChangePressure = now, d.Pressure
 			d.Message = fmt.Sprintf("saturated (%s), falling since the last change: holds at %d%%", at, share)
 		case saturated(*d):
-			next := max(share-p.MaxStepPercent, p.FloorPercent)
-			d.State = State{SharePercent: next, LastChange: now, ChangePressure: d.Pressure}
+			next, headroomShare := fall(p, share, h.State.HeadroomShare)
+			d.State = State{SharePercent: next, LastChange: now, ChangePressure: d.Pressure,
+				SaturatedShare: share, SaturatedAt: now, HeadroomShare: headroomShare}
 			d.Moved = true
 			d.Message = fmt.Sprintf("saturated (%s): share %d%% -> %d%%", at, share, next)
 		case headroom(*d) && share < 100 && anySaturated:
@@ -133,9 +158,15 @@ func Decide(p Policy, homes []Home, now time.Time) []Decision {
 			d.Message = fmt.Sprintf("headroom (%s): holds at %d%% for twice minInterval after a fall", at, share)
 		case headroom(*d) && share < 100 && d.Pressure > h.State.ChangePressure+p.HysteresisPercent:
 			d.Message = fmt.Sprintf("headroom (%s), risen since the last change: holds at %d%%", at, share)
+		case headroom(*d) && share < 100 && ceiling(p, h.State, now) <= min(share+climbStep(p), 100):
+			d.State.HeadroomShare = share
+			d.Message = fmt.Sprintf("headroom (%s), %d%% was saturated: holds at %d%%", at, h.State.SaturatedShare, share)
 		case headroom(*d) && share < 100:
 			next := min(share+climbStep(p), 100)
-			d.State = State{SharePercent: next, LastChange: now, ChangePressure: d.Pressure}
+			d.State = State{SharePercent: next, LastChange: now, ChangePressure: d.Pressure, HeadroomShare: share}
+			if ceiling(p, h.State, now) <= 100 {
+				d.State.SaturatedShare, d.State.SaturatedAt = h.State.SaturatedShare, h.State.SaturatedAt
+			}
 			d.Moved = true
 			d.Message = fmt.Sprintf("headroom (%s): share %d%% -> %d%%", at, share, next)
 		default:
@@ -144,6 +175,37 @@ func Decide(p Policy, homes []Home, now time.Time) []Decision {
 	}
 	rescale(homes, out)
 	return out
+}
+
+// CeilingHold is how long, in minIntervals, a share found saturated stops a climb. An
+// empty queue cannot tell a cluster that could take more from one just below its rate, so
+// a climb would find the share it fell from saturated again and again; after this long
+// the load may have changed, and a climb may try it once more. Shorter holds made the
+// simulated bench loop (sim_test.go) oscillate wider than a step.
+const CeilingHold = 16
+
+// burstPressurePercent is the pressure up to which one reading past the target may be a
+// burst; past it, a queue twice its target is saturated at once.
+const burstPressurePercent = 200
+
+// ceiling is the share a climb may not reach: the one the cluster last fell from, while
+// that is recent, else above 100.
+func ceiling(p Policy, st State, now time.Time) int32 {
+	if st.SaturatedShare <= 0 || !now.Before(st.SaturatedAt.Add(CeilingHold*p.MinInterval)) {
+		return 101
+	}
+	return st.SaturatedShare
+}
+
+// fall is where a saturated share falls to, and the headroom share it keeps: a step down,
+// to the floor at least, but no lower than the share it last had headroom at; a cluster
+// saturated at that very share (the load grew a little, or the queue is noisy at its
+// edge) falls half a step and forgets it.
+func fall(p Policy, share, headroomShare int32) (int32, int32) {
+	if headroomShare >= share {
+		return max(share-climbStep(p), p.FloorPercent), 0
+	}
+	return max(share-p.MaxStepPercent, p.FloorPercent, headroomShare), headroomShare
 }
 
 // climbStep is how far a share climbs back at once: half a step down. A queue that is empty
@@ -173,6 +235,8 @@ func rescale(homes []Home, out []Decision) {
 		d := &out[i]
 		was := d.State.Share()
 		d.State.SharePercent = min((was*100+highest/2)/highest, 100)
+		d.State.SaturatedShare = min((d.State.SaturatedShare*100+highest/2)/highest, 100)
+		d.State.HeadroomShare = min((d.State.HeadroomShare*100+highest/2)/highest, 100)
 		d.Message += fmt.Sprintf("; no share left at 100%%, every share scaled up: %d%% -> %d%%", was, d.State.SharePercent)
 	}
 }
@@ -189,7 +253,7 @@ func pressure(p Policy, h Home) (int32, string) {
 		if r.Waiting == nil {
 			return 0, "routing.trafficSignal.queries.waiting is not set: waitingPerReplica has nothing to read"
 		}
-		worst = max(worst, 100**r.Waiting/float64(max(h.Replicas, 1))/float64(p.WaitingPerReplica))
+		worst = max(worst, float64(waitingPressure(p, h.Replicas, *r.Waiting)))
 	}
 	if p.CacheUsePercent > 0 {
 		if r.CacheUse == nil {
@@ -198,6 +262,12 @@ func pressure(p Policy, h Home) (int32, string) {
 		worst = max(worst, 100*100**r.CacheUse/float64(p.CacheUsePercent))
 	}
 	return int32(math.Round(min(max(worst, 0), MaxPressurePercent))), ""
+}
+
+// waitingPressure is waiting requests over replicas against waitingPerReplica, in percent.
+func waitingPressure(p Policy, replicas int32, waiting float64) int32 {
+	v := 100 * waiting / float64(max(replicas, 1)) / float64(p.WaitingPerReplica)
+	return int32(math.Round(min(max(v, 0), MaxPressurePercent)))
 }
 
 // reading is the words for a cluster's reading against the targets.

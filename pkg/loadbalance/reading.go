@@ -12,6 +12,10 @@ type Reading struct {
 	Waiting *float64
 	// CacheUse is their KV-cache use, a fraction from 0 to 1.
 	CacheUse *float64
+	// Before is the waiting requests of the reading before this one, nil when there was
+	// none: a queue past its target in two readings in a row is saturated, where one
+	// reading alone may be a burst.
+	Before *float64
 	// At is when the reading was asked for.
 	At time.Time
 }

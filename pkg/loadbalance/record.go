@@ -23,6 +23,12 @@ func FromRecord(rec *v1beta1.TrafficMapLoad) State {
 	if rec.LastChangeTime != nil {
 		st.LastChange = rec.LastChangeTime.Time
 	}
+	if v := ptr.Deref(rec.SaturatedSharePercent, 0); v >= 1 && v <= 100 && rec.SaturatedShareTime != nil {
+		st.SaturatedShare, st.SaturatedAt = v, rec.SaturatedShareTime.Time
+	}
+	if v := ptr.Deref(rec.HeadroomSharePercent, 0); v >= 1 && v <= 100 {
+		st.HeadroomShare = v
+	}
 	return st
 }
 
@@ -35,6 +41,12 @@ func Record(d Decision, mode v1beta1.LoadBalancingMode, prev *v1beta1.TrafficMap
 	if d.State.ChangePressure > 0 {
 		rec.ChangePressurePercent = ptr.To(min(d.State.ChangePressure, MaxPressurePercent))
 	}
+	if s := d.State.SaturatedShare; s >= 1 && s <= 100 && !d.State.SaturatedAt.IsZero() {
+		rec.SaturatedSharePercent, rec.SaturatedShareTime = ptr.To(s), metaTime(d.State.SaturatedAt)
+	}
+	if s := d.State.HeadroomShare; s >= 1 && s <= 100 {
+		rec.HeadroomSharePercent = ptr.To(s)
+	}
 	switch {
 	case d.Known:
 		rec.Signal = v1beta1.TrafficSignalKnown
@@ -46,13 +58,14 @@ func Record(d Decision, mode v1beta1.LoadBalancingMode, prev *v1beta1.TrafficMap
 }
 
 // Keep returns prev when rec records nothing a reader acts on that prev does not: the
-// same mode, signal, share and last change, and a pressure in the same band (saturated,
+// same mode, signal, share, last change and remembered shares, and a pressure in the same band (saturated,
 // within the target, or with headroom) or the same reason for an Unknown reading. A steady
 // load then costs no write of the map each time the signal is read; the record's reading
 // is the one of its last change of band.
 func Keep(p Policy, rec, prev *v1beta1.TrafficMapLoad) *v1beta1.TrafficMapLoad {
 	if prev == nil || rec.Mode != prev.Mode || rec.Signal != prev.Signal || rec.SharePercent != prev.SharePercent ||
-		!sameTime(rec.LastChangeTime, prev.LastChangeTime) || ptr.Deref(rec.ChangePressurePercent, 0) != ptr.Deref(prev.ChangePressurePercent, 0) {
+		!sameTime(rec.LastChangeTime, prev.LastChangeTime) || ptr.Deref(rec.ChangePressurePercent, 0) != ptr.Deref(prev.ChangePressurePercent, 0) ||
+		!sameMemory(rec, prev) {
 		return rec
 	}
 	if rec.Signal != v1beta1.TrafficSignalKnown {
@@ -77,6 +90,13 @@ func band(p Policy, pressure int32) int {
 		return -1
 	}
 	return 0
+}
+
+// sameMemory says whether two records remember the same saturated and headroom shares.
+func sameMemory(a, b *v1beta1.TrafficMapLoad) bool {
+	return ptr.Deref(a.SaturatedSharePercent, 0) == ptr.Deref(b.SaturatedSharePercent, 0) &&
+		sameTime(a.SaturatedShareTime, b.SaturatedShareTime) &&
+		ptr.Deref(a.HeadroomSharePercent, 0) == ptr.Deref(b.HeadroomSharePercent, 0)
 }
 
 func sameTime(a, b *metav1.Time) bool {

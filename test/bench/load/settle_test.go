@@ -15,13 +15,13 @@ type sharePoint struct {
 
 // settling is what one cluster's share did after a step in the load.
 type settling struct {
-	// settled says the share ended the window within one step: over the window's last
-	// third it took values no more than a step apart (its band, lo to hi).
+	// settled says the share settled before the window's last third: from some point on
+	// (the settling point) its values spanned no more than a step, lo to hi, to the end.
+	// An unsettled share's lo and hi are the values it took over the last third.
 	settled bool
 	lo, hi  int32
-	// after is the time from the step to the moment from which the share stayed in its
-	// band to the end of the window; movesAfter counts its moves from then on (back and
-	// forth within the band: 0 is no oscillation at all).
+	// after is the time from the step to the settling point; movesAfter counts the moves
+	// from then on (back and forth within the step: 0 is no oscillation at all).
 	after      time.Duration
 	movesAfter int
 	// firstRun is the time from the step to the last move of the first run of moves in
@@ -53,23 +53,34 @@ func settle(path []sharePoint, end time.Time, step int32) settling {
 		}
 		s.firstRun, s.firstRunEnd = path[i].at.Sub(start), path[i].share
 	}
-	// The band: the values over the window's last third, with the one held as it starts.
-	tail := end.Add(-end.Sub(start) / 3)
-	s.lo, s.hi = band(path, tail)
-	s.settled = s.hi-s.lo <= step
-	if !s.settled {
-		return s
-	}
-	// From the last value outside the band on, the share stayed in it.
-	from := 0
-	for i, p := range path {
-		if p.share < s.lo || p.share > s.hi {
-			from = i + 1
+	// The settling point: the first from which the values span a step at most. A share
+	// that gets there only in the last third has not shown that it stays.
+	from := len(path) - 1
+	for i := range path {
+		if lo, hi := spanFrom(path, i); hi-lo <= step {
+			from = i
+			break
 		}
 	}
+	tail := end.Add(-end.Sub(start) / 3)
+	s.settled = !path[from].at.After(tail)
+	if !s.settled {
+		s.lo, s.hi = band(path, tail)
+		return s
+	}
+	s.lo, s.hi = spanFrom(path, from)
 	s.after = path[from].at.Sub(start)
 	s.movesAfter = len(path) - 1 - from
 	return s
+}
+
+// spanFrom is the lowest and highest value of path from i on.
+func spanFrom(path []sharePoint, i int) (lo, hi int32) {
+	lo, hi = path[i].share, path[i].share
+	for _, p := range path[i:] {
+		lo, hi = min(lo, p.share), max(hi, p.share)
+	}
+	return lo, hi
 }
 
 // inTail says whether path[i] holds at some moment after tail.
@@ -119,7 +130,7 @@ func (s settling) pathString() string {
 	return strings.Join(parts, ">")
 }
 
-func TestSettleReadsTheBandTheShareEndsInAndWhenItGotThere(t *testing.T) {
+func TestSettleFindsWhereTheShareStaysWithinAStep(t *testing.T) {
 	t0 := time.Unix(1000, 0)
 	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
 	end := at(90) // the last third starts at 60 s
@@ -135,12 +146,16 @@ func TestSettleReadsTheBandTheShareEndsInAndWhenItGotThere(t *testing.T) {
 		osc      string
 	}{
 		{name: "no move", path: []sharePoint{{t0, 100}}, settled: true, lo: 100, hi: 100, runEnd: 100, osc: "none"},
-		{name: "two steps down and stays", path: []sharePoint{{t0, 100}, {at(3), 75}, {at(8), 50}},
+		{name: "two steps down and stays: settled within a step of the first", path: []sharePoint{{t0, 100}, {at(3), 75}, {at(8), 50}},
+			settled: true, lo: 50, hi: 75, after: 3 * time.Second, moves: 1, firstRun: 8 * time.Second, runEnd: 50, osc: "within_one_step"},
+		{name: "down two steps at once and stays", path: []sharePoint{{t0, 100}, {at(8), 50}},
 			settled: true, lo: 50, hi: 50, after: 8 * time.Second, firstRun: 8 * time.Second, runEnd: 50, osc: "none"},
 		{name: "down, then back and forth within a step", path: []sharePoint{{t0, 100}, {at(3), 75}, {at(8), 50}, {at(30), 75}, {at(50), 50}, {at(70), 75}},
 			settled: true, lo: 50, hi: 75, after: 3 * time.Second, moves: 4, firstRun: 8 * time.Second, runEnd: 50, osc: "within_one_step"},
 		{name: "overshoot to the floor, back up and stays", path: []sharePoint{{t0, 100}, {at(3), 75}, {at(8), 50}, {at(12), 25}, {at(16), 10}, {at(40), 35}, {at(50), 60}},
-			settled: true, lo: 60, hi: 60, after: 50 * time.Second, firstRun: 16 * time.Second, runEnd: 10, osc: "none"},
+			settled: true, lo: 35, hi: 60, after: 40 * time.Second, moves: 1, firstRun: 16 * time.Second, runEnd: 10, osc: "within_one_step"},
+		{name: "within a step only from the last third on", path: []sharePoint{{t0, 100}, {at(10), 50}, {at(65), 100}, {at(70), 90}},
+			settled: false, lo: 50, hi: 100, firstRun: 10 * time.Second, runEnd: 50, osc: "wider_than_a_step"},
 		{name: "swings wider than a step to the end", path: []sharePoint{{t0, 100}, {at(10), 50}, {at(65), 100}, {at(80), 50}},
 			settled: false, lo: 50, hi: 100, firstRun: 10 * time.Second, runEnd: 50, osc: "wider_than_a_step"},
 	} {

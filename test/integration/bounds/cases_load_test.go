@@ -61,6 +61,13 @@ func driveLoad(ctx context.Context, now time.Time) ([]client.Object, error) {
 			readings = append(readings, r)
 		}
 	}
+	// Each reading follows the one before, as the poller chains them: extreme readings
+	// before, past the target and not, feed the burst rule.
+	for k := 1; k < len(readings); k++ {
+		if readings[k].Known && readings[k-1].Known {
+			readings[k].Before = readings[k-1].Waiting
+		}
+	}
 	if !readings[0].Known {
 		return nil, fmt.Errorf("the loopback server's answers of 0 were not read: %s", readings[0].Reason)
 	}
@@ -77,6 +84,11 @@ func driveLoad(ctx context.Context, now time.Time) ([]client.Object, error) {
 			PressurePercent: ptr.To[int32](loadbalance.MaxPressurePercent)},
 		{SharePercent: 100, LastChangeTime: longAgo, ChangePressurePercent: ptr.To[int32](0)},
 		{SharePercent: 50, LastChangeTime: ptr.To(metav1.NewTime(now)), ChangePressurePercent: ptr.To[int32](loadbalance.MaxPressurePercent)},
+		// The remembered shares at their bounds, fresh and long expired.
+		{SharePercent: 1, LastChangeTime: longAgo, SaturatedSharePercent: ptr.To[int32](100), SaturatedShareTime: ptr.To(metav1.NewTime(now)),
+			HeadroomSharePercent: ptr.To[int32](1)},
+		{SharePercent: 100, LastChangeTime: longAgo, SaturatedSharePercent: ptr.To[int32](1), SaturatedShareTime: longAgo,
+			HeadroomSharePercent: ptr.To[int32](100)},
 	}
 	var objects []client.Object
 	for pi, policy := range policies {

@@ -99,10 +99,13 @@ var table = map[string]string{
 	"TrafficMap.spec.entries[].passiveGate.until":        "signal",
 
 	"TrafficMap.spec.entries[].load.changePressurePercent": "load",
+	"TrafficMap.spec.entries[].load.headroomSharePercent":  "load",
 	"TrafficMap.spec.entries[].load.lastChangeTime":        "load",
 	"TrafficMap.spec.entries[].load.message":               "load",
 	"TrafficMap.spec.entries[].load.mode":                  "load",
 	"TrafficMap.spec.entries[].load.pressurePercent":       "load",
+	"TrafficMap.spec.entries[].load.saturatedSharePercent": "load",
+	"TrafficMap.spec.entries[].load.saturatedShareTime":    "load",
 	"TrafficMap.spec.entries[].load.shadowWeight":          "load",
 	"TrafficMap.spec.entries[].load.sharePercent":          "load",
 	"TrafficMap.spec.entries[].load.signal":                "load",
