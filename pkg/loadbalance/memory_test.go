@@ -81,6 +81,23 @@ func TestDecideRemembersWhereAShareWasSaturatedAndWhereItHadRoom(t *testing.T) {
 	}
 }
 
+// TestACacheUseFarBelowItsTargetLiftsTheCeiling: cache use grows with the load where a
+// queue stays empty, so one under half its target shows the load has fallen since the
+// cluster was saturated, and the climb goes on.
+func TestACacheUseFarBelowItsTargetLiftsTheCeiling(t *testing.T) {
+	p := cachePolicy()
+	recent := State{SharePercent: 62, LastChange: t0.Add(-time.Minute), ChangePressure: 40, SaturatedShare: 74, SaturatedAt: t0.Add(-time.Minute)}
+	for _, c := range []struct {
+		use   float64
+		share int32
+	}{{0.3, 74}, {0.5, 62}} {
+		d := Decide(p, []Home{cacheHome("a", c.use, recent), cacheHome("b", 0.5, State{})}, t0)[0]
+		if d.State.Share() != c.share {
+			t.Errorf("cache use %.0f%% of 80%%: share %d (%s), want %d", 100*c.use, d.State.Share(), d.Message, c.share)
+		}
+	}
+}
+
 // TestABurstIsNoSaturationForTheOthers: a cluster past its target in one reading only does
 // not hold another cluster's climb.
 func TestABurstIsNoSaturationForTheOthers(t *testing.T) {
