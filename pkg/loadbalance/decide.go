@@ -143,7 +143,11 @@ func Decide(p Policy, homes []Home, now time.Time) []Decision {
 			d.State.LastChange, d.State.ChangePressure = now, d.Pressure
 			d.Message = fmt.Sprintf("saturated (%s), falling since the last change: holds at %d%%", at, share)
 		case saturated(*d):
-			next, headroomShare := fall(p, share, h.State.HeadroomShare)
+			remembered := int32(0)
+			if ceiling(p, h.State, now) <= 100 {
+				remembered = h.State.HeadroomShare
+			}
+			next, headroomShare := fall(p, share, remembered)
 			d.State = State{SharePercent: next, LastChange: now, ChangePressure: d.Pressure,
 				SaturatedShare: share, SaturatedAt: now, HeadroomShare: headroomShare}
 			d.Moved = true
@@ -166,6 +170,9 @@ func Decide(p Policy, homes []Home, now time.Time) []Decision {
 			d.State = State{SharePercent: next, LastChange: now, ChangePressure: d.Pressure, HeadroomShare: share}
 			if ceiling(p, h.State, now) <= 100 {
 				d.State.SaturatedShare, d.State.SaturatedAt = h.State.SaturatedShare, h.State.SaturatedAt
+			}
+			if next == 100 {
+				d.State.HeadroomShare = 0 // whole again: what it remembered was of another load
 			}
 			d.Moved = true
 			d.Message = fmt.Sprintf("headroom (%s): share %d%% -> %d%%", at, share, next)
@@ -207,9 +214,10 @@ func ceiling(p Policy, st State, now time.Time) int32 {
 }
 
 // fall is where a saturated share falls to, and the headroom share it keeps: a step down,
-// to the floor at least, but no lower than the share it last had headroom at; a cluster
-// saturated at that very share (the load grew a little, or the queue is noisy at its
-// edge) falls half a step and forgets it.
+// to the floor at least, but no lower than the share it last had headroom at (the caller
+// passes it only while the ceiling above it holds: an older one is of another load); a
+// cluster saturated at that very share (the load grew a little, or the queue is noisy at
+// its edge) falls half a step and forgets it.
 func fall(p Policy, share, headroomShare int32) (int32, int32) {
 	if headroomShare >= share {
 		return max(share-climbStep(p), p.FloorPercent), 0

@@ -28,7 +28,7 @@ func waitingHome(name string, waiting float64, before *float64, st State) Home {
 // fall goes back to the share it last had room at.
 func TestDecideRemembersWhereAShareWasSaturatedAndWhereItHadRoom(t *testing.T) {
 	p := waitingPolicy()
-	longAgo := t0.Add(-time.Hour)
+	longAgo, recent := t0.Add(-time.Hour), t0.Add(-time.Minute)
 	idle := waitingHome("b", 0, ptr.To(0.0), State{})
 	cases := []struct {
 		name    string
@@ -50,11 +50,17 @@ func TestDecideRemembersWhereAShareWasSaturatedAndWhereItHadRoom(t *testing.T) {
 			waitingHome("a", 6, nil, State{}), 75, [2]int32{100, 0},
 			"saturated (3.0 waiting/replica of 2: 150%): share 100% -> 75%"},
 		{"a fall stops at the share the cluster last had room at",
-			waitingHome("a", 6, ptr.To(6.0), State{SharePercent: 75, LastChange: longAgo, HeadroomShare: 62}), 62, [2]int32{75, 62},
+			waitingHome("a", 6, ptr.To(6.0), State{SharePercent: 75, LastChange: recent, SaturatedShare: 87, SaturatedAt: recent, HeadroomShare: 62}),
+			62, [2]int32{75, 62},
 			"saturated (3.0 waiting/replica of 2: 150%): share 75% -> 62%"},
 		{"saturated at the very share it had room at: half a step, and that share is forgotten",
-			waitingHome("a", 6, ptr.To(6.0), State{SharePercent: 62, LastChange: longAgo, HeadroomShare: 62}), 50, [2]int32{62, 0},
+			waitingHome("a", 6, ptr.To(6.0), State{SharePercent: 62, LastChange: recent, SaturatedShare: 74, SaturatedAt: recent, HeadroomShare: 62}),
+			50, [2]int32{62, 0},
 			"saturated (3.0 waiting/replica of 2: 150%): share 62% -> 50%"},
+		{"a headroom share under a ceiling past its hold is of another load: a whole step, and it is forgotten",
+			waitingHome("a", 6, ptr.To(6.0), State{SharePercent: 75, LastChange: longAgo, SaturatedShare: 87, SaturatedAt: longAgo, HeadroomShare: 62}),
+			50, [2]int32{75, 0},
+			"saturated (3.0 waiting/replica of 2: 150%): share 75% -> 50%"},
 		{"a climb stops short of the share the cluster last fell from",
 			waitingHome("a", 0, ptr.To(0.0), State{SharePercent: 62, LastChange: t0.Add(-30 * time.Second), SaturatedShare: 74, SaturatedAt: t0.Add(-30 * time.Second)}),
 			62, [2]int32{74, 62},
@@ -67,6 +73,10 @@ func TestDecideRemembersWhereAShareWasSaturatedAndWhereItHadRoom(t *testing.T) {
 			waitingHome("a", 0, ptr.To(0.0), State{SharePercent: 62, LastChange: longAgo, SaturatedShare: 74, SaturatedAt: t0.Add(-CeilingHold * p.MinInterval)}),
 			74, [2]int32{0, 62},
 			"headroom (0.0 waiting/replica of 2: 0%): share 62% -> 74%"},
+		{"a climb to 100 forgets the share it had room at",
+			waitingHome("a", 0, ptr.To(0.0), State{SharePercent: 90, LastChange: longAgo, HeadroomShare: 78}),
+			100, [2]int32{0, 0},
+			"headroom (0.0 waiting/replica of 2: 0%): share 90% -> 100%"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -111,7 +121,7 @@ func TestABurstIsNoSaturationForTheOthers(t *testing.T) {
 
 func TestRescaleScalesTheRememberedShares(t *testing.T) {
 	p := waitingPolicy()
-	a := waitingHome("a", 6, ptr.To(6.0), State{SharePercent: 100, LastChange: t0.Add(-time.Hour), HeadroomShare: 80})
+	a := waitingHome("a", 6, ptr.To(6.0), State{SharePercent: 100, LastChange: t0.Add(-time.Minute), SaturatedShare: 100, SaturatedAt: t0.Add(-time.Minute), HeadroomShare: 80})
 	b := waitingHome("b", 0, ptr.To(0.0), State{SharePercent: 80, LastChange: t0, SaturatedShare: 88, SaturatedAt: t0, HeadroomShare: 70})
 	got := Decide(p, []Home{a, b}, t0)
 	// a falls to its headroom share, 80; b is then the highest at 80 and every share is
