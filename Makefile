@@ -345,7 +345,7 @@ bench-failover: envtest helm haproxy-ingress haproxy prometheus ## Failover thro
 		$(GO) test -count=1 -v -run '^(TestFailover|TestPassiveGateOutage)$$' -timeout $(BENCH_TIMEOUT) ./test/bench/failover/ \
 		| $(call BENCH_FIGURES,failover)
 
-bench-load: envtest helm haproxy-ingress haproxy prometheus ## Load-following weights through haproxy: two clusters serving 2:1 under equal static weights at 80% of their capacity, queue wait p50/p95 with static and with load-following weights side by side, the shares' settle time in signal intervals and their oscillation after the load steps up and after one cluster's capacity halves, and a failing cluster's gate delay with load balancing off and on (about 7 minutes).
+bench-load: envtest helm haproxy-ingress haproxy prometheus ## Load-following weights through haproxy: two clusters serving 2:1 under equal static weights at 80% of their capacity, queue wait p50/p95 with static and with load-following weights side by side, the shares' settle time in signal intervals and their oscillation after the load steps up and after one cluster's capacity halves, and a failing cluster's gate delay with load balancing off and on (about 8 minutes).
 	@mkdir -p $(BENCH_OUT); $(call BENCH_LOAD,load)
 	@OME_BENCH=1 KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" HELM="$(HELM)" HAPROXY_INGRESS="$(HAPROXY_INGRESS)" OME_BENCH_DIR=$(BENCH_OUT)/load \
 		$(GO) test -count=1 -v -run '^TestLoadBalancing$$' -timeout $(BENCH_TIMEOUT) ./test/bench/load/ \
