@@ -39,8 +39,8 @@ type State struct {
 	SaturatedShare int32
 	SaturatedAt    time.Time
 	// HeadroomShare is the share at which the cluster last climbed, or held below the
-	// ceiling, with headroom (0: none): a fall from above it goes back to it rather than
-	// a whole step down.
+	// ceiling, with headroom (0: none): while the ceiling holds, a fall from above it goes
+	// back to it rather than a whole step down.
 	HeadroomShare int32
 }
 
@@ -81,8 +81,9 @@ type Decision struct {
 // Near a cluster's rate its queue is noisy, and a share that followed each reading would
 // swing wider than a step. So a queue past its target (by less than twice) in one reading
 // only is a burst and moves nothing; a climb stops short of the share the cluster last fell
-// from, for CeilingHold minIntervals; and a fall stops at the share the cluster last had
-// headroom at (or, saturated at that very share, falls half a step).
+// from, for CeilingHold minIntervals (or until a cache use far below its target shows the
+// load has fallen); and while that ceiling holds, a fall stops at the share the cluster
+// last had headroom at (or, saturated at that very share, falls half a step).
 //
 // Only the ratio of the shares reaches the weights, so when no eligible cluster is left at
 // 100 every eligible share is scaled up until the highest is (rescale): the weights stay
