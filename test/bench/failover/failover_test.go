@@ -286,6 +286,9 @@ type recorder struct {
 	others          []time.Time
 	// maps and routes are worker-b's weight in each watch event, in order.
 	maps, routes []weightAt
+	// ended names the watch the API server ended, if one did: the weights after it are
+	// missing, and a wait for one of them says why.
+	ended string
 }
 
 type answer struct {
@@ -337,7 +340,11 @@ func (r *recorder) watch(ctx context.Context, env *dataplane.Env) error {
 			select {
 			case <-ctx.Done():
 				return
-			case ev := <-maps.ResultChan():
+			case ev, open := <-maps.ResultChan():
+				if !open {
+					r.closed("the map's")
+					return
+				}
 				if tm, ok := ev.Object.(*omev1beta1.TrafficMap); ok && ev.Type != watch.Deleted {
 					for _, e := range tm.Spec.Entries {
 						if e.Cluster == "worker-b" {
@@ -345,7 +352,11 @@ func (r *recorder) watch(ctx context.Context, env *dataplane.Env) error {
 						}
 					}
 				}
-			case ev := <-routes.ResultChan():
+			case ev, open := <-routes.ResultChan():
+				if !open {
+					r.closed("the route's")
+					return
+				}
 				if rt, ok := ev.Object.(*gatewayv1.HTTPRoute); ok && ev.Type != watch.Deleted && len(rt.Spec.Rules) > 0 {
 					for _, ref := range rt.Spec.Rules[0].BackendRefs {
 						if string(ref.Name) == backendB && ref.Weight != nil {
@@ -357,6 +368,14 @@ func (r *recorder) watch(ctx context.Context, env *dataplane.Env) error {
 		}
 	}()
 	return nil
+}
+
+// closed records that the API server ended a watch, which would otherwise go on handing
+// out empty events.
+func (r *recorder) closed(which string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.ended = which + " watch ended"
 }
 
 func (r *recorder) add(list *[]weightAt, w int32) {
@@ -450,8 +469,12 @@ func (r *recorder) summary() string {
 		}
 		return fmt.Sprintf("%d at %s", l[len(l)-1].weight, l[len(l)-1].at.Format(time.StampMilli))
 	}
-	return fmt.Sprintf("worker-b: %d requests, %d probes answered; its last map weight %s, route weight %s; worker-a: %d requests",
+	s := fmt.Sprintf("worker-b: %d requests, %d probes answered; its last map weight %s, route weight %s; worker-a: %d requests",
 		len(r.traffic), len(r.probes), last(r.maps), last(r.routes), len(r.others))
+	if r.ended != "" {
+		s += "; " + r.ended + ", and no weight was recorded after it"
+	}
+	return s
 }
 
 // benchDir is where a bench keeps the manager's and HAProxy Ingress's logs: sub under
