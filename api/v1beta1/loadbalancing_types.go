@@ -114,6 +114,7 @@ type TrafficMapLoad struct {
 	// +kubebuilder:validation:Type=string
 	// +kubebuilder:validation:Format=date-time
 	// +kubebuilder:validation:Pattern=`^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]([.][0-9]{1,9})?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$`
+	// +kubebuilder:validation:MaxLength=35
 	LastChangeTime *metav1.Time `json:"lastChangeTime,omitempty"`
 
 	// pressurePercent is how far the last Known reading is toward the target, in percent:
@@ -148,6 +149,7 @@ type TrafficMapLoad struct {
 	// +kubebuilder:validation:Type=string
 	// +kubebuilder:validation:Format=date-time
 	// +kubebuilder:validation:Pattern=`^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]([.][0-9]{1,9})?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$`
+	// +kubebuilder:validation:MaxLength=35
 	SaturatedShareTime *metav1.Time `json:"saturatedShareTime,omitempty"`
 
 	// headroomSharePercent is the share at which the cluster last had headroom when it

@@ -284,11 +284,13 @@ type TrafficMapProbe struct {
 
 	// lastProbeTime is when the last attempt finished. If it stops moving, the home is not
 	// being probed. It is an RFC 3339 time with an upper-case T and Z (or a numeric
-	// offset), as the manager writes it.
+	// offset), as the manager writes it: 35 characters at most, with nanoseconds and an
+	// offset, which the maxLength says so that a map's size can be bounded.
 	// +optional
 	// +kubebuilder:validation:Type=string
 	// +kubebuilder:validation:Format=date-time
 	// +kubebuilder:validation:Pattern=`^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]([.][0-9]{1,9})?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$`
+	// +kubebuilder:validation:MaxLength=35
 	LastProbeTime *metav1.Time `json:"lastProbeTime,omitempty"`
 
 	// wouldGate is true while a Shadow probe would gate the home: gated stays false and
@@ -317,6 +319,7 @@ type TrafficMapProbe struct {
 	// +kubebuilder:validation:Type=string
 	// +kubebuilder:validation:Format=date-time
 	// +kubebuilder:validation:Pattern=`^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]([.][0-9]{1,9})?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$`
+	// +kubebuilder:validation:MaxLength=35
 	LastLiftTime *metav1.Time `json:"lastLiftTime,omitempty"`
 }
 
@@ -370,6 +373,7 @@ type TrafficMapPassiveGate struct {
 	// +kubebuilder:validation:Type=string
 	// +kubebuilder:validation:Format=date-time
 	// +kubebuilder:validation:Pattern=`^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]([.][0-9]{1,9})?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$`
+	// +kubebuilder:validation:MaxLength=35
 	Since *metav1.Time `json:"since,omitempty"`
 
 	// until is the earliest the current gate lifts, written as lastProbeTime is.
@@ -377,6 +381,7 @@ type TrafficMapPassiveGate struct {
 	// +kubebuilder:validation:Type=string
 	// +kubebuilder:validation:Format=date-time
 	// +kubebuilder:validation:Pattern=`^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]([.][0-9]{1,9})?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$`
+	// +kubebuilder:validation:MaxLength=35
 	Until *metav1.Time `json:"until,omitempty"`
 
 	// rampPercent is the share of its computed weight, in percent, that a cluster whose
@@ -392,6 +397,7 @@ type TrafficMapPassiveGate struct {
 	// +kubebuilder:validation:Type=string
 	// +kubebuilder:validation:Format=date-time
 	// +kubebuilder:validation:Pattern=`^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]([.][0-9]{1,9})?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$`
+	// +kubebuilder:validation:MaxLength=35
 	LastLiftTime *metav1.Time `json:"lastLiftTime,omitempty"`
 }
 
@@ -475,6 +481,7 @@ type TrafficMapEntry struct {
 	// +kubebuilder:validation:Type=string
 	// +kubebuilder:validation:Format=date-time
 	// +kubebuilder:validation:Pattern=`^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]([.][0-9]{1,9})?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$`
+	// +kubebuilder:validation:MaxLength=35
 	UnobservedSince *metav1.Time `json:"unobservedSince,omitempty"`
 
 	// tier is the failover tier the cluster is in (spec.routing.failover), unlisted for
