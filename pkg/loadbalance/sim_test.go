@@ -85,6 +85,9 @@ func (s *loopSim) run(p Policy, rate float64, from, to time.Duration) {
 	}
 }
 
+// decide runs the decision on both clusters' last readings, as a reconcile does on a
+// reading's news, and sends a route that moved to the gateway, which takes it a random
+// delay later.
 func (s *loopSim) decide(p Policy, now time.Duration) {
 	at := t0.Add(now)
 	homes := make([]Home, 2)
@@ -122,6 +125,7 @@ func (s *loopSim) pick() int {
 	return best
 }
 
+// poisson draws the arrivals of one tick (Knuth's method: the mean is small).
 func poisson(rng *rand.Rand, mean float64) int {
 	l, k, p := math.Exp(-mean), 0, 1.0
 	for {
@@ -133,6 +137,7 @@ func poisson(rng *rand.Rand, mean float64) int {
 	}
 }
 
+// p95 is the 95th percentile of the waits.
 func p95(d []time.Duration) time.Duration {
 	if len(d) == 0 {
 		return 0
