@@ -130,6 +130,9 @@ func Decide(p Policy, homes []Home, now time.Time) []Decision {
 		// short because traffic has just left: a climb waits twice as long.
 		climbDue := due && (band(p, h.State.ChangePressure) <= 0 || !now.Before(h.State.LastChange.Add(2*p.MinInterval)))
 		at := reading(p, h, d.Pressure)
+		// The share a climb may not reach, and whether it holds (101: none that does).
+		ceil := ceiling(p, h.State, now)
+		ceilingHolds := ceil <= 100
 		switch {
 		case saturated(*d) && burst[i]:
 			d.Message = fmt.Sprintf("past the target (%s) in this reading only: holds at %d%%", at, share)
@@ -145,7 +148,7 @@ func Decide(p Policy, homes []Home, now time.Time) []Decision {
 			d.Message = fmt.Sprintf("saturated (%s), falling since the last change: holds at %d%%", at, share)
 		case saturated(*d):
 			remembered := int32(0)
-			if ceiling(p, h.State, now) <= 100 {
+			if ceilingHolds {
 				remembered = h.State.HeadroomShare
 			}
 			next, headroomShare := fall(p, share, remembered)
@@ -163,13 +166,13 @@ func Decide(p Policy, homes []Home, now time.Time) []Decision {
 			d.Message = fmt.Sprintf("headroom (%s): holds at %d%% for twice minInterval after a fall", at, share)
 		case headroom(*d) && share < 100 && d.Pressure > h.State.ChangePressure+p.HysteresisPercent:
 			d.Message = fmt.Sprintf("headroom (%s), risen since the last change: holds at %d%%", at, share)
-		case headroom(*d) && share < 100 && ceiling(p, h.State, now) <= min(share+climbStep(p), 100) && !loadFell(p, *d):
+		case headroom(*d) && share < 100 && ceil <= min(share+climbStep(p), 100) && !loadFell(p, *d):
 			d.State.HeadroomShare = share
 			d.Message = fmt.Sprintf("headroom (%s), %d%% was saturated: holds at %d%%", at, h.State.SaturatedShare, share)
 		case headroom(*d) && share < 100:
 			next := min(share+climbStep(p), 100)
 			d.State = State{SharePercent: next, LastChange: now, ChangePressure: d.Pressure, HeadroomShare: share}
-			if ceiling(p, h.State, now) <= 100 {
+			if ceilingHolds {
 				d.State.SaturatedShare, d.State.SaturatedAt = h.State.SaturatedShare, h.State.SaturatedAt
 			}
 			if next == 100 {
