@@ -209,9 +209,10 @@ func loadFell(p Policy, d Decision) bool {
 const burstPressurePercent = 200
 
 // ceiling is the share a climb may not reach: the one the cluster last fell from, while
-// that is recent, else above 100.
+// that is recent, else above 100. A fall recorded in the future (a hand edit, or a clock
+// that went back) is none: it would hold the share down for as long as it is ahead.
 func ceiling(p Policy, st State, now time.Time) int32 {
-	if st.SaturatedShare <= 0 || !now.Before(st.SaturatedAt.Add(CeilingHold*p.MinInterval)) {
+	if st.SaturatedShare <= 0 || st.SaturatedAt.After(now) || !now.Before(st.SaturatedAt.Add(CeilingHold*p.MinInterval)) {
 		return 101
 	}
 	return st.SaturatedShare
