@@ -76,8 +76,13 @@ var _ = Describe("Publishing at steady state", func() {
 		s.publishedAfter(g0 + 2)
 		Expect(requests.Count(toPublished(s.key.Namespace))).To(BeZero(),
 			"requests for the route and its backends while nothing changed: %v", requests.Log())
-		// The publisher did follow the map, one status write per generation at most.
-		Expect(requests.Count(publisherStatusWrite(s.key.Namespace))).To(BeNumerically(">=", 3))
+		// The publisher did follow the map, one status write per generation at most. Two
+		// generations that land in one reconcile share a write (the work queue folds them),
+		// so fewer writes than generations is as expected.
+		moved := s.trafficMap(Default).Generation - g0
+		writes := requests.Count(publisherStatusWrite(s.key.Namespace))
+		Expect(writes).To(BeNumerically(">=", 1))
+		Expect(int64(writes)).To(BeNumerically("<=", moved), "status writes for %d generations: %v", moved, requests.Log())
 		Expect(s.weights(Default)).To(Equal([]string{"worker-a 1", "worker-b 1"}))
 	})
 
